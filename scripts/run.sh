@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Sets up, builds, and runs collsim's main job on built-in defaults: the all-reduce
+# table (ring and parameter server) for the built-in 8 x H100 NVSwitch node.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/setup.sh"
+"$root/scripts/build.sh"
+collsim="$root/build/collsim"
+
+echo "== ring all-reduce, built-in 8 x H100 NVSwitch node"
+"$collsim" collective --op allreduce --algo ring --sizes 8B:1GiB --factor 4
+echo
+echo "== parameter-server all-reduce, same node"
+"$collsim" collective --op allreduce --algo ps --sizes 8B:1GiB --factor 4

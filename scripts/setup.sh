@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian packages collsim needs, only those that are missing.
+# Idempotent: when everything is present it only queries dpkg (well under a second).
+# Usage: scripts/setup.sh [--python]   (--python adds the measurement-harness packages)
+set -euo pipefail
+
+packages=(cmake ninja-build g++ pkg-config libboost-graph-dev nlohmann-json3-dev libcli11-dev
+          libspdlog-dev libfmt-dev catch2 libbenchmark-dev python3)
+if [[ ${1:-} == --python ]]; then
+  packages+=(python3-torch python3-torchvision python3-numpy python3-matplotlib)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ $status == "install ok installed" ]] || missing+=("$p")
+done
+((${#missing[@]} == 0)) && exit 0
+
+echo "setup: installing ${missing[*]}" >&2
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "setup: not root and no sudo; install: ${missing[*]}" >&2; exit 1; }
+  sudo_cmd=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -q >&2 || true
+"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >&2

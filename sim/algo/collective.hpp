@@ -1,0 +1,30 @@
+// What a collective is: the operation, the rank count, the root, and the per-rank
+// buffer size in bytes (nccl-tests' "size" column).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/core/units.hpp"
+
+namespace collsim {
+
+enum class CollectiveOp { AllReduce, ReduceScatter, AllGather, Broadcast, Reduce, AllToAll };
+
+[[nodiscard]] std::string_view to_string(CollectiveOp op);
+[[nodiscard]] std::optional<CollectiveOp> collective_op_from(std::string_view s);
+[[nodiscard]] std::vector<std::string> collective_op_names();
+
+struct Collective {
+  CollectiveOp op = CollectiveOp::AllReduce;
+  int ranks = 1;
+  int root = 0;
+  Bytes size;  // nccl-tests size: all-reduce/broadcast/reduce buffer, or the gathered total
+};
+
+// nccl-tests' bus-bandwidth factor: busbw = algbw x factor (reference/nccl-model.md s. 6).
+[[nodiscard]] double busbw_factor(CollectiveOp op, int ranks);
+
+}  // namespace collsim

@@ -1,0 +1,58 @@
+#include "sim/algo/schedule.hpp"
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+
+namespace collsim {
+
+Schedule::Schedule(Collective collective, std::string algorithm)
+    : collective_(collective), algorithm_(std::move(algorithm)), dep_begin_{0} {}
+
+std::int32_t Schedule::add_chunk(ChunkSpec spec) {
+  chunks_.push_back(spec);
+  return static_cast<std::int32_t>(chunks_.size() - 1);
+}
+
+void Schedule::reserve(std::size_t transfers, std::size_t deps) {
+  transfers_.reserve(transfers);
+  dep_begin_.reserve(transfers + 1);
+  dep_list_.reserve(deps);
+}
+
+TransferId Schedule::add(const Transfer& t, std::span<const TransferId> deps) {
+  const auto id = static_cast<TransferId>(transfers_.size());
+  if (t.src < 0 || t.src >= collective_.ranks || t.dst < 0 || t.dst >= collective_.ranks) {
+    throw InternalError(fmt::format("{}: transfer {} names rank {}->{} outside 0..{}", algorithm_, id, t.src, t.dst,
+                                    collective_.ranks - 1));
+  }
+  if (t.chunk < 0 || t.chunk >= static_cast<std::int32_t>(chunks_.size())) {
+    throw InternalError(fmt::format("{}: transfer {} names unknown chunk {}", algorithm_, id, t.chunk));
+  }
+  for (TransferId d : deps) {
+    if (d >= id) throw InternalError(fmt::format("{}: transfer {} depends on later transfer {}", algorithm_, id, d));
+  }
+  transfers_.push_back(t);
+  dep_list_.insert(dep_list_.end(), deps.begin(), deps.end());
+  dep_begin_.push_back(dep_list_.size());
+  return id;
+}
+
+std::span<const TransferId> Schedule::deps(TransferId id) const {
+  return {dep_list_.data() + dep_begin_[id], static_cast<std::size_t>(dep_begin_[id + 1] - dep_begin_[id])};
+}
+
+std::vector<Bytes> Schedule::bytes_sent_per_rank() const {
+  std::vector<Bytes> out(static_cast<std::size_t>(collective_.ranks));
+  for (const Transfer& t : transfers_) out[static_cast<std::size_t>(t.src)] += t.bytes;
+  return out;
+}
+
+std::vector<Bytes> split_evenly(Bytes total, int parts) {
+  std::vector<Bytes> out(static_cast<std::size_t>(parts), Bytes{total.count / parts});
+  const std::int64_t extra = total.count % parts;
+  for (std::int64_t i = 0; i < extra; ++i) out[static_cast<std::size_t>(i)].count += 1;
+  return out;
+}
+
+}  // namespace collsim

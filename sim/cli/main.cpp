@@ -1,0 +1,40 @@
+// collsim: predicts collective communication and data-parallel training step times.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "sim/cli/commands.hpp"
+#include "sim/core/error.hpp"
+
+int main(int argc, char** argv) {
+  // Logs go to stderr so that stdout carries only the requested output.
+  auto logger = spdlog::stderr_color_mt("collsim");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(spdlog::level::warn);
+
+  CLI::App app{"collsim: predicts how long collectives and data-parallel training steps take on GPU clusters"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Show help for every subcommand");
+  app.add_flag_callback("-v,--verbose", [] { spdlog::set_level(spdlog::level::debug); }, "Log progress to stderr");
+  collsim::cli::add_collective_command(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "collsim: error: " << e.what() << " (see collsim --help)\n";
+    return 2;
+  } catch (const collsim::ConfigError& e) {
+    std::cerr << "collsim: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "collsim: internal error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

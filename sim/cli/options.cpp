@@ -1,0 +1,29 @@
+#include <fmt/format.h>
+
+#include "sim/cli/commands.hpp"
+#include "sim/core/error.hpp"
+#include "sim/topo/generators.hpp"
+#include "sim/topo/loader.hpp"
+
+namespace collsim::cli {
+
+Topology load_topology_option(const std::string& path, std::optional<int> ranks) {
+  Topology t = path.empty() ? default_topology() : load_topology_file(path);
+  if (ranks) {
+    if (*ranks < 1 || *ranks > t.rank_count()) {
+      throw ConfigError("--ranks", "", std::to_string(*ranks),
+                        fmt::format("a rank count from 1 to {} (the ranks of {})", t.rank_count(), t.name));
+    }
+    t.ranks.resize(static_cast<std::size_t>(*ranks));
+  }
+  return t;
+}
+
+OutputFormat parse_format_option(const std::string& text) {
+  if (text == "table") return OutputFormat::Table;
+  if (text == "json") return OutputFormat::Json;
+  if (text == "csv") return OutputFormat::Csv;
+  throw ConfigError("--format", "", fmt::format("\"{}\"", text), "one of: table, json, csv");
+}
+
+}  // namespace collsim::cli

@@ -1,0 +1,44 @@
+// Typed errors of collsim. Library code throws; main() maps ConfigError to exit code 2
+// (bad input) and anything else to exit code 1 (internal failure).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace collsim {
+
+// Bad user input: names where (file or flag), which field (JSON pointer or option),
+// the offending value, and what was expected.
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(std::string source, std::string field, std::string value, std::string expected);
+
+  [[nodiscard]] const std::string& source() const { return source_; }
+  [[nodiscard]] const std::string& field() const { return field_; }
+  [[nodiscard]] const std::string& value() const { return value_; }
+  [[nodiscard]] const std::string& expected() const { return expected_; }
+
+ private:
+  std::string source_, field_, value_, expected_;
+};
+
+// Raised by unit parsing before the caller knows the source and field; the caller
+// rethrows it as a ConfigError with context.
+class UnitError : public std::runtime_error {
+ public:
+  UnitError(std::string value, std::string expected)
+      : std::runtime_error(expected), value_(std::move(value)), expected_(std::move(expected)) {}
+  [[nodiscard]] const std::string& value() const { return value_; }
+  [[nodiscard]] const std::string& expected() const { return expected_; }
+
+ private:
+  std::string value_, expected_;
+};
+
+// A broken invariant inside collsim (a bug, not bad input).
+class InternalError : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
+}  // namespace collsim

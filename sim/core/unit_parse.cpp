@@ -1,0 +1,84 @@
+#include "sim/core/unit_parse.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+
+namespace collsim {
+
+namespace {
+
+struct UnitScale {
+  std::string_view suffix;
+  long double scale;  // multiplier to the base unit (bytes/s, picoseconds, bytes)
+};
+
+constexpr std::array kBandwidthUnits{
+    UnitScale{"bps", 1.0L / 8}, UnitScale{"Kbps", 1e3L / 8}, UnitScale{"kbps", 1e3L / 8},
+    UnitScale{"Mbps", 1e6L / 8}, UnitScale{"Gbps", 1e9L / 8}, UnitScale{"Tbps", 1e12L / 8},
+    UnitScale{"B/s", 1.0L},      UnitScale{"KB/s", 1e3L},     UnitScale{"kB/s", 1e3L},
+    UnitScale{"MB/s", 1e6L},     UnitScale{"GB/s", 1e9L},     UnitScale{"TB/s", 1e12L},
+    UnitScale{"KiB/s", 1024.0L}, UnitScale{"MiB/s", 1048576.0L}, UnitScale{"GiB/s", 1073741824.0L},
+    UnitScale{"TiB/s", 1099511627776.0L},
+};
+
+constexpr std::array kTimeUnits{
+    UnitScale{"ps", 1.0L}, UnitScale{"ns", 1e3L}, UnitScale{"us", 1e6L},
+    UnitScale{"ms", 1e9L}, UnitScale{"s", 1e12L},
+};
+
+constexpr std::array kSizeUnits{
+    UnitScale{"B", 1.0L},  UnitScale{"KB", 1e3L},  UnitScale{"kB", 1e3L},
+    UnitScale{"MB", 1e6L}, UnitScale{"GB", 1e9L},  UnitScale{"TB", 1e12L},
+    UnitScale{"KiB", 1024.0L}, UnitScale{"MiB", 1048576.0L}, UnitScale{"GiB", 1073741824.0L},
+    UnitScale{"TiB", 1099511627776.0L},
+};
+
+std::string quoted(std::string_view text) { return fmt::format("\"{}\"", text); }
+
+// Splits "12.5 Gbps" into its number and unit and returns number x scale.
+template <std::size_t N>
+long double scaled_value(std::string_view text, const std::array<UnitScale, N>& units,
+                         std::string_view expected) {
+  std::string_view rest = text;
+  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  while (!rest.empty() && rest.back() == ' ') rest.remove_suffix(1);
+  double number = 0.0;
+  const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), number);
+  if (ec != std::errc{} || end == rest.data()) throw UnitError(quoted(text), std::string(expected));
+  std::string_view unit(end, static_cast<std::size_t>(rest.data() + rest.size() - end));
+  while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
+  if (!std::isfinite(number)) throw UnitError(quoted(text), std::string(expected));
+  for (const auto& u : units) {
+    if (u.suffix == unit) return static_cast<long double>(number) * u.scale;
+  }
+  throw UnitError(quoted(text), std::string(expected));
+}
+
+}  // namespace
+
+Bandwidth parse_bandwidth(std::string_view text) {
+  const long double v = scaled_value(text, kBandwidthUnits, kExpectedBandwidth);
+  if (!(v > 0)) throw UnitError(quoted(text), std::string(kExpectedBandwidth));
+  return Bandwidth{static_cast<double>(v)};
+}
+
+Time parse_time(std::string_view text) {
+  const long double v = scaled_value(text, kTimeUnits, kExpectedTime);
+  if (v < 0 || v > 9.2e18L) throw UnitError(quoted(text), std::string(kExpectedTime));
+  return Time{static_cast<std::int64_t>(std::llround(static_cast<double>(v)))};
+}
+
+Bytes parse_size(std::string_view text) {
+  const long double v = scaled_value(text, kSizeUnits, kExpectedSize);
+  if (v < 0 || v > 9.2e18L || v != std::floor(v)) throw UnitError(quoted(text), std::string(kExpectedSize));
+  return Bytes{static_cast<std::int64_t>(v)};
+}
+
+}  // namespace collsim

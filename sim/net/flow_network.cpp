@@ -1,0 +1,236 @@
+#include "sim/net/flow_network.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "sim/core/error.hpp"
+
+namespace collsim {
+
+// Max-min fairness by progressive filling
+// ---------------------------------------
+// Within one connected component (flows linked through shared links), every unfrozen
+// flow's rate rises together. A link with capacity C, of which R is still unallocated,
+// carrying k unfrozen flows saturates when the common level reaches R / k; a capped flow
+// stops at its cap. The smallest of these levels is fixed: the flows of the saturating
+// link(s) (or the capped flows) freeze at that level, their rate is subtracted from every
+// link they cross, and filling continues with the rest. The result is the unique max-min
+// fair allocation: no flow can get more without taking from a flow that has no more.
+// Levels equal within a relative 1e-12 are treated as equal, so symmetric flows get
+// bit-identical rates.
+
+LinkId FlowNetwork::add_link(Bandwidth capacity) {
+  if (!(capacity.bytes_per_s > 0)) throw InternalError("FlowNetwork link capacity must be positive");
+  links_.push_back(Link{capacity.bytes_per_s, {}, false, 0});
+  return static_cast<LinkId>(links_.size() - 1);
+}
+
+FlowId FlowNetwork::allocate_flow() {
+  if (!free_flows_.empty()) {
+    const FlowId f = free_flows_.back();
+    free_flows_.pop_back();
+    return f;
+  }
+  flows_.emplace_back();
+  return static_cast<FlowId>(flows_.size() - 1);
+}
+
+void FlowNetwork::mark_dirty(LinkId l) {
+  if (!links_[l].dirty) {
+    links_[l].dirty = true;
+    dirty_links_.push_back(l);
+  }
+}
+
+FlowId FlowNetwork::start_flow(Time now, std::span<const LinkId> route, Bytes bytes, std::optional<Bandwidth> cap) {
+  if (now < now_) throw InternalError("FlowNetwork::start_flow in the past");
+  now_ = now;
+  const FlowId id = allocate_flow();
+  Flow& f = flows_[id];
+  f.route.assign(route.begin(), route.end());
+  f.remaining = static_cast<double>(bytes.count);
+  f.rate = 0;
+  f.cap = cap ? cap->bytes_per_s : 0.0;
+  f.last_update = now;
+  f.finish = Time::max();
+  f.active = true;
+  ++f.version;
+  ++active_;
+  if (bytes.count <= 0 || f.route.empty()) {
+    if (f.route.empty() && bytes.count > 0) {
+      if (f.cap <= 0) throw InternalError("a flow with bytes needs a route or a rate cap");
+      f.rate = f.cap;
+      f.finish = now + transfer_time(f.remaining, f.rate);
+    } else {
+      f.finish = now;
+    }
+    f.route.clear();
+    pending_.push(Pending{f.finish, id, f.version});
+    return id;
+  }
+  for (LinkId l : f.route) {
+    if (l >= links_.size()) throw InternalError("flow route names an unknown link");
+    links_[l].flows.push_back(id);
+    mark_dirty(l);
+  }
+  return id;
+}
+
+void FlowNetwork::set_rate(FlowId id, double rate) {
+  Flow& f = flows_[id];
+  if (f.rate == rate && f.finish != Time::max()) return;
+  // Bytes sent since the last update at the old rate.
+  if (f.rate > 0 && now_ > f.last_update) {
+    f.remaining -= f.rate * (now_ - f.last_update).seconds();
+    if (f.remaining < 0) f.remaining = 0;
+  }
+  f.last_update = now_;
+  f.rate = rate;
+  ++f.version;
+  f.finish = rate > 0 ? now_ + transfer_time(f.remaining, rate) : Time::max();
+  if (f.finish != Time::max()) pending_.push(Pending{f.finish, id, f.version});
+}
+
+void FlowNetwork::resolve() {
+  if (dirty_links_.empty()) return;
+  std::vector<FlowId> comp_flows;
+  std::vector<LinkId> comp_links;
+  std::vector<LinkId> stack;
+  std::sort(dirty_links_.begin(), dirty_links_.end());
+  for (LinkId seed : dirty_links_) {
+    if (!links_[seed].dirty) continue;  // already swept into an earlier component
+    ++stamp_;
+    comp_flows.clear();
+    comp_links.clear();
+    stack.assign(1, seed);
+    links_[seed].mark = stamp_;
+    while (!stack.empty()) {
+      const LinkId l = stack.back();
+      stack.pop_back();
+      comp_links.push_back(l);
+      links_[l].dirty = false;
+      for (FlowId fid : links_[l].flows) {
+        Flow& f = flows_[fid];
+        if (f.mark == stamp_) continue;
+        f.mark = stamp_;
+        comp_flows.push_back(fid);
+        for (LinkId nl : f.route) {
+          if (links_[nl].mark != stamp_) {
+            links_[nl].mark = stamp_;
+            stack.push_back(nl);
+          }
+        }
+      }
+    }
+    if (!comp_flows.empty()) solve_component(comp_flows, comp_links);
+  }
+  dirty_links_.clear();
+}
+
+void FlowNetwork::solve_component(std::vector<FlowId>& flows, std::vector<LinkId>& links) {
+  ++solves_;
+  std::sort(flows.begin(), flows.end());
+  std::sort(links.begin(), links.end());
+  if (link_remaining_.size() < links_.size()) {
+    link_remaining_.resize(links_.size());
+    link_unfrozen_.resize(links_.size());
+  }
+  for (LinkId l : links) {
+    link_remaining_[l] = links_[l].capacity;
+    link_unfrozen_[l] = static_cast<std::uint32_t>(links_[l].flows.size());
+  }
+  std::vector<FlowId> unfrozen = flows;
+  std::vector<double> new_rate(flows.size(), 0.0);
+  auto rate_slot = [&](FlowId f) {
+    return static_cast<std::size_t>(std::lower_bound(flows.begin(), flows.end(), f) - flows.begin());
+  };
+  constexpr double kRelTol = 1e-12;
+  while (!unfrozen.empty()) {
+    double level = std::numeric_limits<double>::infinity();
+    for (LinkId l : links) {
+      if (link_unfrozen_[l] > 0) level = std::min(level, link_remaining_[l] / link_unfrozen_[l]);
+    }
+    for (FlowId f : unfrozen) {
+      if (flows_[f].cap > 0) level = std::min(level, flows_[f].cap);
+    }
+    if (!(level < std::numeric_limits<double>::infinity())) throw InternalError("max-min filling found no bottleneck");
+    const double threshold = level * (1.0 + kRelTol);
+    std::vector<FlowId> still;
+    still.reserve(unfrozen.size());
+    for (FlowId f : unfrozen) {
+      const Flow& flow = flows_[f];
+      bool freeze = flow.cap > 0 && flow.cap <= threshold;
+      for (std::size_t i = 0; !freeze && i < flow.route.size(); ++i) {
+        const LinkId l = flow.route[i];
+        freeze = link_remaining_[l] / link_unfrozen_[l] <= threshold;
+      }
+      if (freeze) {
+        new_rate[rate_slot(f)] = level;
+      } else {
+        still.push_back(f);
+      }
+    }
+    // Subtract the frozen flows only after the test above, so every flow of a
+    // saturating link sees the same level.
+    for (FlowId f : unfrozen) {
+      if (new_rate[rate_slot(f)] == 0.0) continue;
+      for (LinkId l : flows_[f].route) {
+        link_remaining_[l] = std::max(0.0, link_remaining_[l] - level);
+        --link_unfrozen_[l];
+      }
+    }
+    if (still.size() == unfrozen.size()) throw InternalError("max-min filling made no progress");
+    unfrozen.swap(still);
+  }
+  for (std::size_t i = 0; i < flows.size(); ++i) set_rate(flows[i], new_rate[i]);
+}
+
+std::optional<Time> FlowNetwork::next_completion() {
+  resolve();
+  while (!pending_.empty()) {
+    const Pending& p = pending_.top();
+    const Flow& f = flows_[p.flow];
+    if (f.active && f.version == p.version) return p.finish;
+    pending_.pop();
+  }
+  return std::nullopt;
+}
+
+void FlowNetwork::complete_until(Time t, std::vector<FlowId>& done) {
+  const auto next = next_completion();
+  if (next && *next < t) throw InternalError("FlowNetwork::complete_until skips a completion");
+  if (t < now_) throw InternalError("FlowNetwork::complete_until moves time backwards");
+  now_ = t;
+  // Ids finished by the previous call become reusable only now, so a caller may still
+  // map them while it reacts to that call's completions.
+  free_flows_.insert(free_flows_.end(), released_.begin(), released_.end());
+  released_.clear();
+  const std::size_t first = done.size();
+  while (!pending_.empty() && pending_.top().finish == t) {
+    const Pending p = pending_.top();
+    pending_.pop();
+    Flow& f = flows_[p.flow];
+    if (!f.active || f.version != p.version) continue;
+    f.active = false;
+    f.remaining = 0;
+    ++f.version;
+    --active_;
+    for (LinkId l : f.route) {
+      auto& on_link = links_[l].flows;
+      on_link.erase(std::find(on_link.begin(), on_link.end(), p.flow));
+      mark_dirty(l);
+    }
+    f.route.clear();
+    done.push_back(p.flow);
+    released_.push_back(p.flow);
+  }
+  std::sort(done.begin() + static_cast<std::ptrdiff_t>(first), done.end());
+}
+
+double FlowNetwork::rate(FlowId f) {
+  resolve();
+  return flows_[f].rate;
+}
+
+}  // namespace collsim

@@ -1,0 +1,92 @@
+// The flow-level network model: directed links of fixed capacity (bytes/s) and flows
+// (bytes over a route of links) that share every link max-min fairly, each optionally
+// capped. Time is int64 ps; remaining bytes and rates are doubles.
+//
+// The model answers SimGrid's two questions: "when does the next flow finish?"
+// (next_completion) and "advance to t" (complete_until). Rates are recomputed lazily,
+// only for the connected component of flows whose links changed since the last query.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <queue>
+#include <span>
+#include <vector>
+
+#include "sim/core/units.hpp"
+
+namespace collsim {
+
+using LinkId = std::uint32_t;
+using FlowId = std::uint32_t;
+
+class FlowNetwork {
+ public:
+  LinkId add_link(Bandwidth capacity);
+  [[nodiscard]] std::size_t link_count() const { return links_.size(); }
+  [[nodiscard]] Bandwidth capacity(LinkId l) const { return Bandwidth{links_[l].capacity}; }
+
+  // Starts a flow at `now` (>= the model's current time). An empty route or zero bytes
+  // completes at `now`. `cap` bounds the flow's rate (e.g. a protocol's efficiency).
+  FlowId start_flow(Time now, std::span<const LinkId> route, Bytes bytes, std::optional<Bandwidth> cap = {});
+
+  // Earliest completion among active flows (recomputes dirty rates first).
+  [[nodiscard]] std::optional<Time> next_completion();
+
+  // Moves the model to `t`, which must not pass next_completion(), and appends to
+  // `done` every flow that finishes exactly at t (in flow-id order).
+  void complete_until(Time t, std::vector<FlowId>& done);
+
+  [[nodiscard]] Time now() const { return now_; }
+  [[nodiscard]] std::size_t active_flows() const { return active_; }
+  // Current rate of an active flow in bytes/s (after pending recomputation).
+  [[nodiscard]] double rate(FlowId f);
+  [[nodiscard]] std::uint64_t rate_solves() const { return solves_; }
+
+ private:
+  struct Link {
+    double capacity = 0;
+    std::vector<FlowId> flows;  // active flows crossing this link
+    bool dirty = false;
+    std::uint32_t mark = 0;     // component-search stamp
+  };
+  struct Flow {
+    std::vector<LinkId> route;
+    double remaining = 0;    // bytes left at last_update
+    double rate = 0;         // bytes/s
+    double cap = 0;          // 0 = uncapped
+    Time last_update{};
+    Time finish = Time::max();
+    std::uint32_t version = 0;
+    std::uint32_t mark = 0;
+    bool active = false;
+  };
+  struct Pending {
+    Time finish;
+    FlowId flow;
+    std::uint32_t version;
+    bool operator>(const Pending& o) const { return finish != o.finish ? finish > o.finish : flow > o.flow; }
+  };
+
+  void mark_dirty(LinkId l);
+  void resolve();
+  void solve_component(std::vector<FlowId>& flows, std::vector<LinkId>& links);
+  void set_rate(FlowId f, double rate);
+  FlowId allocate_flow();
+
+  std::vector<Link> links_;
+  std::vector<Flow> flows_;
+  std::vector<FlowId> free_flows_;
+  std::vector<FlowId> released_;
+  std::vector<LinkId> dirty_links_;
+  std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_;
+  Time now_{};
+  std::size_t active_ = 0;
+  std::uint32_t stamp_ = 0;
+  std::uint64_t solves_ = 0;
+  // Scratch buffers reused across solves.
+  std::vector<double> link_remaining_;
+  std::vector<std::uint32_t> link_unfrozen_;
+};
+
+}  // namespace collsim

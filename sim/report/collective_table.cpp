@@ -1,0 +1,91 @@
+#include "sim/report/collective_table.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <nlohmann/json.hpp>
+
+namespace collsim {
+
+namespace {
+
+constexpr int kFloatBytes = 4;
+
+struct RowFields {
+  std::int64_t count;
+  const char* redop;
+  int root;
+};
+
+// nccl-tests conventions: float elements; gather-type collectives print redop "none";
+// rootless collectives print root -1.
+RowFields fields(const CollectivePrediction& p) {
+  const CollectiveOp op = p.collective.op;
+  const bool rooted = op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce;
+  const bool reduces = op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter || op == CollectiveOp::Reduce;
+  std::int64_t count = p.collective.size.count / kFloatBytes;
+  if (op == CollectiveOp::AllGather || op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllToAll) {
+    count /= p.collective.ranks;
+  }
+  return {count, reduces ? "sum" : "none", rooted ? p.collective.root : -1};
+}
+
+void write_table(std::ostream& out, const CollectiveReport& r) {
+  if (!r.rows.empty()) {
+    const auto& c = r.rows.front().collective;
+    fmt::print(out, "# collsim collective: {} on {} ({} ranks)\n", to_string(c.op), r.topology, c.ranks);
+  }
+  fmt::print(out, "#{:>11} {:>13} {:>9} {:>6} {:>6} {:>12} {:>9} {:>9}  {}\n", "size", "count", "type", "redop", "root",
+             "time", "algbw", "busbw", "algorithm");
+  fmt::print(out, "#{:>11} {:>13} {:>9} {:>6} {:>6} {:>12} {:>9} {:>9}\n", "(B)", "(elements)", "", "", "", "(us)",
+             "(GB/s)", "(GB/s)");
+  for (const auto& p : r.rows) {
+    const RowFields f = fields(p);
+    fmt::print(out, "{:>12} {:>13} {:>9} {:>6} {:>6} {:>12.2f} {:>9.2f} {:>9.2f}  {}\n", p.collective.size.count, f.count,
+               "float", f.redop, f.root, p.time.us(), p.algbw_gbps, p.busbw_gbps, p.algorithm);
+  }
+}
+
+void write_json(std::ostream& out, const CollectiveReport& r) {
+  nlohmann::ordered_json doc;
+  doc["topology"] = r.topology;
+  doc["rows"] = nlohmann::ordered_json::array();
+  for (const auto& p : r.rows) {
+    const RowFields f = fields(p);
+    nlohmann::ordered_json row;
+    row["op"] = to_string(p.collective.op);
+    row["ranks"] = p.collective.ranks;
+    row["size_bytes"] = p.collective.size.count;
+    row["count"] = f.count;
+    row["type"] = "float";
+    row["redop"] = f.redop;
+    row["root"] = f.root;
+    row["time_ps"] = p.time.ps;
+    row["time_us"] = p.time.us();
+    row["algbw_gbps"] = p.algbw_gbps;
+    row["busbw_gbps"] = p.busbw_gbps;
+    row["algorithm"] = p.algorithm;
+    doc["rows"].push_back(std::move(row));
+  }
+  out << doc.dump(2) << "\n";
+}
+
+void write_csv(std::ostream& out, const CollectiveReport& r) {
+  out << "op,ranks,size_bytes,count,type,redop,root,time_us,algbw_gbps,busbw_gbps,algorithm\n";
+  for (const auto& p : r.rows) {
+    const RowFields f = fields(p);
+    fmt::print(out, "{},{},{},{},float,{},{},{:.6f},{:.6f},{:.6f},{}\n", to_string(p.collective.op), p.collective.ranks,
+               p.collective.size.count, f.count, f.redop, f.root, p.time.us(), p.algbw_gbps, p.busbw_gbps, p.algorithm);
+  }
+}
+
+}  // namespace
+
+void write_collective_report(std::ostream& out, const CollectiveReport& report, OutputFormat format) {
+  switch (format) {
+    case OutputFormat::Table: write_table(out, report); break;
+    case OutputFormat::Json: write_json(out, report); break;
+    case OutputFormat::Csv: write_csv(out, report); break;
+  }
+}
+
+}  // namespace collsim
