@@ -45,16 +45,18 @@ class Player {
     }
     std::vector<FlowId> done;
     while (true) {
-      const auto tq = queue_.next_time();
+      const auto tq = latency_done_.next_time();
       const auto tn = net_.next_completion();
       if (!tq && !tn) break;
       if (tn && (!tq || *tn <= *tq)) {
         done.clear();
         net_.complete_until(*tn, done);
-        queue_.advance_to(*tn);
+        latency_done_.advance_to(*tn);
         for (FlowId f : done) finish(flow_owner_[f], *tn);
       } else {
-        queue_.run_next();
+        const Time at = *tq;
+        const InFlight e = latency_done_.pop();
+        launch(e.transfer, *e.route, at);
       }
     }
     if (finished_ != s_.size()) {
@@ -69,18 +71,16 @@ class Player {
     if (opt_.record_timings) timings_[t].start = now;
     const Transfer& tr = s_.transfer(t);
     const Route& r = graph_.route(tr.src, tr.dst);
-    const Time begin = now + r.latency;
     if (r.latency.ps == 0) {
-      launch(t, begin);
+      launch(t, r, now);
     } else {
-      queue_.schedule(begin, [this, t, begin] { launch(t, begin); });
+      latency_done_.schedule(now + r.latency, InFlight{t, &r});
     }
   }
 
-  void launch(TransferId t, Time now) {
-    const Transfer& tr = s_.transfer(t);
-    const Route& r = graph_.route(tr.src, tr.dst);
-    const FlowId f = net_.start_flow(now, r.links, tr.bytes);
+  // The route's latency has elapsed: the bytes start to flow.
+  void launch(TransferId t, const Route& r, Time now) {
+    const FlowId f = net_.start_flow(now, r.links, s_.transfer(t).bytes);
     if (flow_owner_.size() <= f) flow_owner_.resize(f + 1);
     flow_owner_[f] = t;
     ++flows_;
@@ -100,7 +100,11 @@ class Player {
   LinkGraph& graph_;
   PlayOptions opt_;
   Dependents deps_;
-  EventQueue queue_;
+  struct InFlight {
+    TransferId transfer;
+    const Route* route;
+  };
+  BasicEventQueue<InFlight> latency_done_;
   FlowNetwork net_;
   std::vector<TransferId> flow_owner_;
   std::vector<TransferTiming> timings_;
