@@ -54,9 +54,13 @@ class Player {
         latency_done_.advance_to(*tn);
         for (FlowId f : done) finish(flow_owner_[f], *tn);
       } else {
+        // Start every flow due at this instant before the network re-solves its rates,
+        // so an incast of N flows is solved once, not N times.
         const Time at = *tq;
-        const InFlight e = latency_done_.pop();
-        launch(e.transfer, *e.route, at);
+        do {
+          const InFlight e = latency_done_.pop();
+          launch(e.transfer, *e.route, at);
+        } while (latency_done_.next_time() == at);
       }
     }
     if (finished_ != s_.size()) {
