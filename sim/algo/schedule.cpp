@@ -29,6 +29,9 @@ TransferId Schedule::add(const Transfer& t, std::span<const TransferId> deps) {
   if (t.chunk < 0 || t.chunk >= static_cast<std::int32_t>(chunks_.size())) {
     throw InternalError(fmt::format("{}: transfer {} names unknown chunk {}", algorithm_, id, t.chunk));
   }
+  if (t.kind == TransferKind::Join && t.bytes.count != 0) {
+    throw InternalError(fmt::format("{}: join {} carries bytes", algorithm_, id));
+  }
   for (TransferId d : deps) {
     if (d >= id) throw InternalError(fmt::format("{}: transfer {} depends on later transfer {}", algorithm_, id, d));
   }
@@ -36,6 +39,10 @@ TransferId Schedule::add(const Transfer& t, std::span<const TransferId> deps) {
   dep_list_.insert(dep_list_.end(), deps.begin(), deps.end());
   dep_begin_.push_back(dep_list_.size());
   return id;
+}
+
+TransferId Schedule::add_join(std::span<const TransferId> deps) {
+  return add(Transfer{0, 0, Bytes{0}, 0, TransferKind::Join}, deps);
 }
 
 std::span<const TransferId> Schedule::deps(TransferId id) const {

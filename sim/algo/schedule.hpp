@@ -19,7 +19,16 @@ using TransferId = std::uint32_t;
 enum class TransferKind : std::uint8_t {
   Reduce,  // dst combines the chunk it holds with the incoming one
   Copy,    // dst overwrites its chunk with the incoming one
+  // Moves nothing and takes no time: finishes when all its dependencies have. It lets
+  // many transfers wait for many others with a + b dependencies instead of a x b (the
+  // symbolic executor looks through it: depending on a join = depending on its deps).
+  Join,
 };
+
+// Which part of the src->dst route a transfer loads. In-network reduction (NVLS, SHARP)
+// sends a contribution only up to the switch (ToSwitch: every link but the last), and the
+// switch multicasts the result down (FromSwitch: the last link only).
+enum class TransferLeg : std::uint8_t { EndToEnd, ToSwitch, FromSwitch };
 
 struct Transfer {
   std::int32_t src = 0;
@@ -27,6 +36,10 @@ struct Transfer {
   Bytes bytes;
   std::int32_t chunk = 0;
   TransferKind kind = TransferKind::Copy;
+  TransferLeg leg = TransferLeg::EndToEnd;
+  // A later slice of a pipelined step: the protocol's per-step latency was paid by the
+  // step's first slice (NCCL keeps NCCL_STEPS slots in flight, hiding it in steady state).
+  bool pipelined = false;
 };
 
 // What a chunk means, for verification: `origin` is the rank that holds it at the start
@@ -50,6 +63,8 @@ class Schedule {
   TransferId add(const Transfer& t, std::initializer_list<TransferId> deps) {
     return add(t, std::span<const TransferId>(deps.begin(), deps.size()));
   }
+  // Adds a Join that finishes when all of `deps` have (needs at least one chunk).
+  TransferId add_join(std::span<const TransferId> deps);
   void reserve(std::size_t transfers, std::size_t deps);
 
   [[nodiscard]] const Collective& collective() const { return collective_; }
