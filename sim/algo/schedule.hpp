@@ -71,8 +71,10 @@ class Schedule {
   [[nodiscard]] const std::string& algorithm() const { return algorithm_; }
   [[nodiscard]] int ranks() const { return collective_.ranks; }
   [[nodiscard]] std::size_t size() const { return transfers_.size(); }
-  [[nodiscard]] const Transfer& transfer(TransferId id) const { return transfers_[id]; }
-  [[nodiscard]] const std::vector<Transfer>& transfers() const { return transfers_; }
+  // A transfer by value: stored packed, with its bytes taken from its chunk.
+  [[nodiscard]] Transfer transfer(TransferId id) const;
+  // Every transfer, unpacked (a copy: for tests and reports, not hot loops).
+  [[nodiscard]] std::vector<Transfer> transfers() const;
   [[nodiscard]] std::span<const TransferId> deps(TransferId id) const;
   [[nodiscard]] const std::vector<ChunkSpec>& chunks() const { return chunks_; }
 
@@ -83,7 +85,18 @@ class Schedule {
   Collective collective_;
   std::string algorithm_;
   std::vector<ChunkSpec> chunks_;
-  std::vector<Transfer> transfers_;
+  // 16 bytes a transfer instead of 24: a transfer always moves its whole chunk (the
+  // verifier insists), so its bytes live in the chunk table. Big flat rings have tens of
+  // millions of transfers.
+  struct Packed {
+    std::int32_t src;
+    std::int32_t dst;
+    std::int32_t chunk;
+    std::uint8_t kind;
+    std::uint8_t leg;
+    bool pipelined;
+  };
+  std::vector<Packed> transfers_;
   std::vector<std::uint64_t> dep_begin_;  // CSR offsets, size() + 1 entries
   std::vector<TransferId> dep_list_;
 };

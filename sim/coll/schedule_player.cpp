@@ -17,6 +17,8 @@ struct Dependents {
   std::vector<std::uint32_t> indegree;
 
   explicit Dependents(const Schedule& s) : begin(s.size() + 1, 0), indegree(s.size(), 0) {
+    // Count, prefix-sum into start offsets, then fill each range moving its start
+    // forward; afterwards begin[d] holds d's end, so shift by one (no scratch copy).
     for (TransferId t = 0; t < s.size(); ++t) {
       for (TransferId d : s.deps(t)) {
         ++begin[d + 1];
@@ -25,10 +27,11 @@ struct Dependents {
     }
     for (std::size_t i = 1; i < begin.size(); ++i) begin[i] += begin[i - 1];
     list.resize(begin.back());
-    std::vector<std::uint64_t> fill(begin.begin(), begin.end() - 1);
     for (TransferId t = 0; t < s.size(); ++t) {
-      for (TransferId d : s.deps(t)) list[fill[d]++] = t;
+      for (TransferId d : s.deps(t)) list[begin[d]++] = t;
     }
+    for (std::size_t i = begin.size() - 1; i > 0; --i) begin[i] = begin[i - 1];
+    begin[0] = 0;
   }
 };
 
