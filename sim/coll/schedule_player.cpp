@@ -1,5 +1,7 @@
 #include "sim/coll/schedule_player.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
@@ -65,12 +67,36 @@ class Player {
   }
 
  private:
+  // The links a transfer loads: its whole route, or one leg of it.
+  std::span<const LinkId> links_of(const Transfer& tr) {
+    const Route& r = graph_.route(tr.src, tr.dst);
+    std::span<const LinkId> links(r.links);
+    if (tr.leg == TransferLeg::ToSwitch && !links.empty()) return links.first(links.size() - 1);
+    if (tr.leg == TransferLeg::FromSwitch && !links.empty()) return links.last(1);
+    return links;
+  }
+
+  [[nodiscard]] Time latency_of(const Transfer& tr, std::span<const LinkId> links) const {
+    const auto& topo = graph_.topology();
+    if (opt_.cost.protocol_latency) {
+      if (tr.pipelined) return Time{};
+      return opt_.cost.step_latency[static_cast<std::size_t>(route_class(topo, links))];
+    }
+    Time sum{};
+    for (LinkId l : links) sum += topo.links[l].latency;
+    return sum;
+  }
+
   void start(TransferId t, Time now) {
     if (opt_.record_timings) timings_[t].start = now;
     const Transfer& tr = s_.transfer(t);
-    const Route& r = graph_.route(tr.src, tr.dst);
-    const Time begin = now + r.latency;
-    if (r.latency.ps == 0) {
+    if (tr.kind == TransferKind::Join) {
+      finish(t, now);
+      return;
+    }
+    const Time latency = latency_of(tr, links_of(tr));
+    const Time begin = now + latency;
+    if (latency.ps == 0) {
       launch(t, begin);
     } else {
       queue_.schedule(begin, [this, t, begin] { launch(t, begin); });
@@ -79,8 +105,11 @@ class Player {
 
   void launch(TransferId t, Time now) {
     const Transfer& tr = s_.transfer(t);
-    const Route& r = graph_.route(tr.src, tr.dst);
-    const FlowId f = net_.start_flow(now, r.links, tr.bytes);
+    Bytes wire = tr.bytes;
+    if (opt_.cost.wire_inflation != 1.0) {
+      wire.count = static_cast<std::int64_t>(std::ceil(static_cast<double>(tr.bytes.count) * opt_.cost.wire_inflation));
+    }
+    const FlowId f = net_.start_flow(now, links_of(tr), wire, opt_.cost.flow_cap);
     if (flow_owner_.size() <= f) flow_owner_.resize(f + 1);
     flow_owner_[f] = t;
     ++flows_;
