@@ -98,6 +98,11 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     cost.unusable = "nvls needs every rank on one host's NVSwitch and Hopper or newer GPUs";
     return cost;
   }
+  if (p == Protocol::LL128 && !facts.arch) {
+    // NCCL enables LL128 only between GPUs whose paths keep 128-byte stores in order.
+    cost.unusable = "ll128 needs GPU ranks (the topology names no GPU model)";
+    return cost;
+  }
   const ChannelPlan plan = search_channels(facts, model);
   const bool nccl_protocol = p != Protocol::Ideal;
   int channels = user.channels > 0 ? user.channels : nccl_protocol ? plan.channels : 1;
