@@ -1,5 +1,6 @@
 #include "sim/algo/phased_schedule.hpp"
 
+#include <algorithm>
 #include <numeric>
 
 #include "sim/algo/host_groups.hpp"
@@ -10,31 +11,32 @@ namespace {
 
 Bytes ceil_div(Bytes b, std::int64_t parts) { return Bytes{(b.count + parts - 1) / parts}; }
 
-// Every rank of `order` sends `bytes` to the next one around the ring.
-std::vector<Transfer> ring_step(const std::vector<int>& order, Bytes bytes, TransferKind kind) {
+// Every rank of `order` sends `flows` transfers of `bytes` to the next one around the ring.
+std::vector<Transfer> ring_step(const std::vector<int>& order, Bytes bytes, TransferKind kind, int flows = 1) {
   std::vector<Transfer> step;
-  step.reserve(order.size());
+  step.reserve(order.size() * static_cast<std::size_t>(flows));
   for (std::size_t p = 0; p < order.size(); ++p) {
-    step.push_back(Transfer{order[p], order[(p + 1) % order.size()], bytes, 0, kind});
+    for (int f = 0; f < flows; ++f) step.push_back(Transfer{order[p], order[(p + 1) % order.size()], bytes, 0, kind});
   }
   return step;
 }
 
-// Ring all-reduce: 2(N-1) identical steps of ceil(S/N) bytes from each rank to the next.
-// K channels over the same ring order load the same links with K flows of S/(N K): as one
-// flow of S/N per step, which is what max-min sharing gives them together.
+// Ring all-reduce: 2(N-1) identical steps; in each, every rank sends one flow per channel
+// of ceil(S/N/K) bytes to the next rank (the full schedule's largest unit). Only without
+// pipelined slices: slices of consecutive steps overlap, which one step cannot show.
 std::optional<PhasedSchedule> phased_ring(const Collective& c, const AlgorithmOptions& opt) {
   if (c.op != CollectiveOp::AllReduce || c.ranks < 2) return std::nullopt;
-  if (opt.slice_bytes.count != 0) return std::nullopt;  // pipelined slices overlap steps
+  const int channels = std::max(1, opt.channels);
+  const Bytes unit = ceil_div(ceil_div(c.size, c.ranks), channels);
+  if (slice_count(unit, opt) != 1) return std::nullopt;
   std::vector<int> order = opt.ring_order;
   if (order.empty()) {
     order.resize(static_cast<std::size_t>(c.ranks));
     std::iota(order.begin(), order.end(), 0);
   }
   PhasedSchedule p{c, "ring", {}};
-  const Bytes chunk = ceil_div(c.size, c.ranks);
-  p.phases.push_back({"reduce-scatter", ring_step(order, chunk, TransferKind::Reduce), c.ranks - 1});
-  p.phases.push_back({"all-gather", ring_step(order, chunk, TransferKind::Copy), c.ranks - 1});
+  p.phases.push_back({"reduce-scatter", ring_step(order, unit, TransferKind::Reduce, channels), c.ranks - 1});
+  p.phases.push_back({"all-gather", ring_step(order, unit, TransferKind::Copy, channels), c.ranks - 1});
   return p;
 }
 

@@ -13,6 +13,9 @@ void PowerOfTwoFold::fold_in(StepBuilder& b, int chunks) const {
     for (int c = 0; c < chunks; ++c) b.send(2 * i, 2 * i + 1, c, TransferKind::Reduce);
   }
   b.end_step();
+  // The participants' first exchange starts once the fold is in (a rendezvous receiver
+  // posts its receive only then).
+  b.barrier();
 }
 
 void PowerOfTwoFold::fold_out(StepBuilder& b, int chunks) const {

@@ -79,7 +79,9 @@ void ring_blocks(Schedule& s, const std::vector<int>& ring, const AlgorithmOptio
           deps.push_back(id(u, k - 1, (p + n - 1) % n));
           deps.push_back(id(u, k - 1, p));
         }
-        if (pipelined) deps.push_back(id(u - 1, k, p));
+        // A channel is one thread block sending in program order: slice l's first step
+        // follows slice l-1's last step from the same rank.
+        if (pipelined && k == 0) deps.push_back(id(u - 1, steps - 1, p));
         s.add(t, deps);
       }
     }

@@ -40,8 +40,18 @@ std::vector<TransferId> StepBuilder::end_step() {
   }
   queued_.clear();
   extra_.clear();
+  last_step_ = ids;
   ++step_;
   return ids;
+}
+
+}  // namespace collsim
+
+namespace collsim {
+
+void StepBuilder::barrier() {
+  if (last_step_.empty()) return;
+  extra_.push_back(s_.add_join(last_step_));
 }
 
 }  // namespace collsim

@@ -22,6 +22,9 @@ class StepBuilder {
             bool pipelined = false);
   // Makes every transfer of this step also depend on `id` (pacing).
   void after(TransferId id) { extra_.push_back(id); }
+  // Makes the next step wait for every transfer of the step just ended (through a Join),
+  // as a rendezvous receiver that posts its receive only after its previous step does.
+  void barrier();
   // Adds the queued transfers to the schedule; returns the ids, in queue order.
   std::vector<TransferId> end_step();
 
@@ -39,6 +42,7 @@ class StepBuilder {
   std::unordered_map<std::uint64_t, Writers> writers_;
   std::vector<Transfer> queued_;
   std::vector<TransferId> extra_;
+  std::vector<TransferId> last_step_;
   std::uint32_t step_ = 1;
 };
 

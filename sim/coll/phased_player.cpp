@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/coll/flow_plan.hpp"
 #include "sim/core/event_queue.hpp"
 #include "sim/net/flow_network.hpp"
 
@@ -17,24 +18,22 @@ struct StepTiming {
 };
 
 // All transfers of one step start at 0: each waits its route's latency, then flows.
-StepTiming play_step(const std::vector<Transfer>& step, LinkGraph& graph) {
+StepTiming play_step(const std::vector<Transfer>& step, LinkGraph& graph, const StepCost& cost) {
   FlowNetwork net;
   for (const auto& link : graph.topology().links) net.add_link(link.bandwidth);
-  BasicEventQueue<const Transfer*> latency_done;
+  BasicEventQueue<FlowPlan> latency_done;
   StepTiming timing;
   auto note_end = [&timing](Time t) {
     timing.first_end = std::min(timing.first_end, t);
     timing.last_end = std::max(timing.last_end, t);
   };
-  auto launch = [&](const Transfer& t, Time now) {
-    (void)net.start_flow(now, graph.route(t.src, t.dst).links, t.bytes);
-  };
+  auto launch = [&](const FlowPlan& plan, Time now) { (void)net.start_flow(now, plan.links, plan.wire, plan.cap); };
   for (const Transfer& t : step) {
-    const Route& r = graph.route(t.src, t.dst);
-    if (r.latency.ps == 0) {
-      launch(t, Time{0});
+    const FlowPlan plan = plan_flow(t, graph, cost);
+    if (plan.latency.ps == 0) {
+      launch(plan, Time{0});
     } else {
-      latency_done.schedule(r.latency, &t);
+      latency_done.schedule(plan.latency, plan);
     }
   }
   std::vector<FlowId> done;
@@ -50,7 +49,7 @@ StepTiming play_step(const std::vector<Transfer>& step, LinkGraph& graph) {
     } else {
       const Time at = *tq;
       do {
-        launch(*latency_done.pop(), at);
+        launch(latency_done.pop(), at);
       } while (latency_done.next_time() == at);
     }
   }
@@ -60,12 +59,11 @@ StepTiming play_step(const std::vector<Transfer>& step, LinkGraph& graph) {
 }  // namespace
 
 PhasedResult play_phased(const PhasedSchedule& s, LinkGraph& graph, const PlayOptions& options) {
-  (void)options;
   PhasedResult result;
   result.exact = true;
   for (const SchedulePhase& phase : s.phases) {
     if (phase.step.empty() || phase.repeats == 0) continue;
-    const StepTiming t = play_step(phase.step, graph);
+    const StepTiming t = play_step(phase.step, graph, options.cost);
     result.flows_solved += phase.step.size();
     // Uniform: every flow of the step ends together (2 ps of rounding slack, or 1e-9 of
     // the step for very long steps).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/coll/flow_plan.hpp"
 #include "sim/core/event_queue.hpp"
 #include "sim/net/flow_network.hpp"
 
@@ -61,8 +62,8 @@ class Player {
         // so an incast of N flows is solved once, not N times.
         const Time at = *tq;
         do {
-          const InFlight e = latency_done_.pop();
-          launch(e.transfer, *e.route, at);
+          const Waiting w = latency_done_.pop();
+          launch(w.transfer, w.plan, at);
         } while (latency_done_.next_time() == at);
       }
     }
@@ -76,18 +77,22 @@ class Player {
  private:
   void start(TransferId t, Time now) {
     if (opt_.record_timings) timings_[t].start = now;
-    const Transfer& tr = s_.transfer(t);
-    const Route& r = graph_.route(tr.src, tr.dst);
-    if (r.latency.ps == 0) {
-      launch(t, r, now);
+    const Transfer tr = s_.transfer(t);
+    if (tr.kind == TransferKind::Join) {
+      finish(t, now);
+      return;
+    }
+    const FlowPlan plan = plan_flow(tr, graph_, opt_.cost);
+    if (plan.latency.ps == 0) {
+      launch(t, plan, now);
     } else {
-      latency_done_.schedule(now + r.latency, InFlight{t, &r});
+      latency_done_.schedule(now + plan.latency, Waiting{t, plan});
     }
   }
 
-  // The route's latency has elapsed: the bytes start to flow.
-  void launch(TransferId t, const Route& r, Time now) {
-    const FlowId f = net_.start_flow(now, r.links, s_.transfer(t).bytes);
+  // The latency has elapsed: the bytes start to flow.
+  void launch(TransferId t, const FlowPlan& plan, Time now) {
+    const FlowId f = net_.start_flow(now, plan.links, plan.wire, plan.cap);
     if (flow_owner_.size() <= f) flow_owner_.resize(f + 1);
     flow_owner_[f] = t;
     ++flows_;
@@ -107,11 +112,11 @@ class Player {
   LinkGraph& graph_;
   PlayOptions opt_;
   Dependents deps_;
-  struct InFlight {
+  struct Waiting {
     TransferId transfer;
-    const Route* route;
+    FlowPlan plan;
   };
-  BasicEventQueue<InFlight> latency_done_;
+  BasicEventQueue<Waiting> latency_done_;
   FlowNetwork net_;
   std::vector<TransferId> flow_owner_;
   std::vector<TransferTiming> timings_;
