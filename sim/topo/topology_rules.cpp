@@ -10,7 +10,16 @@ namespace {
 
 std::string node_pointer(NodeIndex n) { return fmt::format("/nodes/{}", n); }
 
-void unreachable(const Topology& t, NodeIndex from, NodeIndex to, Diagnostics& d) {
+// Unreachable pairs are listed up to this many; then one error counts the rest, so a
+// cut-off fabric of 16384 GPUs does not print 16384 lines.
+constexpr std::size_t kMaxUnreachableListed = 20;
+
+struct Unreachable {
+  std::size_t count = 0;
+};
+
+void unreachable(const Topology& t, NodeIndex from, NodeIndex to, Diagnostics& d, Unreachable& u) {
+  if (++u.count > kMaxUnreachableListed) return;
   const Node& a = t.nodes[from];
   const Node& b = t.nodes[to];
   d.emplace_back(t.source, node_pointer(from),
@@ -20,53 +29,26 @@ void unreachable(const Topology& t, NodeIndex from, NodeIndex to, Diagnostics& d
 }
 
 // Up to 2048 ranks: one search per rank, exact for any link set. Larger (generated)
-// fabrics: union-find over links between transit nodes; two ranks connect when one has
-// a link into, and the other a link out of, the same transit component. That is exact
-// when transit links come in both directions, which every generator produces.
-void check_reachable(const Topology& t, Diagnostics& d) {
-  if (t.ranks.size() <= 2048) {
-    LinkGraph g(t);
-    for (NodeIndex r : t.ranks) {
-      const auto seen = g.reachable_from(r);
-      for (NodeIndex q : t.ranks) {
-        if (!seen[q]) unreachable(t, r, q, d);
-      }
-    }
-    return;
-  }
-  std::vector<NodeIndex> parent(t.nodes.size());
-  for (NodeIndex i = 0; i < parent.size(); ++i) parent[i] = i;
-  auto root = [&](NodeIndex v) {
-    while (parent[v] != v) v = parent[v] = parent[parent[v]];
-    return v;
-  };
-  for (const auto& l : t.links) {
-    if (LinkGraph::can_transit(t.nodes[l.from].kind) && LinkGraph::can_transit(t.nodes[l.to].kind)) {
-      parent[root(l.from)] = root(l.to);
-    }
-  }
-  constexpr NodeIndex kNone = ~NodeIndex{0};
-  std::vector<NodeIndex> out_comp(t.nodes.size(), kNone), in_comp(t.nodes.size(), kNone);
-  for (const auto& l : t.links) {
-    if (LinkGraph::can_transit(t.nodes[l.to].kind)) out_comp[l.from] = root(l.to);
-    if (LinkGraph::can_transit(t.nodes[l.from].kind)) in_comp[l.to] = root(l.from);
-  }
-  const NodeIndex first = t.ranks.front();
+// fabrics rely on check_routes below (rank 0 to every rank and back).
+void check_reachable(const Topology& t, Diagnostics& d, Unreachable& u) {
+  if (t.ranks.size() > 2048) return;
+  LinkGraph g(t);
   for (NodeIndex r : t.ranks) {
-    if (out_comp[r] == kNone || out_comp[r] != out_comp[first] || in_comp[r] == kNone || in_comp[r] != out_comp[first]) {
-      unreachable(t, first, r, d);
+    const auto seen = g.reachable_from(r);
+    for (NodeIndex q : t.ranks) {
+      if (!seen[q]) unreachable(t, r, q, d, u);
     }
   }
 }
 
 // Rail-aware routes (GPU -> own NIC -> fabric -> peer's NIC -> peer) are stricter than
 // plain reachability: check rank 0 to every rank and back.
-void check_routes(const Topology& t, Diagnostics& d) {
+void check_routes(const Topology& t, Diagnostics& d, Unreachable& u) {
   LinkGraph g(t);
   const NodeIndex first = t.ranks.front();
   for (NodeIndex r : t.ranks) {
-    if (!g.node_route(first, r)) unreachable(t, first, r, d);
-    else if (!g.node_route(r, first)) unreachable(t, r, first, d);
+    if (!g.node_route(first, r)) unreachable(t, first, r, d, u);
+    else if (!g.node_route(r, first)) unreachable(t, r, first, d, u);
   }
 }
 
@@ -102,9 +84,13 @@ void check_topology_rules(const Topology& t, Diagnostics& d) {
     }
   }
   if (!d.empty() || t.ranks.empty()) return;
-  const std::size_t before = d.size();
-  check_reachable(t, d);
-  if (d.size() == before) check_routes(t, d);
+  Unreachable u;
+  check_reachable(t, d, u);
+  if (u.count == 0) check_routes(t, d, u);
+  if (u.count > kMaxUnreachableListed) {
+    d.emplace_back(t.source, "/ranks", fmt::format("{} more pairs of ranks without a path", u.count - kMaxUnreachableListed),
+                   "a path of links between every pair of ranks");
+  }
 }
 
 }  // namespace collsim
