@@ -49,9 +49,16 @@ std::optional<Route> LinkGraph::node_route(NodeIndex a, NodeIndex b, std::uint32
   const bool same_host = na.host && nb.host && *na.host == *nb.host;
   bool ok = false;
   if (same_host) {
-    // Inside one server traffic stays inside it (NVLink, PCIe, the socket link).
+    // Inside one server traffic stays inside it, over NVLink (direct or through an
+    // NVSwitch) where there is a path, as NCCL's P2P transport does; else over PCIe and
+    // the socket link.
     const NodeIndex h = *na.host;
-    ok = paths_->find(a, b, [&](NodeIndex v) { return any_switch(v) && topo_.nodes[v].host == h; }, seed, r.links);
+    ok = paths_->find(a, b, [&](NodeIndex v) { return topo_.nodes[v].kind == NodeKind::NvSwitch && topo_.nodes[v].host == h; },
+                      seed, r.links);
+    if (!ok) {
+      r.links.clear();
+      ok = paths_->find(a, b, [&](NodeIndex v) { return any_switch(v) && topo_.nodes[v].host == h; }, seed, r.links);
+    }
     if (!ok) {
       r.links.clear();
       ok = paths_->find(a, b, any_switch, seed, r.links);

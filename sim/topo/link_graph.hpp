@@ -1,5 +1,6 @@
 // The topology as a Boost.Graph of directed links, and routes between ranks: fewest
-// hops, transiting only switch-like nodes (never through a GPU or a host). A GPU with its
+// hops, transiting only switch-like nodes (never through a GPU or a host). Inside a host
+// NVLink paths (direct or through an NVSwitch) win over PCIe. A GPU with its
 // own NIC reaches other hosts through that NIC (rail-aware): inside its host to the NIC,
 // across the fabric (switches only) to the peer's NIC, inside the peer's host to it.
 // Equal-cost paths are spread by a stable hash of (source, destination, flow id).
