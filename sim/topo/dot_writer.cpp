@@ -79,13 +79,13 @@ void write_dot(std::ostream& out, const Topology& t) {
   const auto edge_index = boost::get(boost::edge_index, g);
   auto vertex_writer = [&](std::ostream& os, std::size_t v) {
     const Node& n = t.nodes[v];
-    const std::string label = n.model.empty() ? n.id : fmt::format("{}\\n{}", n.id, n.model);
-    os << fmt::format("[label=\"{}\", shape={}]", escape(label), shape(n.kind));
+    const std::string label = n.model.empty() ? escape(n.id) : fmt::format("{}\\n{}", escape(n.id), escape(n.model));
+    os << fmt::format("[label=\"{}\", shape={}]", label, shape(n.kind));
   };
   auto edge_writer = [&](std::ostream& os, DotGraph::edge_descriptor e) {
     const DotEdge& d = edges[edge_index[e]];
     const auto& l = t.links[d.link];
-    const std::string lanes = l.lanes > 1 ? fmt::format("{}x ", l.lanes) : "";
+    const std::string lanes = l.lanes > 1 ? fmt::format("x{} = ", l.lanes) : "";
     os << fmt::format("[label=\"{} {}{:.4g} GB/s\", color={}{}]", to_string(l.kind), lanes, l.bandwidth.gb_per_s(),
                       colour(l.kind), d.duplex ? "" : ", style=dashed");
   };
