@@ -157,7 +157,7 @@ std::optional<Topology> read_star(Reader& r) {
   if (auto h = r.get([](JsonFields& f) { return f.integer("hosts", 1, 1 << 20); })) s.hosts = static_cast<int>(*h);
   if (auto b = r.get([](JsonFields& f) { return f.bandwidth("bandwidth"); })) s.bandwidth = *b;
   if (auto v = r.get([](JsonFields& f) { return f.time("latency"); })) s.latency = *v;
-  if (auto k = r.get([](JsonFields& f) { return f.optional("link_kind") ? f.choice("link_kind", link_kind_names()) : std::string("ethernet"); })) {
+  if (auto k = r.get([](JsonFields& f) { return f.optional("link_kind") ? f.choice("link_kind", {"ib", "roce", "ethernet"}) : std::string("ib"); })) {
     s.link_kind = *link_kind_from(*k);
   }
   if (auto m = r.get([](JsonFields& f) { return f.optional_integer("mtu", kMinMtu, kMaxMtu); }); m && *m) {
