@@ -27,7 +27,8 @@ constexpr double kNvLinkLaneGBps = 25.0;
 
 // Links between the two CPU sockets, per direction, all links together:
 // - Xeon E5-2698 v4 (DGX-1): 2 QPI links at 9.6 GT/s x 2 bytes = 19.2 GB/s each (Intel ARK).
-// - EPYC 7742 (DGX A100): 4 xGMI links x16 at 16 GT/s, ~31.5 GB/s each (AMD EPYC 7002 brief).
+// - EPYC 7742 (DGX A100): up to 4 xGMI links x16 between sockets (AMD EPYC 7002 platform);
+//   16 GT/s per lane assumed (the PCIe Gen4 PHY they share): ~31.5 GB/s each.
 // - Xeon Platinum 8480C (DGX H100, HGX H200 hosts): 4 UPI links at 16 GT/s x 2 bytes = 32 GB/s each.
 // - Xeon 3rd gen Scalable (the PCIe box): 3 UPI links at 11.2 GT/s x 2 bytes = 22.4 GB/s each.
 struct SocketLink {

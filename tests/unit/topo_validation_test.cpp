@@ -279,3 +279,55 @@ TEST_CASE("validation: cluster generator blocks", "[topo][validation]") {
 }
 
 }  // namespace collsim
+
+namespace collsim {
+
+TEST_CASE("validation: more generator rules", "[topo][validation]") {
+  auto gen = [](nlohmann::json g) { return nlohmann::json{{"generator", std::move(g)}}; };
+  expect_one(gen(7), {"/generator", "got 7", "a JSON object"});
+  expect_one(gen({{"kind", "nvswitch_node"}, {"gpus", 8}, {"gpu_model", "P100"}, {"bandwidth", "450GB/s"}, {"latency", "1us"}}),
+             {"/generator/gpu_model", "got \"P100\"", "one of: V100, A100, H100, H200, B200"});
+  expect_one(gen({{"kind", "star"}, {"hosts", 2}, {"bandwidth", "1Gbps"}, {"latency", "1us"}, {"link_kind", "nvlink"}}),
+             {"/generator/link_kind", "got \"nvlink\"", "one of: ib, roce, ethernet"});
+  expect_one(gen({{"kind", "tcp_cluster"}, {"hosts", 4}, {"nics_per_host", 0}, {"nic_bandwidth", "25Gbps"}}),
+             {"/generator/nics_per_host", "got 0", "an integer from 1 to 64"});
+  expect_one(gen({{"kind", "tcp_cluster"}, {"hosts", 4}, {"nic_bandwidth", "25Gbps"}, {"mtu", 20000}}),
+             {"/generator/mtu", "got 20000", "an integer from 576 to 9216"});
+  expect_one(gen({{"kind", "cpu_host"}, {"pcie_gen", 2}}), {"/generator/pcie_gen", "got 2", "an integer from 3 to 5"});
+  expect_one(gen({{"kind", "cluster"}, {"hosts", 0}, {"server", {{"kind", "cpu_host"}}},
+                  {"fabric", {{"kind", "star"}, {"nic_bandwidth", "25Gbps"}}}}),
+             {"/generator/hosts", "got 0", "an integer from 1 to 100000"});
+  // An order that finds no node: a CPU-only cluster has no GPUs to rank.
+  auto d = gen({{"kind", "tcp_cluster"}, {"hosts", 4}, {"nic_bandwidth", "25Gbps"}});
+  d["ranks"] = "gpus_by_host";
+  expect_one(d, {"/ranks", "got \"gpus_by_host\"", "this topology has no gpu node"});
+}
+
+TEST_CASE("validation: ranks ordered by host, then local index", "[topo][validation]") {
+  // GPUs listed interleaved across two hosts: x0 (host p), y0 (host q), x1 (host p).
+  // "gpus" keeps file order; "gpus_by_host" puts host p's GPUs first, in file order.
+  const char* text = R"({"nodes": [
+      {"id": "p", "kind": "host"}, {"id": "q", "kind": "host"}, {"id": "s", "kind": "pcie_switch"},
+      {"id": "x0", "kind": "gpu", "host": "p"}, {"id": "y0", "kind": "gpu", "host": "q"}, {"id": "x1", "kind": "gpu", "host": "p"}],
+    "links": [{"endpoints": ["x0", "s"], "kind": "pcie", "bandwidth": "16GB/s", "latency": "1us"},
+              {"endpoints": ["y0", "s"], "kind": "pcie", "bandwidth": "16GB/s", "latency": "1us"},
+              {"endpoints": ["x1", "s"], "kind": "pcie", "bandwidth": "16GB/s", "latency": "1us"}],
+    "ranks": "gpus_by_host"})";
+  const Topology t = load_topology_json(parse_json_text(text, "t.json"), "t.json");
+  REQUIRE(t.rank_count() == 3);
+  CHECK(t.nodes[t.ranks[0]].id == "x0");
+  CHECK(t.nodes[t.ranks[1]].id == "x1");
+  CHECK(t.nodes[t.ranks[2]].id == "y0");
+}
+
+TEST_CASE("validation: unreachable pairs are listed up to 20, then counted", "[topo][validation]") {
+  // 6 hosts and no links: 6 x 5 = 30 ordered pairs without a path; 20 listed + 1 count.
+  nlohmann::json d{{"nodes", nlohmann::json::array()}, {"links", nlohmann::json::array()}};
+  for (int i = 0; i < 6; ++i) d["nodes"].push_back({{"id", "h" + std::to_string(i)}, {"kind", "host"}});
+  const Diagnostics e = errors_of(d);
+  REQUIRE(e.size() == 21);
+  CHECK_THAT(e[0].what(), Catch::Contains("host \"h0\" with no path to host \"h1\""));
+  CHECK_THAT(e[20].what(), Catch::Contains("/ranks") && Catch::Contains("10 more pairs of ranks without a path"));
+}
+
+}  // namespace collsim
