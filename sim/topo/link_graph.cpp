@@ -8,11 +8,10 @@
 
 namespace collsim {
 
-LinkGraph::LinkGraph(const Topology& topo) : topo_(topo), graph_(topo.nodes.size()) {
+LinkGraph::LinkGraph(const Topology& topo) : topo_(topo), graph_(topo.nodes.size()), paths_(topo) {
   for (std::uint32_t i = 0; i < topo.links.size(); ++i) {
     boost::add_edge(topo.links[i].from, topo.links[i].to, i, graph_);
   }
-  paths_ = std::make_unique<ShortestPaths>(topo_, graph_);
 }
 
 bool LinkGraph::can_transit(NodeKind k) {
@@ -53,15 +52,15 @@ std::optional<Route> LinkGraph::node_route(NodeIndex a, NodeIndex b, std::uint32
     // NVSwitch) where there is a path, as NCCL's P2P transport does; else over PCIe and
     // the socket link.
     const NodeIndex h = *na.host;
-    ok = paths_->find(a, b, [&](NodeIndex v) { return topo_.nodes[v].kind == NodeKind::NvSwitch && topo_.nodes[v].host == h; },
+    ok = paths_.find(graph_, a, b, [&](NodeIndex v) { return topo_.nodes[v].kind == NodeKind::NvSwitch && topo_.nodes[v].host == h; },
                       seed, r.links);
     if (!ok) {
       r.links.clear();
-      ok = paths_->find(a, b, [&](NodeIndex v) { return any_switch(v) && topo_.nodes[v].host == h; }, seed, r.links);
+      ok = paths_.find(graph_, a, b, [&](NodeIndex v) { return any_switch(v) && topo_.nodes[v].host == h; }, seed, r.links);
     }
     if (!ok) {
       r.links.clear();
-      ok = paths_->find(a, b, any_switch, seed, r.links);
+      ok = paths_.find(graph_, a, b, any_switch, seed, r.links);
     }
   } else if (other_hosts && (na.nic || nb.nic)) {
     // Rail-aware: leave through the source GPU's own NIC, arrive through the peer's.
@@ -72,12 +71,12 @@ std::optional<Route> LinkGraph::node_route(NodeIndex a, NodeIndex b, std::uint32
     };
     auto fabric = [&](NodeIndex v) { return any_switch(v) && !topo_.nodes[v].host; };
     ok = true;
-    if (na.nic) ok = paths_->find(a, out_nic, inside(*na.host), seed, r.links);
-    if (ok && na.nic && nb.nic) ok = paths_->find(out_nic, in_nic, fabric, seed, r.links);
-    if (ok && !(na.nic && nb.nic)) ok = paths_->find(out_nic, in_nic, any_switch, seed, r.links);
-    if (ok && nb.nic) ok = paths_->find(in_nic, b, inside(*nb.host), seed, r.links);
+    if (na.nic) ok = paths_.find(graph_, a, out_nic, inside(*na.host), seed, r.links);
+    if (ok && na.nic && nb.nic) ok = paths_.find(graph_, out_nic, in_nic, fabric, seed, r.links);
+    if (ok && !(na.nic && nb.nic)) ok = paths_.find(graph_, out_nic, in_nic, any_switch, seed, r.links);
+    if (ok && nb.nic) ok = paths_.find(graph_, in_nic, b, inside(*nb.host), seed, r.links);
   } else {
-    ok = paths_->find(a, b, any_switch, seed, r.links);
+    ok = paths_.find(graph_, a, b, any_switch, seed, r.links);
   }
   if (!ok) return std::nullopt;
   for (LinkId l : r.links) r.latency += topo_.links[l].latency;

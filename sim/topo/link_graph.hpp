@@ -9,7 +9,6 @@
 
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <tuple>
 #include <vector>
 
@@ -53,7 +52,7 @@ class LinkGraph {
  private:
   const Topology& topo_;
   Graph graph_;
-  std::unique_ptr<ShortestPaths> paths_;
+  ShortestPaths paths_;
   std::map<std::tuple<int, int, std::uint32_t>, Route> cache_;
 };
 

@@ -14,9 +14,8 @@ std::uint64_t stable_hash(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
   return mix(mix(mix(a) ^ b) ^ c);
 }
 
-ShortestPaths::ShortestPaths(const Topology& topo, const LinkGraphType& graph)
-    : topo_(topo),
-      graph_(graph),
+ShortestPaths::ShortestPaths(const Topology& topo)
+    : topo_(&topo),
       fwd_stamp_(topo.nodes.size(), 0),
       bwd_stamp_(topo.nodes.size(), 0),
       dist_stamp_(topo.nodes.size(), 0),
@@ -41,12 +40,12 @@ void ShortestPaths::reset() {
 // along a shortest path): its backward distance, or for forward-only nodes d - fwd when
 // one successor has to_go = d - fwd - 1 (filled deepest level first). The path walks from
 // `from`, each hop choosing by hash among successors with to_go one less.
-bool ShortestPaths::find(NodeIndex from, NodeIndex to, const TransitRule& transit, std::uint64_t seed,
-                         std::vector<LinkId>& out) {
+bool ShortestPaths::find(const LinkGraphType& graph, NodeIndex from, NodeIndex to, const TransitRule& transit,
+                         std::uint64_t seed, std::vector<LinkId>& out) {
   if (from == to) return true;
   reset();
   const std::uint32_t s = stamp_;
-  const auto edge_index = boost::get(boost::edge_index, graph_);
+  const auto edge_index = boost::get(boost::edge_index, graph);
   auto passable = [&](NodeIndex v) { return v == from || v == to || transit(v); };
 
   fwd_stamp_[from] = s;
@@ -61,8 +60,8 @@ bool ShortestPaths::find(NodeIndex from, NodeIndex to, const TransitRule& transi
     if (ffront.size() <= bfront.size()) {
       for (NodeIndex v : ffront) {
         if (v != from && !transit(v)) continue;
-        for (auto [e, end] = boost::out_edges(v, graph_); e != end; ++e) {
-          const auto w = static_cast<NodeIndex>(boost::target(*e, graph_));
+        for (auto [e, end] = boost::out_edges(v, graph); e != end; ++e) {
+          const auto w = static_cast<NodeIndex>(boost::target(*e, graph));
           if (fwd_stamp_[w] == s || !passable(w)) continue;
           fwd_stamp_[w] = s;
           fwd_[w] = static_cast<std::uint16_t>(fwd_[v] + 1);
@@ -75,8 +74,8 @@ bool ShortestPaths::find(NodeIndex from, NodeIndex to, const TransitRule& transi
     } else {
       for (NodeIndex v : bfront) {
         if (v != to && !transit(v)) continue;
-        for (auto [e, end] = boost::in_edges(v, graph_); e != end; ++e) {
-          const auto u = static_cast<NodeIndex>(boost::source(*e, graph_));
+        for (auto [e, end] = boost::in_edges(v, graph); e != end; ++e) {
+          const auto u = static_cast<NodeIndex>(boost::source(*e, graph));
           if (bwd_stamp_[u] == s || !passable(u)) continue;
           bwd_stamp_[u] = s;
           bwd_[u] = static_cast<std::uint16_t>(bwd_[v] + 1);
@@ -99,8 +98,8 @@ bool ShortestPaths::find(NodeIndex from, NodeIndex to, const TransitRule& transi
     if (bwd_stamp_[v] == s || (v != from && !transit(v))) continue;
     const int want = best - fwd_[v] - 1;
     if (want < 0) continue;
-    for (auto [e, end] = boost::out_edges(v, graph_); e != end; ++e) {
-      const auto w = static_cast<NodeIndex>(boost::target(*e, graph_));
+    for (auto [e, end] = boost::out_edges(v, graph); e != end; ++e) {
+      const auto w = static_cast<NodeIndex>(boost::target(*e, graph));
       if (passable(w) && to_go(w) == want) {
         dist_stamp_[v] = s;
         to_go_[v] = static_cast<std::uint16_t>(want + 1);
@@ -114,14 +113,14 @@ bool ShortestPaths::find(NodeIndex from, NodeIndex to, const TransitRule& transi
   for (int hop = 0; v != to; ++hop) {
     const int want = to_go(v) - 1;
     choices.clear();
-    for (auto [e, end] = boost::out_edges(v, graph_); e != end; ++e) {
-      const auto w = static_cast<NodeIndex>(boost::target(*e, graph_));
+    for (auto [e, end] = boost::out_edges(v, graph); e != end; ++e) {
+      const auto w = static_cast<NodeIndex>(boost::target(*e, graph));
       if (to_go(w) == want && (w == to || transit(w))) choices.push_back(edge_index[*e]);
     }
     if (choices.empty()) return false;  // cannot happen: every node with to_go >= 1 has a successor
     const LinkId pick = choices.size() == 1 ? choices[0] : choices[stable_hash(seed, static_cast<std::uint64_t>(hop), choices.size()) % choices.size()];
     out.push_back(pick);
-    v = topo_.links[pick].to;
+    v = topo_->links[pick].to;
   }
   return true;
 }

@@ -20,7 +20,9 @@ using LinkGraphType = boost::adjacency_list<boost::vecS, boost::vecS, boost::bid
 
 class ShortestPaths {
  public:
-  ShortestPaths(const Topology& topo, const LinkGraphType& graph);
+  // Scratch space for `topo`'s nodes. The graph is passed to each query, so the owner
+  // may move both.
+  explicit ShortestPaths(const Topology& topo);
 
   // Which nodes a path may pass through (besides its two ends).
   using TransitRule = std::function<bool(NodeIndex)>;
@@ -28,13 +30,13 @@ class ShortestPaths {
   // Appends to `out` the links of a fewest-hop path from `from` to `to` whose inner
   // nodes satisfy `transit`; among equal-cost paths, hop i takes candidate
   // hash(seed, i) mod (number of candidates), candidates in link order. False if none.
-  bool find(NodeIndex from, NodeIndex to, const TransitRule& transit, std::uint64_t seed, std::vector<LinkId>& out);
+  bool find(const LinkGraphType& graph, NodeIndex from, NodeIndex to, const TransitRule& transit, std::uint64_t seed,
+            std::vector<LinkId>& out);
 
  private:
   void reset();
 
-  const Topology& topo_;
-  const LinkGraphType& graph_;
+  const Topology* topo_;
   // Per-node scratch, valid when the stamp equals the current query's.
   std::vector<std::uint32_t> fwd_stamp_, bwd_stamp_, dist_stamp_;
   std::vector<std::uint16_t> fwd_, bwd_, to_go_;  // hops from `from`, hops to `to`, hops left on a shortest path
