@@ -65,6 +65,12 @@ TEST_CASE("validation: the document and unknown keys", "[topo][validation]") {
   d["name"] = 3;
   expect_one(d, {"/name", "got 3", "a string"});
   d = base();
+  d["links"] = {{"a", 1}};
+  expect_one(d, {"/links", "got {\"a\":1}", "an array"});
+  d = base();
+  d["nodes"][1].erase("kind");
+  expect_one(d, {"/nodes/1/kind", "this field, which is required"});
+  d = base();
   d.erase("nodes");
   const Diagnostics e = errors_of(d);
   REQUIRE(!e.empty());
