@@ -5,6 +5,7 @@
 #include "sim/algo/registry.hpp"
 #include "sim/coll/predict.hpp"
 #include "sim/coll/schedule_player.hpp"
+#include "sim/topo/bisection.hpp"
 #include "sim/topo/cluster_generator.hpp"
 #include "sim/topo/link_graph.hpp"
 #include "sim/topo/loader.hpp"
@@ -90,6 +91,11 @@ TEST_CASE("all-to-all on a 2:1 fat tree gets half the bandwidth of a 1:1 fat tre
   const double bw1 = static_cast<double>(size.count) / t1;
   const double bw2 = static_cast<double>(size.count) / t2;
   CHECK(bw2 / bw1 == Approx(0.5).epsilon(0.01));
+
+  // The bisection (hosts 0, 1 -> hosts 2, 3) halves too: 1:1, the 16 NICs of the first
+  // two hosts, 16 x 50 = 800 GB/s; 2:1, their two leaves' uplinks, 2 x 8 x 50 / 2 = 400.
+  CHECK(bisection_bandwidth(full).gb_per_s() == Approx(800.0));
+  CHECK(bisection_bandwidth(half).gb_per_s() == Approx(400.0));
 }
 
 }  // namespace collsim
