@@ -9,7 +9,7 @@ collsim=${1:-$root/build/collsim}
 command -v dot >/dev/null || { echo "render_topologies: Graphviz 'dot' is not installed" >&2; exit 2; }
 out=$root/results/topologies
 mkdir -p "$out"
-for name in dgx1-v100 dgx-a100 dgx-h100 hgx-h200 pcie-8gpu 4x-dgx-h100-rail-8x400g-ib; do
+for name in dgx1-v100 dgx-a100 dgx-h100 hgx-h200 dgx-b200 pcie-8gpu 4x-dgx-h100-rail-8x400g-ib; do
   "$collsim" topo dot "$root/topologies/$name.json" >"$out/$name.dot"
   # Left-to-right layout; neato would tangle the crossbar boxes.
   dot -Grankdir=LR -Tpng -o "$out/$name.png" "$out/$name.dot"

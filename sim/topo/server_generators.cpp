@@ -11,25 +11,29 @@ namespace collsim {
 
 namespace {
 
-constexpr std::array<std::pair<ServerKind, std::string_view>, 6> kServerKinds{{
+constexpr std::array<std::pair<ServerKind, std::string_view>, 7> kServerKinds{{
     {ServerKind::Dgx1V100, "dgx1_v100"},
     {ServerKind::DgxA100, "dgx_a100"},
     {ServerKind::DgxH100, "dgx_h100"},
     {ServerKind::HgxH200, "hgx_h200"},
+    {ServerKind::DgxB200, "dgx_b200"},
     {ServerKind::Pcie8Gpu, "pcie_8gpu"},
     {ServerKind::CpuHost, "cpu_host"},
 }};
 
 // One NVLink (2.0, 3.0 and 4.0 alike) carries 25 GB/s per direction: V100 datasheet
 // "NVLink 300 GB/s" over 6 links, A100 "600 GB/s" over 12, H100/H200 "900 GB/s" over 18
-// (bidirectional totals, so 50 GB/s per link both ways together).
+// (bidirectional totals, so 50 GB/s per link both ways together). NVLink 5 doubles it:
+// B200 datasheet "1.8 TB/s" over 18 links = 50 GB/s per link per direction.
 constexpr double kNvLinkLaneGBps = 25.0;
+constexpr double kNvLink5LaneGBps = 50.0;
 
 // Links between the two CPU sockets, per direction, all links together:
 // - Xeon E5-2698 v4 (DGX-1): 2 QPI links at 9.6 GT/s x 2 bytes = 19.2 GB/s each (Intel ARK).
 // - EPYC 7742 (DGX A100): up to 4 xGMI links x16 between sockets (AMD EPYC 7002 platform);
 //   16 GT/s per lane assumed (the PCIe Gen4 PHY they share): ~31.5 GB/s each.
 // - Xeon Platinum 8480C (DGX H100, HGX H200 hosts): 4 UPI links at 16 GT/s x 2 bytes = 32 GB/s each.
+// - Xeon Platinum 8570 (DGX B200): 4 UPI links at 20 GT/s x 2 bytes = 40 GB/s each.
 // - Xeon 3rd gen Scalable (the PCIe box): 3 UPI links at 11.2 GT/s x 2 bytes = 22.4 GB/s each.
 struct SocketLink {
   double gbps_per_link;  // GB/s per direction
@@ -50,8 +54,8 @@ struct Builder {
   void pcie(NodeIndex a, NodeIndex b, int gen) {
     t.add_duplex(a, b, LinkKind::Pcie, pcie_lane_rate(gen), 16, spec.pcie_latency, 0);
   }
-  void nvlink(NodeIndex a, NodeIndex b, LinkKind kind, int lanes) {
-    t.add_duplex(a, b, kind, Bandwidth::gb_per_s(kNvLinkLaneGBps), lanes, spec.nvlink_latency, 0);
+  void nvlink(NodeIndex a, NodeIndex b, LinkKind kind, int lanes, double lane_gbps = kNvLinkLaneGBps) {
+    t.add_duplex(a, b, kind, Bandwidth::gb_per_s(lane_gbps), lanes, spec.nvlink_latency, 0);
   }
 
   // Two sockets joined by their socket links; four PCIe switches, two per socket; eight
@@ -85,10 +89,10 @@ struct Builder {
   }
 
   // One non-blocking crossbar standing for the server's NVSwitch chips; each GPU joins it
-  // with all its NVLinks bundled into one link of `lanes` x 25 GB/s.
-  void nvswitch(int lanes) {
+  // with all its NVLinks bundled into one link of `lanes` x `lane_gbps` GB/s.
+  void nvswitch(int lanes, double lane_gbps = kNvLinkLaneGBps) {
     const NodeIndex sw = node("nvswitch", NodeKind::NvSwitch);
-    for (NodeIndex gpu : ports.gpus) nvlink(gpu, sw, LinkKind::NvSwitch, lanes);
+    for (NodeIndex gpu : ports.gpus) nvlink(gpu, sw, LinkKind::NvSwitch, lanes, lane_gbps);
   }
 
   // DGX-1 with V100 (NVIDIA DGX-1 System Architecture white paper, fig. "hybrid cube-mesh"):
@@ -133,6 +137,7 @@ int default_nic_count(ServerKind k) {
     case ServerKind::DgxA100: return 8;   // DGX A100 datasheet: 8x single-port ConnectX-6 200 Gb/s HDR
     case ServerKind::DgxH100: return 8;   // DGX H100 datasheet: 8x single-port ConnectX-7 400 Gb/s
     case ServerKind::HgxH200: return 8;   // HGX H200 8-GPU: one 400 Gb/s ConnectX-7 per GPU (NVIDIA reference design)
+    case ServerKind::DgxB200: return 8;   // DGX B200 datasheet: 8x single-port ConnectX-7 400 Gb/s
     case ServerKind::Pcie8Gpu: return 1;
     case ServerKind::CpuHost: return 1;
   }
@@ -168,6 +173,11 @@ ServerPorts add_server(Topology& t, const ServerSpec& spec, const std::string& p
       // Same baseboard design as HGX H100 (18 NVLinks per GPU, 900 GB/s); host CPUs as DGX H100.
       b.pcie_tree(5, SocketLink{32.0, 4}, "H200", nics);
       b.nvswitch(18);
+      break;
+    case ServerKind::DgxB200:
+      // Two NVSwitch chips (NVLink 5), 18 NVLinks per GPU; PCIe Gen5 under two Xeon 8570.
+      b.pcie_tree(5, SocketLink{40.0, 4}, "B200", nics);
+      b.nvswitch(18, kNvLink5LaneGBps);
       break;
     case ServerKind::Pcie8Gpu:
       b.pcie_tree(spec.pcie_gen, SocketLink{22.4, 3}, spec.gpu_model, nics);

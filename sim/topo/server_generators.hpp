@@ -1,5 +1,5 @@
 // Generators for single servers: DGX-1 V100 (hybrid cube-mesh NVLink), DGX A100, DGX H100,
-// HGX H200 (NVSwitch), a PCIe-only 8-GPU box (two sockets) and a CPU-only host. Every
+// HGX H200, DGX B200 (NVSwitch), a PCIe-only 8-GPU box (two sockets) and a CPU-only host. Every
 // figure is a datasheet number cited in server_generators.cpp and the README.
 // Bandwidths are per direction (bytes/s), latencies one-way per link (ps).
 #pragma once
@@ -13,7 +13,7 @@
 
 namespace collsim {
 
-enum class ServerKind : std::uint8_t { Dgx1V100, DgxA100, DgxH100, HgxH200, Pcie8Gpu, CpuHost };
+enum class ServerKind : std::uint8_t { Dgx1V100, DgxA100, DgxH100, HgxH200, DgxB200, Pcie8Gpu, CpuHost };
 
 [[nodiscard]] std::string_view to_string(ServerKind k);
 [[nodiscard]] std::optional<ServerKind> server_kind_from(std::string_view s);
@@ -28,7 +28,7 @@ struct ServerSpec {
   Time pcie_latency = Time::from_ns(250);    // per PCIe / socket-link hop (round figure, not a datasheet number)
 };
 
-// The datasheet NIC count of a server kind (DGX-1: 4, DGX A100/H100, HGX H200: 8,
+// The datasheet NIC count of a server kind (DGX-1: 4, DGX A100/H100/B200, HGX H200: 8,
 // PCIe box and CPU host: 1).
 [[nodiscard]] int default_nic_count(ServerKind k);
 

@@ -40,11 +40,13 @@ TEST_CASE("single servers: GPU count, model, per-GPU NVLink and PCIe bandwidth, 
   // (1) = 6 x 25 = 150, plus PCIe min(2 x 19.2 QPI = 38.4, 2 x 15.754) = 31.508. PCIe box:
   // only PCIe, min(3 x 22.4 UPI = 67.2, 2 x 31.508) = 63.015.
   const double gen3 = 16 * 8e9 * 128 / 130 / 8 / 1e9, gen4 = 2 * gen3, gen5 = 4 * gen3;
-  const std::array<Expect, 5> cases{{
+  // B200: NVLink 5, 18 x 50 = 900 per direction; socket link 4 x 40 = 160 > 2 x 63.015.
+  const std::array<Expect, 6> cases{{
       {"dgx1-v100.json", "V100", 150, gen3, 4, 150 + 2 * gen3},
       {"dgx-a100.json", "A100", 300, gen4, 8, 4 * 300 + 2 * gen4},
       {"dgx-h100.json", "H100", 450, gen5, 8, 4 * 450 + 2 * gen5},
       {"hgx-h200.json", "H200", 450, gen5, 8, 4 * 450 + 2 * gen5},
+      {"dgx-b200.json", "B200", 900, gen5, 8, 4 * 900 + 2 * gen5},
       {"pcie-8gpu.json", "A100", 0, gen4, 1, 2 * gen4},
   }};
   for (const Expect& e : cases) {
