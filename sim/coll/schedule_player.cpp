@@ -78,8 +78,8 @@ class Player {
 
   [[nodiscard]] Time latency_of(const Transfer& tr, std::span<const LinkId> links) const {
     const auto& topo = graph_.topology();
+    if (tr.pipelined) return Time{};  // streams behind the slice that paid it
     if (opt_.cost.protocol_latency) {
-      if (tr.pipelined) return Time{};
       return opt_.cost.step_latency[static_cast<std::size_t>(route_class(topo, links))];
     }
     Time sum{};

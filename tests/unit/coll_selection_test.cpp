@@ -58,16 +58,15 @@ TEST_CASE("parameter server on 64 hosts is about N/2 slower than the ring", "[co
   const double ps = predict_collective(graph, Collective{CollectiveOp::AllReduce, n, 0, Bytes{S}}, req).time.seconds();
   req.algorithms = {"ring"};
   const double ring = predict_collective(graph, Collective{CollectiveOp::AllReduce, n, 0, Bytes{S}}, req).time.seconds();
-  // Ring: 2(N-1) steps per slice; each rank's piece S/N = 1 MiB is cut into Lr = 2 slices
-  // of 512 KiB (the Simple step), sent in order, each paying alpha = 2 us on the star:
-  // 2(N-1) Lr alpha + 2(N-1)/N S/B.
+  // Ring: 2(N-1) steps of S/N; pipelined slices stream behind the first, so the latency
+  // alpha = 2 us (two star links) is paid once per step: 2(N-1) alpha + 2(N-1)/N S/B.
   // PS: the server's down-link takes (N-1) S of pushes while its up-link returns (N-1) S
   // of sums; pipelined in L = 64 slices (the slice bound) they overlap except for one
   // slice: (N-1) S/B (1 + 1/L). Without latency the ratio is N/2 (1 + 1/L).
   const double B = 12.5e9;
   const double alpha = 2e-6;
   const double L = 64;
-  const double ring_expected = 2.0 * (n - 1) * 2 * alpha + 2.0 * (n - 1) / n * S / B;
+  const double ring_expected = 2.0 * (n - 1) * alpha + 2.0 * (n - 1) / n * S / B;
   const double ps_expected = (n - 1) * S / B * (1 + 1 / L);
   REQUIRE(ring == Approx(ring_expected).epsilon(0.01));
   REQUIRE(ps == Approx(ps_expected).epsilon(0.01));
