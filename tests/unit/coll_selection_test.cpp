@@ -73,10 +73,23 @@ TEST_CASE("parameter server on 64 hosts is about N/2 slower than the ring", "[co
   REQUIRE(ps / ring == Approx(ps_expected / ring_expected).epsilon(0.02));
   REQUIRE(ps / ring > 0.9 * n / 2.0);
   REQUIRE(ps / ring < 1.1 * n / 2.0);
-  // Sharded, every rank serves 1/N: as fast as the ring (within the slicing overhead).
+}
+
+TEST_CASE("sharded parameter server is as fast as the ring", "[coll][ps]") {
+  // 16 hosts (every rank talks to every rank at once: N^2 concurrent flows). Each rank
+  // serves S/N: it pushes and pulls (N-1) S/N, like the ring's 2(N-1)/N S, but in two
+  // latency-bound phases instead of 2(N-1) steps.
+  const int n = 16;
+  const Topology topo = star(n);
+  LinkGraph graph(topo);
+  const std::int64_t S = std::int64_t{64} << 20;
+  CollectiveRequest req;
+  req.protocols = {Protocol::Ideal};
   req.algorithms = {"ps_sharded"};
   const double sharded = predict_collective(graph, Collective{CollectiveOp::AllReduce, n, 0, Bytes{S}}, req).time.seconds();
-  REQUIRE(sharded / ring < 1.1);
+  req.algorithms = {"ring"};
+  const double ring = predict_collective(graph, Collective{CollectiveOp::AllReduce, n, 0, Bytes{S}}, req).time.seconds();
+  REQUIRE(sharded / ring == Approx(1.0).epsilon(0.05));
 }
 
 TEST_CASE("NCCL_ALGO / NCCL_PROTO style lists", "[coll][auto]") {
