@@ -30,13 +30,8 @@ Schedule hierarchical_ring_allreduce(const Collective& c, const AlgorithmOptions
   // The three phases are three collectives, as hierarchical all-reduce implementations
   // issue them (Horovod, BlueConnect): a phase starts when the previous one has ended.
   // Without this barrier, pieces finished early would leak into the next phase, an
-  // overlap those implementations do not have.
-  std::vector<TransferId> phase;
-  auto barrier = [&] {
-    if (!phase.empty()) b.after(s.add_join(phase));
-    phase.clear();
-  };
-  auto record = [&phase](const std::vector<TransferId>& ids) { phase.insert(phase.end(), ids.begin(), ids.end()); };
+  // overlap those implementations do not have. Every transfer of a phase feeds its last
+  // step, so waiting for that step waits for the whole phase.
   // 1. Reduce-scatter inside each host: step k, local p sends shard (p - k - 1) to p + 1.
   for (int k = 0; k + 1 < local; ++k) {
     for (int h = 0; h < hosts; ++h) {
@@ -46,9 +41,9 @@ Schedule hierarchical_ring_allreduce(const Collective& c, const AlgorithmOptions
         }
       }
     }
-    record(b.end_step());
+    b.end_step();
   }
-  barrier();
+  b.barrier();
   // 2. Per rail i, a ring all-reduce of shard i's host pieces across hosts.
   for (int k = 0; k + 1 < 2 * hosts - 1; ++k) {
     const bool rs = k < hosts - 1;
@@ -58,9 +53,9 @@ Schedule hierarchical_ring_allreduce(const Collective& c, const AlgorithmOptions
         b.send(rank(h, i), rank((h + 1) % hosts, i), chunk(i, piece), rs ? TransferKind::Reduce : TransferKind::Copy);
       }
     }
-    record(b.end_step());
+    b.end_step();
   }
-  barrier();
+  b.barrier();
   // 3. All-gather inside each host: step k, local p forwards shard (p - k).
   for (int k = 0; k + 1 < local; ++k) {
     for (int h = 0; h < hosts; ++h) {

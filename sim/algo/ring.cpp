@@ -62,7 +62,9 @@ void ring_blocks(Schedule& s, const std::vector<int>& ring, const AlgorithmOptio
   // sends to p + 1. Reduce-scatter step k sends block (p - k - 1) mod n, so after n - 1
   // steps position q holds its own block q complete; all-gather step k' sends block
   // (p - k') mod n, which position p received the step before (or owns, at k' = 0).
-  auto id = [n, steps](int u, int k, int p) { return static_cast<TransferId>((u * steps + k) * n + p); };
+  auto id = [n, steps](int u, int k, int p) {
+    return static_cast<TransferId>((static_cast<std::int64_t>(u) * steps + k) * n + p);
+  };
   std::vector<TransferId> deps;
   for (int u = 0; u < units; ++u) {
     for (int k = 0; k < steps; ++k) {
@@ -109,7 +111,7 @@ void ring_chain(Schedule& s, const std::vector<int>& ring, const AlgorithmOption
   }
   if (n == 1) return;
   const int hops = n - 1;
-  auto id = [hops](int u, int p) { return static_cast<TransferId>(u * hops + p); };
+  auto id = [hops](int u, int p) { return static_cast<TransferId>(static_cast<std::int64_t>(u) * hops + p); };
   std::vector<TransferId> deps;
   for (int u = 0; u < units; ++u) {
     const bool pipelined = u % slices != 0;
@@ -137,6 +139,13 @@ Schedule ring_schedule(const Collective& c, const AlgorithmOptions& opt) {
     ring_blocks(s, ring, opt);
   }
   return s;
+}
+
+Schedule ring_allreduce(const Collective& c, std::span<const int> order) {
+  if (c.op != CollectiveOp::AllReduce) throw std::invalid_argument("ring_allreduce builds an allreduce");
+  AlgorithmOptions opt;
+  opt.ring_order.assign(order.begin(), order.end());
+  return ring_schedule(c, opt);
 }
 
 }  // namespace collsim

@@ -20,8 +20,6 @@ class StepBuilder {
   // Queues a transfer of the current step.
   void send(int src, int dst, int chunk, TransferKind kind, TransferLeg leg = TransferLeg::EndToEnd,
             bool pipelined = false);
-  // Makes every transfer of this step also depend on `id` (pacing).
-  void after(TransferId id) { extra_.push_back(id); }
   // Makes the next step wait for every transfer of the step just ended (through a Join),
   // as a rendezvous receiver that posts its receive only after its previous step does.
   void barrier();
@@ -41,7 +39,7 @@ class StepBuilder {
   Schedule& s_;
   std::unordered_map<std::uint64_t, Writers> writers_;
   std::vector<Transfer> queued_;
-  std::vector<TransferId> extra_;
+  std::vector<TransferId> extra_;  // dependencies of every transfer of this step
   std::vector<TransferId> last_step_;
   std::uint32_t step_ = 1;
 };

@@ -86,7 +86,7 @@ void run_collective(const CollectiveArgs& a) {
   CollectiveReport report;
   report.topology = topo.name;
   for (Bytes s : sizes) {
-    const Collective c{*op, topo.rank_count(), a.root, s};
+    const Collective c{*op, topo.rank_count(), a.root, nccl_tests_size(*op, topo.rank_count(), s)};
     try {
       report.rows.push_back(predict_collective(graph, c, req));
     } catch (const std::invalid_argument& e) {

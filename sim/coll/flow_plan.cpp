@@ -13,9 +13,11 @@ FlowPlan plan_flow(const Transfer& t, LinkGraph& graph, const StepCost& cost) {
   if (t.leg == TransferLeg::ToSwitch && !plan.links.empty()) plan.links = plan.links.first(plan.links.size() - 1);
   if (t.leg == TransferLeg::FromSwitch && !plan.links.empty()) plan.links = plan.links.last(1);
   const auto& topo = graph.topology();
-  if (cost.protocol_latency) {
-    // NCCL's per-step latency covers the wire; a later pipelined slice pays none.
-    if (!t.pipelined) plan.latency = cost.step_latency[static_cast<std::size_t>(route_class(topo, plan.links))];
+  if (t.pipelined) {
+    // A later pipelined slice streams behind the slice that paid the step's latency.
+  } else if (cost.protocol_latency) {
+    // NCCL's per-step latency covers the wire.
+    plan.latency = cost.step_latency[static_cast<std::size_t>(route_class(topo, plan.links))];
   } else {
     for (LinkId l : plan.links) plan.latency += topo.links[l].latency;
   }

@@ -21,10 +21,11 @@ struct TransferTiming {
 };
 
 // What a protocol adds to each transfer. The default is "ideal": route latency per
-// transfer, payload bytes on the wire, no cap.
+// transfer, payload bytes on the wire, no cap. Either way a pipelined slice
+// (Transfer::pipelined) pays no latency: it streams behind the slice that paid it.
 struct StepCost {
-  // true: a transfer pays step_latency[class of its route] instead of the route's latency,
-  // and a pipelined slice (Transfer::pipelined) pays none (NCCL's hwLat is end to end).
+  // true: a transfer pays step_latency[class of its route] instead of the route's latency
+  // (NCCL's hwLat is end to end, wire included).
   bool protocol_latency = false;
   std::array<Time, kLinkClasses> step_latency{};
   double wire_inflation = 1.0;        // wire bytes per payload byte (1 / efficiency), >= 1

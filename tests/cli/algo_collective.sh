@@ -14,6 +14,11 @@ grep -qE '^ +1024 .* tree +ll +1$' <<<"$out" || fail "small all-reduce should pi
 grep -qE '^ +1073741824 .* ring +simple +1$' <<<"$out" || fail "large all-reduce should pick ring/simple: $out"
 grep -qE '^# crossover: tree/[a-z0-9]+ -> ring/simple at [0-9]+ B$' <<<"$out" || fail "no tree -> ring crossover: $out"
 
+# Same input, same bytes.
+cmp <("$COLLSIM" collective --algo auto --protocol auto --sizes 1KiB:16MiB --factor 16 --crossover --format json) \
+    <("$COLLSIM" collective --algo auto --protocol auto --sizes 1KiB:16MiB --factor 16 --crossover --format json) \
+  || fail "collective output is not deterministic"
+
 # Every op runs; JSON carries the protocol and channels.
 for op in allreduce reducescatter allgather broadcast reduce alltoall; do
   "$COLLSIM" collective --op "$op" --algo auto --protocol auto --sizes 1MiB --format json >"$TMP/c.json" || fail "$op"

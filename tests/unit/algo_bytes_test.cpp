@@ -128,3 +128,23 @@ TEST_CASE("direct all-to-all and in-network all-reduce send (N-1)/N S per rank",
 
 }  // namespace
 }  // namespace collsim
+
+namespace collsim {
+namespace {
+
+TEST_CASE("nccl-tests sizes: gather-type ops round each rank's part down to 16 B", "[algo][bytes]") {
+  // 1000 B over 8 ranks = 125 B each -> 112 B each -> 896 B in all.
+  REQUIRE(nccl_tests_size(CollectiveOp::AllGather, 8, Bytes{1000}) == Bytes{896});
+  REQUIRE(nccl_tests_size(CollectiveOp::ReduceScatter, 8, Bytes{1000}) == Bytes{896});
+  REQUIRE(nccl_tests_size(CollectiveOp::AllToAll, 8, Bytes{1024}) == Bytes{1024});
+  REQUIRE(nccl_tests_size(CollectiveOp::AllReduce, 8, Bytes{1000}) == Bytes{1000});
+  REQUIRE(nccl_tests_size(CollectiveOp::Broadcast, 8, Bytes{7}) == Bytes{7});
+  // busbw factors: all-reduce 2(n-1)/n, gather-type (n-1)/n, rooted 1.
+  REQUIRE(busbw_factor(CollectiveOp::AllReduce, 8) == Approx(1.75));
+  REQUIRE(busbw_factor(CollectiveOp::AllGather, 8) == Approx(0.875));
+  REQUIRE(busbw_factor(CollectiveOp::AllToAll, 8) == Approx(0.875));
+  REQUIRE(busbw_factor(CollectiveOp::Reduce, 8) == 1.0);
+}
+
+}  // namespace
+}  // namespace collsim

@@ -112,3 +112,20 @@ TEST_CASE("double binary tree on 2 and 4 hosts matches its derivation", "[coll][
 
 }  // namespace
 }  // namespace collsim
+
+namespace collsim {
+namespace {
+
+TEST_CASE("ring and whole-message PS match the SimGrid peer's formulas", "[coll][closed_form]") {
+  const double S = 16.0 * 1024 * 1024;
+  for (int n : {2, 5, 16, 33}) {
+    // ring: 2(N-1) alpha + 2(N-1)/N S/B (2(N-1) steps of S/N, no link shared).
+    REQUIRE(simulate("ring", n, S) == Approx(2 * (n - 1) * kAlpha + 2.0 * (n - 1) / n * S / kB).epsilon(0.005));
+    // ps unsliced: N-1 pushes share the server's down-link, then N-1 pulls its up-link:
+    // 2 (alpha + (N-1) S/B).
+    REQUIRE(simulate("ps", n, S) == Approx(2 * (kAlpha + (n - 1) * S / kB)).epsilon(0.005));
+  }
+}
+
+}  // namespace
+}  // namespace collsim

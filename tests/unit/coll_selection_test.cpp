@@ -62,26 +62,38 @@ TEST_CASE("parameter server on 64 hosts is about N/2 slower than the ring", "[co
   const double ps = predict_collective(graph, Collective{CollectiveOp::AllReduce, n, 0, Bytes{S}}, req).time.seconds();
   req.algorithms = {"ring"};
   const double ring = predict_collective(graph, Collective{CollectiveOp::AllReduce, n, 0, Bytes{S}}, req).time.seconds();
-  // Ring: 2(N-1) steps per slice; each rank's piece S/N = 1 MiB is cut into Lr = 2 slices
-  // of 512 KiB (the Simple step), sent in order, each paying alpha = 2 us on the star:
-  // 2(N-1) Lr alpha + 2(N-1)/N S/B.
+  // Ring: 2(N-1) steps of S/N; pipelined slices stream behind the first, so the latency
+  // alpha = 2 us (two star links) is paid once per step: 2(N-1) alpha + 2(N-1)/N S/B.
   // PS: the server's down-link takes (N-1) S of pushes while its up-link returns (N-1) S
   // of sums; pipelined in L = 64 slices (the slice bound) they overlap except for one
   // slice: (N-1) S/B (1 + 1/L). Without latency the ratio is N/2 (1 + 1/L).
   const double B = 12.5e9;
   const double alpha = 2e-6;
   const double L = 64;
-  const double ring_expected = 2.0 * (n - 1) * 2 * alpha + 2.0 * (n - 1) / n * S / B;
+  const double ring_expected = 2.0 * (n - 1) * alpha + 2.0 * (n - 1) / n * S / B;
   const double ps_expected = (n - 1) * S / B * (1 + 1 / L);
   REQUIRE(ring == Approx(ring_expected).epsilon(0.01));
   REQUIRE(ps == Approx(ps_expected).epsilon(0.01));
   REQUIRE(ps / ring == Approx(ps_expected / ring_expected).epsilon(0.02));
   REQUIRE(ps / ring > 0.9 * n / 2.0);
   REQUIRE(ps / ring < 1.1 * n / 2.0);
-  // Sharded, every rank serves 1/N: as fast as the ring (within the slicing overhead).
+}
+
+TEST_CASE("sharded parameter server is as fast as the ring", "[coll][ps]") {
+  // 16 hosts (every rank talks to every rank at once: N^2 concurrent flows). Each rank
+  // serves S/N: it pushes and pulls (N-1) S/N, like the ring's 2(N-1)/N S, but in two
+  // latency-bound phases instead of 2(N-1) steps.
+  const int n = 16;
+  const Topology topo = star(n);
+  LinkGraph graph(topo);
+  const std::int64_t S = std::int64_t{64} << 20;
+  CollectiveRequest req;
+  req.protocols = {Protocol::Ideal};
   req.algorithms = {"ps_sharded"};
   const double sharded = predict_collective(graph, Collective{CollectiveOp::AllReduce, n, 0, Bytes{S}}, req).time.seconds();
-  REQUIRE(sharded / ring < 1.1);
+  req.algorithms = {"ring"};
+  const double ring = predict_collective(graph, Collective{CollectiveOp::AllReduce, n, 0, Bytes{S}}, req).time.seconds();
+  REQUIRE(sharded / ring == Approx(1.0).epsilon(0.05));
 }
 
 TEST_CASE("NCCL_ALGO / NCCL_PROTO style lists", "[coll][auto]") {
