@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   app.add_flag_callback("-v,--verbose", [] { spdlog::set_level(spdlog::level::debug); }, "Log progress to stderr");
   collsim::cli::add_collective_command(app);
   collsim::cli::add_topo_command(app);
+  collsim::cli::add_schedule_command(app);
 
   try {
     app.parse(argc, argv);
