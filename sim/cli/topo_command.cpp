@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 
 #include "sim/cli/commands.hpp"
+#include "sim/coll/protocol.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topo/dot_writer.hpp"
-#include "sim/topo/gpu_model.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/topo/topology_summary.hpp"
 
@@ -26,9 +26,9 @@ void print_summary(std::ostream& os, const Topology& t) {
   std::vector<std::string> models;
   for (const auto& [model, count] : s.gpus_by_model) {
     gpus += count;
-    const auto m = gpu_model_from(model);
+    const auto arch = gpu_arch_from_model(model);
     models.push_back(model.empty() ? fmt::format("{} x (no model)", count)
-                                   : fmt::format("{} x {} ({})", count, model, to_string(architecture(*m))));
+                                   : fmt::format("{} x {} ({})", count, model, arch ? to_string(*arch) : "?"));
   }
   os << fmt::format("gpus       {}{}{}\n", gpus, models.empty() ? "" : ": ", fmt::join(models, ", "));
   const auto hosts = s.node_counts.count("host") ? s.node_counts.at("host") : 0;

@@ -8,13 +8,15 @@
 #include <string_view>
 
 #include "sim/net/flow_network.hpp"
-#include "sim/topo/link_overhead.hpp"
 #include "sim/topo/topology.hpp"
 
 namespace collsim {
 
-// LinkClass, link_class() and to_string() live in sim/topo/link_overhead.hpp.
+enum class LinkClass : std::uint8_t { NvLink = 0, Pci = 1, Net = 2 };
 inline constexpr int kLinkClasses = 3;
+
+[[nodiscard]] LinkClass link_class(LinkKind kind);
+[[nodiscard]] std::string_view to_string(LinkClass c);
 // The highest class (NET > PCI > NVLINK) among `links` of `topo`; NVLINK when empty.
 [[nodiscard]] LinkClass route_class(const Topology& topo, std::span<const LinkId> links);
 

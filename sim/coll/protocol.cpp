@@ -37,6 +37,16 @@ std::optional<Protocol> protocol_from(std::string_view s) {
 
 std::vector<std::string> protocol_names() { return {"ideal", "ll", "ll128", "simple"}; }
 
+std::string_view to_string(GpuArch a) {
+  switch (a) {
+    case GpuArch::Volta: return "volta";
+    case GpuArch::Ampere: return "ampere";
+    case GpuArch::Hopper: return "hopper";
+    case GpuArch::Blackwell: return "blackwell";
+  }
+  return "?";
+}
+
 std::optional<GpuArch> gpu_arch_from_model(std::string_view model) {
   std::string m(model);
   std::transform(m.begin(), m.end(), m.begin(), [](unsigned char c) { return std::toupper(c); });

@@ -9,8 +9,6 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/topo/gpu_model.hpp"
-
 namespace collsim {
 
 enum class Protocol : std::uint8_t { Ideal, LL, LL128, Simple };
@@ -20,8 +18,8 @@ enum class Protocol : std::uint8_t { Ideal, LL, LL128, Simple };
 [[nodiscard]] std::optional<Protocol> protocol_from(std::string_view s);  // case-insensitive
 [[nodiscard]] std::vector<std::string> protocol_names();
 
-// GpuArch (Volta, Ampere, Hopper, Blackwell: NCCL's table rows, in that order) comes from
-// sim/topo/gpu_model.hpp.
+enum class GpuArch : std::uint8_t { Volta = 0, Ampere = 1, Hopper = 2, Blackwell = 3 };
+[[nodiscard]] std::string_view to_string(GpuArch a);
 // From a GPU model name ("H100", "A100-SXM4", "V100", "B200"...); nullopt if unknown.
 [[nodiscard]] std::optional<GpuArch> gpu_arch_from_model(std::string_view model);
 

@@ -31,7 +31,7 @@ ProtocolModel nccl_default_model() {
   nv[ring] = lat(0.6, 1.9, 3.4);
   nv[collnet] = lat(0, 0, 3.7);
   nv[nvls] = lat(0, 0, 25);
-  auto& pci = m.step_latency[static_cast<std::size_t>(LinkClass::Pcie)];
+  auto& pci = m.step_latency[static_cast<std::size_t>(LinkClass::Pci)];
   pci[tree] = lat(1.0, 1.9, 4.0);
   pci[ring] = lat(1.0, 2.5, 5.7);
   pci[collnet] = lat(0, 0, 3.7);

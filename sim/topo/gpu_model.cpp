@@ -9,16 +9,13 @@ namespace {
 struct ModelInfo {
   GpuModel model;
   std::string_view name;
-  GpuArch arch;
 };
-// V100 is Volta (SM70); A100 Ampere (SM80); H100 and H200 Hopper (SM90); B200 Blackwell
-// (SM100): NVIDIA's CUDA compute-capability table.
 constexpr std::array<ModelInfo, 5> kModels{{
-    {GpuModel::V100, "V100", GpuArch::Volta},
-    {GpuModel::A100, "A100", GpuArch::Ampere},
-    {GpuModel::H100, "H100", GpuArch::Hopper},
-    {GpuModel::H200, "H200", GpuArch::Hopper},
-    {GpuModel::B200, "B200", GpuArch::Blackwell},
+    {GpuModel::V100, "V100"},
+    {GpuModel::A100, "A100"},
+    {GpuModel::H100, "H100"},
+    {GpuModel::H200, "H200"},
+    {GpuModel::B200, "B200"},
 }};
 }  // namespace
 
@@ -34,23 +31,6 @@ std::string_view to_string(GpuModel m) {
     if (i.model == m) return i.name;
   }
   return "?";
-}
-
-std::string_view to_string(GpuArch a) {
-  switch (a) {
-    case GpuArch::Volta: return "Volta";
-    case GpuArch::Ampere: return "Ampere";
-    case GpuArch::Hopper: return "Hopper";
-    case GpuArch::Blackwell: return "Blackwell";
-  }
-  return "?";
-}
-
-GpuArch architecture(GpuModel m) {
-  for (const auto& i : kModels) {
-    if (i.model == m) return i.arch;
-  }
-  return GpuArch::Volta;
 }
 
 std::vector<std::string> gpu_model_names() {

@@ -1,6 +1,6 @@
-// The GPU models collsim knows (V100, A100, H100, H200, B200) and their architecture
-// generation, so later layers can look up compute peaks and NCCL's per-architecture
-// constants by name. No units.
+// The GPU models a topology file may name (V100, A100, H100, H200, B200), so later layers
+// can look up compute peaks and NCCL's per-architecture constants by them (the
+// architecture of a model: gpu_arch_from_model in sim/coll/protocol.hpp). No units.
 #pragma once
 
 #include <optional>
@@ -13,13 +13,9 @@
 namespace collsim {
 
 enum class GpuModel : std::uint8_t { V100, A100, H100, H200, B200 };
-// NCCL's compute-capability classes (Volta SM70, Ampere SM80, Hopper SM90, Blackwell SM100).
-enum class GpuArch : std::uint8_t { Volta, Ampere, Hopper, Blackwell };
 
 [[nodiscard]] std::optional<GpuModel> gpu_model_from(std::string_view name);
 [[nodiscard]] std::string_view to_string(GpuModel m);
-[[nodiscard]] std::string_view to_string(GpuArch a);
-[[nodiscard]] GpuArch architecture(GpuModel m);
 [[nodiscard]] std::vector<std::string> gpu_model_names();
 
 // The model of a GPU node; nullopt for a non-GPU node or a GPU without a stated model.

@@ -1,20 +1,12 @@
-// Link classes (nvlink / pcie / net) and the payload rate a link carries after protocol
-// headers: Ethernet (TCP/IP) pays rate x (MTU - 52) / (MTU + 14); other kinds carry their
-// line rate. Rates in bytes/s, MTU in bytes.
+// The payload rate a link carries after protocol headers: Ethernet (TCP/IP) pays
+// rate x (MTU - 52) / (MTU + 14); other kinds carry their line rate. Rates in bytes/s,
+// MTU in bytes. (NCCL's link classes nvlink / pci / net are in sim/coll/link_class.hpp.)
 #pragma once
-
-#include <string_view>
 
 #include "sim/core/units.hpp"
 #include "sim/topo/topology.hpp"
 
 namespace collsim {
-
-// The three hardware classes NCCL's cost model distinguishes (NVLINK, PCI, NET).
-enum class LinkClass : std::uint8_t { NvLink, Pcie, Net };
-
-[[nodiscard]] LinkClass link_class(LinkKind k);
-[[nodiscard]] std::string_view to_string(LinkClass c);
 
 // TCP/IP over Ethernet, with TCP timestamps: IPv4 20 + TCP 32 header bytes in every
 // MTU-sized packet, and 14 bytes of Ethernet header per frame on the wire (tbf counts

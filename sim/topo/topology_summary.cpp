@@ -4,15 +4,29 @@
 
 #include "sim/net/flow_network.hpp"
 #include "sim/topo/bisection.hpp"
-#include "sim/topo/link_overhead.hpp"
 
 namespace collsim {
 
 namespace {
+// Which injection figure a link kind adds to: NVLink and NVSwitch, PCIe, or network.
+enum class Injects : std::uint8_t { NvLink, Pcie, Net };
+
+Injects injects(LinkKind k) {
+  switch (k) {
+    case LinkKind::NvLink:
+    case LinkKind::NvSwitch: return Injects::NvLink;
+    case LinkKind::Pcie: return Injects::Pcie;
+    case LinkKind::Ib:
+    case LinkKind::Roce:
+    case LinkKind::Ethernet: return Injects::Net;
+  }
+  return Injects::Net;
+}
+
 Bandwidth net_out_of(const Topology& t, NodeIndex nic, const std::vector<std::vector<LinkId>>& out) {
   Bandwidth b{0};
   for (LinkId l : out[nic]) {
-    if (link_class(t.links[l].kind) == LinkClass::Net) b.bytes_per_s += t.links[l].bandwidth.bytes_per_s;
+    if (injects(t.links[l].kind) == Injects::Net) b.bytes_per_s += t.links[l].bandwidth.bytes_per_s;
   }
   return b;
 }
@@ -28,10 +42,10 @@ Injection injection(const Topology& t, NodeIndex n, const std::vector<std::vecto
   Injection inj;
   for (LinkId l : out[n]) {
     const auto& link = t.links[l];
-    switch (link_class(link.kind)) {
-      case LinkClass::NvLink: inj.nvlink.bytes_per_s += link.bandwidth.bytes_per_s; break;
-      case LinkClass::Pcie: inj.pcie.bytes_per_s += link.bandwidth.bytes_per_s; break;
-      case LinkClass::Net: inj.net.bytes_per_s += link.bandwidth.bytes_per_s; break;
+    switch (injects(link.kind)) {
+      case Injects::NvLink: inj.nvlink.bytes_per_s += link.bandwidth.bytes_per_s; break;
+      case Injects::Pcie: inj.pcie.bytes_per_s += link.bandwidth.bytes_per_s; break;
+      case Injects::Net: inj.net.bytes_per_s += link.bandwidth.bytes_per_s; break;
     }
   }
   const Node& node = t.nodes[n];

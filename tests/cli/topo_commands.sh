@@ -6,7 +6,7 @@ T=$SRC/topologies
 # show: DGX H100 = 8 H100, 8 NICs, 18 NVLinks x 25 GB/s = 450 GB/s per GPU per direction,
 # bisection 4 x 450 + 2 x 63.0154 (PCIe Gen5 x16 below the socket link) = 1926.03 GB/s.
 "$COLLSIM" topo show "$T/dgx-h100.json" >"$TMP/show" || fail "topo show exited $?"
-grep -q '^gpus       8: 8 x H100 (Hopper)$' "$TMP/show" || fail "gpus line: $(cat "$TMP/show")"
+grep -q '^gpus       8: 8 x H100 (hopper)$' "$TMP/show" || fail "gpus line: $(cat "$TMP/show")"
 grep -q '^nics/host  8$' "$TMP/show" || fail "nics line: $(cat "$TMP/show")"
 grep -q 'nvswitch   16        288      450 GB/s' "$TMP/show" || fail "nvswitch links: $(cat "$TMP/show")"
 grep -q 'nvlink 450 GB/s, pcie 63.0154 GB/s' "$TMP/show" || fail "injection: $(cat "$TMP/show")"
