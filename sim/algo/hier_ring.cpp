@@ -27,6 +27,7 @@ Schedule hierarchical_ring_allreduce(const Collective& c, const AlgorithmOptions
   auto rank = [&g](int h, int i) { return g.ranks[static_cast<std::size_t>(h)][static_cast<std::size_t>(i)]; };
   auto mod = [](int a, int m) { return ((a % m) + m) % m; };
   StepBuilder b(s);
+  b.pace_senders();
   // The three phases are three collectives, as hierarchical all-reduce implementations
   // issue them (Horovod, BlueConnect): a phase starts when the previous one has ended.
   // Without this barrier, pieces finished early would leak into the next phase, an

@@ -34,9 +34,11 @@ std::optional<PhasedSchedule> phased_ring(const Collective& c, const AlgorithmOp
     order.resize(static_cast<std::size_t>(c.ranks));
     std::iota(order.begin(), order.end(), 0);
   }
+  // The all-gather continues the reduce-scatter's pattern without a barrier (a rank's
+  // first all-gather step waits only for its own last reduce-scatter step): one phase.
   PhasedSchedule p{c, "ring", {}};
-  p.phases.push_back({"reduce-scatter", ring_step(order, unit, TransferKind::Reduce, channels), c.ranks - 1});
-  p.phases.push_back({"all-gather", ring_step(order, unit, TransferKind::Copy, channels), c.ranks - 1});
+  p.phases.push_back({"reduce-scatter + all-gather", ring_step(order, unit, TransferKind::Reduce, channels),
+                      2 * (c.ranks - 1)});
   return p;
 }
 

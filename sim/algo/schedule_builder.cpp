@@ -25,9 +25,22 @@ std::vector<TransferId> StepBuilder::end_step() {
       reads[i].assign(1, static_cast<TransferId>(w.join));
     }
   }
+  // Pacing: a join over each source's sends of the previous step (direct when one).
+  std::unordered_map<int, TransferId> paced;
+  if (pace_senders_) {
+    for (auto& [src, sent] : last_sends_) {
+      if (sent.size() == 1) {
+        paced.emplace(src, sent.front());
+      } else if (!sent.empty()) {
+        paced.emplace(src, s_.add_join(sent));
+      }
+    }
+  }
+  std::map<int, std::vector<TransferId>> sends;
   for (std::size_t i = 0; i < queued_.size(); ++i) {
     deps = reads[i];
     deps.insert(deps.end(), extra_.begin(), extra_.end());
+    if (const auto it = paced.find(queued_[i].src); it != paced.end()) deps.push_back(it->second);
     const TransferId id = s_.add(queued_[i], deps);
     ids.push_back(id);
     Writers& w = writers_[key(queued_[i].dst, queued_[i].chunk)];
@@ -37,7 +50,9 @@ std::vector<TransferId> StepBuilder::end_step() {
       w.join = -1;
     }
     w.ids.push_back(id);
+    if (pace_senders_) sends[queued_[i].src].push_back(id);
   }
+  if (pace_senders_) last_sends_ = std::move(sends);
   queued_.clear();
   extra_.clear();
   last_step_ = ids;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <unordered_map>
 #include <vector>
 
@@ -23,6 +24,9 @@ class StepBuilder {
   // Makes the next step wait for every transfer of the step just ended (through a Join),
   // as a rendezvous receiver that posts its receive only after its previous step does.
   void barrier();
+  // From now on a rank's sends of a step also wait for all its sends of the previous
+  // step: "a rank starts step k+1 once it has sent and received step k", as the ring.
+  void pace_senders() { pace_senders_ = true; }
   // Adds the queued transfers to the schedule; returns the ids, in queue order.
   std::vector<TransferId> end_step();
 
@@ -41,6 +45,8 @@ class StepBuilder {
   std::vector<Transfer> queued_;
   std::vector<TransferId> extra_;  // dependencies of every transfer of this step
   std::vector<TransferId> last_step_;
+  std::map<int, std::vector<TransferId>> last_sends_;  // per source rank, when pacing (ordered: join ids)
+  bool pace_senders_ = false;
   std::uint32_t step_ = 1;
 };
 
