@@ -56,19 +56,19 @@ star_file() {  # star_file N -> path of a star topology JSON
 }
 
 rows=()
-bench_case() {  # bench_case ALGO PEER_ALGO N
-  local algo=$1 peer_algo=$2 n=$3 tag="$1-$3"
+bench_case() {  # bench_case ALGO PEER_ALGO N [--exact]
+  local algo=$1 peer_algo=$2 n=$3 mode=${4:-} tag="$1-$3${4:-}"
   local topo; topo=$(star_file "$n")
   rm -f "$work/$tag.c.stats" "$work/$tag.s.stats"
   for ((i = 0; i < runs; i++)); do
-    run_timed "$work/$tag.c" "$collsim" collective --topology "$topo" --algo "$algo" --sizes "${S}B" --format csv
+    run_timed "$work/$tag.c" "$collsim" collective --topology "$topo" --algo "$algo" --sizes "${S}B" --format csv $mode
   done
   local c_wall c_rss c_pred
   c_wall=$(awk '{print $1}' "$work/$tag.c.stats" | median)
   c_rss=$(awk '{print $2}' "$work/$tag.c.stats" | sort -n | tail -1)
   c_pred=$(tail -1 "$work/$tag.c" | cut -d, -f8)   # time_us
   local s_wall="-" s_rss="-" s_pred="-" ratio="-" diff="-"
-  if [[ -n $peer ]]; then
+  if [[ -n $peer && -n ${peer_algo} ]]; then
     local k=$runs; ((n > 1024)) && k=1
     for ((i = 0; i < k; i++)); do
       run_timed "$work/$tag.s" "$peer" "$peer_algo" "$n" "$S" "$B_BPS" "$L_S" star \
@@ -83,12 +83,42 @@ bench_case() {  # bench_case ALGO PEER_ALGO N
   fi
   local transfers=$((2 * (n - 1)))
   [[ $algo == ring ]] && transfers=$((2 * n * (n - 1)))
-  rows+=("| $algo | $n | $transfers | $c_wall | $((c_rss / 1024)) | $s_wall | $s_rss | $ratio | $c_pred | $s_pred | $diff |")
-  echo "bench: $algo N=$n collsim ${c_wall}s simgrid ${s_wall}s ratio $ratio" >&2
+  local label=$algo
+  [[ $mode == --exact ]] && label="$algo --exact"
+  [[ $algo == ring && -z $mode ]] && label="ring (fast path)"
+  rows+=("| $label | $n | $transfers | $c_wall | $((c_rss / 1024)) | $s_wall | $s_rss | $ratio | $c_pred | $s_pred | $diff |")
+  echo "bench: $algo $mode N=$n collsim ${c_wall}s simgrid ${s_wall}s ratio $ratio" >&2
+  [[ $s_wall != - ]] && last_simgrid_wall=$s_wall last_simgrid_rss=$s_rss last_simgrid_pred=$s_pred
+  return 0
+}
+
+# A case without a SimGrid counterpart: cluster_case LABEL TOPOLOGY ARGS...
+big_rows=()
+cluster_case() {
+  local label=$1 topo=$2; shift 2
+  rm -f "$work/big.stats"
+  for ((i = 0; i < runs; i++)); do run_timed "$work/big" "$collsim" "$@" --topology "$topo" --format csv; done
+  local wall rss
+  wall=$(awk '{print $1}' "$work/big.stats" | median)
+  rss=$(awk '{print $2}' "$work/big.stats" | sort -n | tail -1)
+  big_rows+=("| $label | \`$(basename "$topo")\` | $wall | $((rss / 1024)) | $(tail -1 "$work/big" | cut -d, -f1-8 | tr ',' ' ') |")
+  echo "bench: $label ${wall}s $((rss / 1024)) MiB" >&2
 }
 
 for n in 256 512 1024 2048 4096; do
-  ((n <= max_n)) && bench_case ring ring "$n"
+  ((n <= max_n)) || continue
+  bench_case ring ring "$n" --exact
+  bench_case ring "" "$n"
+  # the fast-path row compares with the same SimGrid runs
+  if [[ -n $peer ]]; then
+    last=${rows[-1]}
+    c_wall=$(cut -d'|' -f5 <<<"$last" | tr -d ' ')
+    ratio=$(awk -v a="$last_simgrid_wall" -v b="$c_wall" 'BEGIN {printf "%.1f", a / (b > 0 ? b : 0.005)}')
+    c_pred=$(cut -d'|' -f10 <<<"$last" | tr -d ' ')
+    diff=$(awk -v c="$c_pred" -v s="$last_simgrid_pred" 'BEGIN {d = (c * 1e-6 - s) / s; if (d < 0) d = -d; printf "%.1e", d}')
+    rows[-1]=$(awk -F'|' -v sw="$last_simgrid_wall" -v sr="$last_simgrid_rss" -v r="$ratio" -v sp="$last_simgrid_pred" -v d="$diff" \
+      'BEGIN {OFS="|"} {$7=" " sw " "; $8=" " sr " "; $9=" " r " "; $11=" " sp " "; $12=" " d " "; print}' <<<"$last")
+  fi
 done
 for n in 1024 4096; do
   ((n <= max_n)) && bench_case ps ps "$n"
@@ -97,6 +127,13 @@ if "$collsim" collective --algo bintree --sizes 1KiB >/dev/null 2>&1; then
   for n in 1024 4096; do
     ((n <= max_n)) && bench_case bintree tree "$n"
   done
+fi
+
+cluster_case "hier_ring 1 GiB (fast path)" "$root/topologies/h100-fat-tree-1024.json" collective --algo hier_ring --sizes 1GiB
+cluster_case "hier_ring 1 GiB --exact" "$root/topologies/h100-fat-tree-1024.json" collective --algo hier_ring --sizes 1GiB --exact
+cluster_case "hier_ring 1 GiB (fast path)" "$root/topologies/h100-rail-131072.json" collective --algo hier_ring --sizes 1GiB
+if "$collsim" ddp --help >/dev/null 2>&1 && [[ -f $root/workloads/bert-large.json ]]; then
+  cluster_case "DDP iteration, BERT-large" "$root/topologies/h100-fat-tree-1024.json" ddp --workload "$root/workloads/bert-large.json"
 fi
 
 mkdir -p "$(dirname "$out")"
@@ -114,5 +151,11 @@ mkdir -p "$(dirname "$out")"
   echo "| algo | N | transfers | collsim s | collsim MiB | SimGrid s | SimGrid MiB | speed-up | collsim us | SimGrid s | rel. diff |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
+  echo
+  echo "Large clusters (no SimGrid counterpart; whole process, median of $runs runs):"
+  echo
+  echo "| case | topology | wall s | peak MiB | prediction (op ranks size count type redop root time_us) |"
+  echo "|---|---|---|---|---|"
+  printf '%s\n' "${big_rows[@]}"
 } >"$out"
 echo "bench: wrote $out" >&2
