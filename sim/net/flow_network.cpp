@@ -66,7 +66,7 @@ FlowId FlowNetwork::start_flow(Time now, std::span<const LinkId> route, Bytes by
       f.finish = now;
     }
     f.route = {};
-    pending_.push(f.finish, Pending{id, f.version});
+    pending_.push(Pending{f.finish, id, f.version});
     return id;
   }
   for (LinkId l : f.route) {
@@ -89,7 +89,7 @@ void FlowNetwork::set_rate(FlowId id, double rate) {
   f.rate = rate;
   ++f.version;
   f.finish = rate > 0 ? now_ + transfer_time(f.remaining, rate) : Time::max();
-  if (f.finish != Time::max()) pending_.push(f.finish, Pending{id, f.version});
+  if (f.finish != Time::max()) pending_.push(Pending{f.finish, id, f.version});
 }
 
 double FlowNetwork::solo_rate(const std::span<const LinkId> route, double cap) const {
@@ -147,8 +147,7 @@ void FlowNetwork::resolve() {
 
 void FlowNetwork::solve_component(std::vector<FlowId>& flows, std::vector<LinkId>& links) {
   ++solves_;
-  std::sort(flows.begin(), flows.end());
-  std::sort(links.begin(), links.end());
+  // No sorting: the search order is deterministic, and the allocation does not depend on it.
   if (link_remaining_.size() < links_.size()) {
     link_remaining_.resize(links_.size());
     link_unfrozen_.resize(links_.size());
@@ -161,9 +160,9 @@ void FlowNetwork::solve_component(std::vector<FlowId>& flows, std::vector<LinkId
   unfrozen.assign(flows.begin(), flows.end());
   std::vector<double>& new_rate = new_rate_;
   new_rate.assign(flows.size(), 0.0);
-  auto rate_slot = [&](FlowId f) {
-    return static_cast<std::size_t>(std::lower_bound(flows.begin(), flows.end(), f) - flows.begin());
-  };
+  if (slot_of_.size() < flows_.size()) slot_of_.resize(flows_.size());
+  for (std::size_t i = 0; i < flows.size(); ++i) slot_of_[flows[i]] = static_cast<std::uint32_t>(i);
+  auto rate_slot = [this](FlowId f) { return static_cast<std::size_t>(slot_of_[f]); };
   constexpr double kRelTol = 1e-12;
   while (!unfrozen.empty()) {
     double level = std::numeric_limits<double>::infinity();
@@ -208,10 +207,10 @@ void FlowNetwork::solve_component(std::vector<FlowId>& flows, std::vector<LinkId
 std::optional<Time> FlowNetwork::next_completion() {
   resolve();
   while (!pending_.empty()) {
-    const Pending& p = pending_.front();
+    const Pending& p = pending_.top();
     const Flow& f = flows_[p.flow];
-    if (f.active && f.version == p.version) return pending_.front_time();
-    (void)pending_.pop_front();
+    if (f.active && f.version == p.version) return p.finish;
+    pending_.pop();
   }
   return std::nullopt;
 }
@@ -225,8 +224,9 @@ void FlowNetwork::complete_until(Time t, std::vector<FlowId>& done) {
   // map them while it reacts to that call's completions.
   free_flows_.insert(free_flows_.end(), released_.begin(), released_.end());
   released_.clear();
-  while (!pending_.empty() && pending_.front_time() == t) {
-    const Pending p = pending_.pop_front();
+  while (!pending_.empty() && pending_.top().finish == t) {
+    const Pending p = pending_.top();
+    pending_.pop();
     Flow& f = flows_[p.flow];
     if (!f.active || f.version != p.version) continue;
     f.active = false;

@@ -9,10 +9,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <queue>
 #include <span>
 #include <vector>
 
-#include "sim/core/time_buckets.hpp"
 #include "sim/core/units.hpp"
 
 namespace collsim {
@@ -65,8 +65,11 @@ class FlowNetwork {
     bool active = false;
   };
   struct Pending {
+    Time finish;
     FlowId flow;
     std::uint32_t version;
+    // Earliest finish first; ties by flow id, so completions come out in a fixed order.
+    bool operator>(const Pending& o) const { return finish != o.finish ? finish > o.finish : flow > o.flow; }
   };
 
   void mark_dirty(LinkId l);
@@ -81,7 +84,10 @@ class FlowNetwork {
   std::vector<FlowId> free_flows_;
   std::vector<FlowId> released_;
   std::vector<LinkId> dirty_links_;
-  TimeBuckets<Pending> pending_;  // finish times; entries of superseded rates are skipped
+  // Finish times as a binary heap; entries of superseded rates are skipped when popped.
+  // (A heap, not time buckets: rates change often in big components, and every change
+  // pushes a new distinct time.)
+  std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_;
   Time now_{};
   std::size_t active_ = 0;
   std::uint32_t stamp_ = 0;
@@ -92,6 +98,7 @@ class FlowNetwork {
   std::vector<FlowId> comp_flows_, unfrozen_, still_;
   std::vector<LinkId> comp_links_, stack_;
   std::vector<double> new_rate_;
+  std::vector<std::uint32_t> slot_of_;  // flow id -> index in the component being solved
 };
 
 }  // namespace collsim
