@@ -1,16 +1,16 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Records real PyTorch DDP bucket layouts as ground truth for collsim's bucket assignment.
 
 For each model (ResNet-50, a BERT-base encoder, a mixed fp32/fp16 model, a model with a
 sparse embedding) and bucket_cap_mb in {1, 5, 25, 100}, this builds a real
 DistributedDataParallel (gloo, world size 1, file:// rendezvous), and reads from the
 reducer:
-  * the construction buckets (per-bucket parameter indices, via
-    reducer._get_zeros_like_grad_buckets(), plus the logged bucket_sizes in bytes),
+  * the construction buckets (per-bucket parameter indices, recorded by a pass-through
+    comm hook during iteration 0, plus the logged bucket_sizes in bytes),
   * the gradient-ready order of one backward (post-hooks on each parameter's
     AccumulateGrad node, the same nodes DDP hooks),
-  * the rebuilt buckets after the next forward (find_unused_parameters=False only; DDP
-    never rebuilds with find_unused_parameters=True), with rebuilt_bucket_sizes.
+  * the buckets of iteration 1 (rebuilt at its forward when find_unused_parameters=False;
+    DDP never rebuilds with find_unused_parameters=True), with rebuilt_bucket_sizes.
 Runs with find_unused_parameters False and True (the latter exercises the
 [1 MiB, cap] construction limits). Writes JSON (default tests/data/ddp_bucket_truth.json)
 or, with --check FILE, compares against FILE and exits 1 on any difference.
@@ -26,120 +26,13 @@ import tempfile
 import torch
 import torch.distributed as dist
 import torch.nn as nn
-import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from collsim_models import BertEncoder, MixedPrecision, SparseEmbeddingModel  # noqa: E402
 
 CAPS_MB = [1, 5, 25, 100]
 DTYPE_NAMES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16",
                torch.float64: "float64"}
-
-
-# ---------------------------------------------------------------- models
-class BertLayer(nn.Module):
-    """One HF-style BERT encoder layer; parameter registration order as BertLayer."""
-
-    def __init__(self, h, ffn):
-        super().__init__()
-        self.attention = nn.Module()
-        self.attention.self = nn.Module()
-        self.attention.self.query = nn.Linear(h, h)
-        self.attention.self.key = nn.Linear(h, h)
-        self.attention.self.value = nn.Linear(h, h)
-        self.attention.output = nn.Module()
-        self.attention.output.dense = nn.Linear(h, h)
-        self.attention.output.LayerNorm = nn.LayerNorm(h)
-        self.intermediate = nn.Module()
-        self.intermediate.dense = nn.Linear(h, ffn)
-        self.output = nn.Module()
-        self.output.dense = nn.Linear(ffn, h)
-        self.output.LayerNorm = nn.LayerNorm(h)
-        self.heads = 12
-
-    def forward(self, x):
-        b, s, h = x.shape
-        sa = self.attention.self
-
-        def split(t):
-            return t.view(b, s, self.heads, h // self.heads).transpose(1, 2)
-
-        q, k, v = split(sa.query(x)), split(sa.key(x)), split(sa.value(x))
-        att = torch.softmax(q @ k.transpose(-1, -2) / (h // self.heads) ** 0.5, dim=-1)
-        ctx = (att @ v).transpose(1, 2).reshape(b, s, h)
-        x = self.attention.output.LayerNorm(x + self.attention.output.dense(ctx))
-        y = self.output.dense(F.gelu(self.intermediate.dense(x)))
-        return self.output.LayerNorm(x + y)
-
-
-class BertEncoder(nn.Module):
-    """BERT-base (BertModel with pooler): same parameter names, shapes and order as
-    ../shared/data/models/bert_base_params.csv."""
-
-    def __init__(self, vocab=30522, h=768, layers=12, ffn=3072, positions=512, types=2):
-        super().__init__()
-        self.embeddings = nn.Module()
-        self.embeddings.word_embeddings = nn.Embedding(vocab, h)
-        self.embeddings.position_embeddings = nn.Embedding(positions, h)
-        self.embeddings.token_type_embeddings = nn.Embedding(types, h)
-        self.embeddings.LayerNorm = nn.LayerNorm(h)
-        self.encoder = nn.Module()
-        self.encoder.layer = nn.ModuleList([BertLayer(h, ffn) for _ in range(layers)])
-        self.pooler = nn.Module()
-        self.pooler.dense = nn.Linear(h, h)
-
-    def forward(self, ids):
-        e = self.embeddings
-        pos = torch.arange(ids.shape[1]).unsqueeze(0)
-        x = e.LayerNorm(e.word_embeddings(ids) + e.position_embeddings(pos) +
-                        e.token_type_embeddings(torch.zeros_like(ids)))
-        for layer in self.encoder.layer:
-            x = layer(x)
-        return torch.tanh(self.pooler.dense(x[:, 0]))
-
-
-class HalfLinear(nn.Module):
-    """A linear layer whose parameters are stored in fp16 (computed in fp32 because CPU
-    fp16 matmul is missing in torch 1.13); its gradients are fp16."""
-
-    def __init__(self, i, o):
-        super().__init__()
-        self.weight = nn.Parameter(torch.randn(o, i, dtype=torch.float16) * 0.01)
-        self.bias = nn.Parameter(torch.zeros(o, dtype=torch.float16))
-
-    def forward(self, x):
-        return F.linear(x, self.weight.float(), self.bias.float())
-
-
-class MixedPrecision(nn.Module):
-    """Alternating fp32 and fp16 layers: buckets are formed per dtype."""
-
-    def __init__(self):
-        super().__init__()
-        dims = [256, 512, 1024, 512, 768, 1024, 256, 640, 128]
-        mods = []
-        for i in range(len(dims) - 1):
-            mods.append(HalfLinear(dims[i], dims[i + 1]) if i % 2 else nn.Linear(dims[i], dims[i + 1]))
-        self.layers = nn.ModuleList(mods)
-        self.head = nn.Linear(128, 10)
-
-    def forward(self, x):
-        for m in self.layers:
-            x = torch.relu(m(x))
-        return self.head(x)
-
-
-class SparseEmbeddingModel(nn.Module):
-    """A recommendation-style model: a sparse-gradient embedding (its own bucket), a dense
-    embedding and an MLP."""
-
-    def __init__(self):
-        super().__init__()
-        self.sparse_table = nn.Embedding(200000, 32, sparse=True)
-        self.dense_table = nn.Embedding(5000, 32)
-        self.mlp = nn.Sequential(nn.Linear(64, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(),
-                                 nn.Linear(1024, 512), nn.ReLU(), nn.Linear(512, 1))
-
-    def forward(self, ids):
-        x = torch.cat([self.sparse_table(ids[:, 0]), self.dense_table(ids[:, 1] % 5000)], dim=1)
-        return self.mlp(x)
 
 
 def build(name):
@@ -157,14 +50,34 @@ def build(name):
 
 
 # ---------------------------------------------------------------- probing
-def bucket_indices(ddp, index_of):
-    buckets = ddp.reducer._get_zeros_like_grad_buckets()
-    buckets = sorted(buckets, key=lambda b: b.index())
-    return [[index_of[p.data_ptr()] for p in b.parameters()] for b in buckets]
+def recorder(index_of, records):
+    """A DDP comm hook that records each bucket's parameter indices and returns the
+    bucket unchanged (world size 1: the all-reduce result equals the input). It sees
+    every bucket, sparse ones included, in launch order."""
+
+    def hook(state, bucket):
+        records.append((bucket.index(), [index_of[p.data_ptr()] for p in bucket.parameters()]))
+        fut = torch.futures.Future()
+        fut.set_result(bucket.buffer())
+        return fut
+
+    return hook
+
+
+def layout(records):
+    records = sorted(records)
+    assert [i for i, _ in records] == list(range(len(records))), records
+    return [members for _, members in records]
 
 
 def sizes(text):
     return [int(x) for x in text.split(",")] if text else []
+
+
+def logged_buckets(text):
+    """DDP's logged rebuilt_per_bucket_param_indices: buckets separated by commas,
+    indices by spaces."""
+    return [[int(x) for x in b.split()] for b in text.split(",")] if text else []
 
 
 def probe(model_name, cap_mb, find_unused):
@@ -177,7 +90,8 @@ def probe(model_name, cap_mb, find_unused):
         if isinstance(m, (nn.Embedding, nn.EmbeddingBag)) and m.sparse:
             sparse_ids.add(id(m.weight))
     ddp = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=cap_mb, find_unused_parameters=find_unused)
-    construction = bucket_indices(ddp, index_of)
+    records = []
+    ddp.register_comm_hook(None, recorder(index_of, records))
     log0 = ddp._get_ddp_logging_data()
 
     # Gradient-ready order: post-hooks on the AccumulateGrad nodes (what DDP hooks).
@@ -187,12 +101,16 @@ def probe(model_name, cap_mb, find_unused):
         acc = p.expand_as(p).grad_fn.next_functions[0][0]
         acc.register_hook(lambda *unused, i=i: order.append(i))
         keep.append(acc)
-    out = ddp(make_input())
-    out.float().sum().backward()
+    # Iteration 0 runs on the construction buckets.
+    ddp(make_input()).float().sum().backward()
+    construction = layout(records)
     ready_order = list(order)
-    # The rebuild happens at the start of the next forward.
-    ddp(make_input())
-    after = bucket_indices(ddp, index_of)
+    # The rebuild happens at the start of iteration 1's forward.
+    records.clear()
+    ddp(make_input()).float().sum().backward()
+    after = layout(records)
+    # DDP logs runtime stats (rebuilt sizes and per-bucket indices) from iteration 2 on.
+    ddp(make_input()).float().sum().backward()
     log1 = ddp._get_ddp_logging_data()
     case = {
         "model": model_name,
@@ -203,7 +121,11 @@ def probe(model_name, cap_mb, find_unused):
         "grad_ready_order": ready_order,
         "construction": {"buckets": construction, "bucket_sizes": sizes(log0.get("bucket_sizes", ""))},
         "after_first_iteration": {"buckets": after,
-                                  "rebuilt_bucket_sizes": sizes(log1.get("rebuilt_bucket_sizes", ""))},
+                                  "rebuilt_bucket_sizes": sizes(log1.get("rebuilt_bucket_sizes", "")),
+                                  "logged_per_bucket_param_indices": logged_buckets(
+                                      log1.get("rebuilt_per_bucket_param_indices", "")),
+                                  "logged_grad_ready_order": sizes(
+                                      log1.get("prev_iteration_grad_ready_order_indices", ""))},
     }
     del keep
     return case

@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "Show help for every subcommand");
   app.add_flag_callback("-v,--verbose", [] { spdlog::set_level(spdlog::level::debug); }, "Log progress to stderr");
   collsim::cli::add_collective_command(app);
+  collsim::cli::add_ddp_command(app);
+  collsim::cli::add_sweep_command(app);
 
   try {
     app.parse(argc, argv);
