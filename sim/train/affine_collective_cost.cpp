@@ -1,10 +1,13 @@
 #include "sim/train/affine_collective_cost.hpp"
 
+#include <array>
 #include <cmath>
+#include <future>
 
 #include <spdlog/spdlog.h>
 
 #include "sim/algo/registry.hpp"
+#include "sim/coll/predict.hpp"
 
 namespace collsim {
 
@@ -21,11 +24,26 @@ AffineCollectiveCost::AffineCollectiveCost(LinkGraph& graph, const std::string& 
   const std::int64_t hi = std::max(round_up(largest.count, n), lo + 4 * n);
   const std::int64_t mid = round_up(static_cast<std::int64_t>(std::sqrt(static_cast<double>(lo) * static_cast<double>(hi))), n);
   hi_ = hi;
-  const double t_lo = static_cast<double>(exact_.time(CollectiveOp::AllReduce, Bytes{lo}).ps);
-  const double t_hi = static_cast<double>(exact_.time(CollectiveOp::AllReduce, Bytes{hi}).ps);
+  // The three plays are independent: run them on their own threads, each on its own
+  // LinkGraph (route caches are not shared), and keep them in the exact cache.
+  const std::array<std::int64_t, 3> sizes{lo, hi, mid};
+  std::array<std::future<Time>, 3> plays;
+  const Topology& topo = graph.topology();
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    plays[i] = std::async(std::launch::async, [&topo, &algorithm, n, bytes = sizes[i]] {
+      LinkGraph own(topo);
+      return predict_collective(own, Collective{CollectiveOp::AllReduce, static_cast<int>(n), 0, Bytes{bytes}}, algorithm).time;
+    });
+  }
+  std::array<double, 3> t{};
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const Time played = plays[i].get();
+    exact_.remember(CollectiveOp::AllReduce, Bytes{sizes[i]}, played);
+    t[i] = static_cast<double>(played.ps);
+  }
+  const double t_lo = t[0], t_hi = t[1], t_mid = t[2];
   slope_ps_per_byte_ = (t_hi - t_lo) / static_cast<double>(hi - lo);
   intercept_ps_ = t_lo - slope_ps_per_byte_ * static_cast<double>(lo);
-  const double t_mid = static_cast<double>(exact_.time(CollectiveOp::AllReduce, Bytes{mid}).ps);
   const double fit = intercept_ps_ + slope_ps_per_byte_ * static_cast<double>(mid);
   check_error_ = std::abs(fit - t_mid) / t_mid;
   // The player rounds every transfer up to a whole ps: along a ring's 2(N-1) steps that

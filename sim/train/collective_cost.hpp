@@ -21,6 +21,8 @@ class CollectiveCostCache {
   // moves each byte once per rank, a ring all-reduce twice).
   [[nodiscard]] Time time(CollectiveOp op, Bytes bytes);
   [[nodiscard]] std::size_t predictions() const { return cache_.size(); }
+  // Stores a prediction made elsewhere (e.g. on another thread) for later lookups.
+  void remember(CollectiveOp op, Bytes bytes, Time t) { cache_.emplace(std::make_pair(op, bytes.count), t); }
   [[nodiscard]] bool broadcast_approximated() const { return broadcast_approximated_; }
 
  private:
