@@ -49,6 +49,7 @@ Parameter read_parameter(const nlohmann::json& j, const std::string& source, con
     for (const auto& d : *shape) {
       if (!d.is_number_integer() || d.get<std::int64_t>() < 1) f.fail("shape", brief(*shape), "an array of positive integers");
       p.shape.push_back(d.get<std::int64_t>());
+      if (p.shape.back() > kMaxElements / product) f.fail("shape", brief(*shape), "dimensions whose product is numel");
       product *= p.shape.back();
     }
     if (product != p.numel) {

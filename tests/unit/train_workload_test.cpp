@@ -49,6 +49,8 @@ TEST_CASE("workload validation names the field", "[train][workload]") {
   SECTION("unknown key") { j["colour"] = "red"; }
   SECTION("unknown dtype") { j["parameters"][0]["dtype"] = "float8"; }
   SECTION("shape disagrees with numel") { j["parameters"][0]["shape"] = {4, 4}; }
+  SECTION("shape product overflows") { j["parameters"][0]["shape"] = {1LL << 40, 1LL << 40}; }
+  SECTION("optimizer time and bytes together") { j["optimizer"] = {{"time", "1ms"}, {"memory_bytes_per_param", 16}}; }
   SECTION("layer names an unknown parameter") { j["layers"][0]["params"] = {"nope"}; }
   SECTION("parameter never made ready") { j["parameters"].push_back({{"name", "v"}, {"numel", 1}, {"dtype", "float32"}}); }
   SECTION("parameter in two layers") {
