@@ -15,6 +15,8 @@ for b in s["best"]:
 assert s["best"][0]["scaling_efficiency"] == 1.0
 PY
 "$COLLSIM" sweep --workload resnet50 --bucket-mb 5,25 --ranks 8,16 --format csv >"$TMP/s.csv" 2>/dev/null || fail "generated-cluster sweep failed"
+"$COLLSIM" sweep --workload resnet50 --bucket-mb 5,25 --ranks 8,16 --format csv >"$TMP/s2.csv" 2>/dev/null
+cmp -s "$TMP/s.csv" "$TMP/s2.csv" || fail "sweep output differs between two identical runs"
 [[ $(grep -c . "$TMP/s.csv") == 5 ]] || fail "sweep csv should have a header and 4 rows"
 [[ $(awk -F, 'NR > 1 && $8 == 1' "$TMP/s.csv" | wc -l) == 2 ]] || fail "one best row per world size expected"
 
