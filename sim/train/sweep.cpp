@@ -12,16 +12,13 @@ SweepResult run_sweep(const Workload& w, const ComputeModel& cm, const TopologyF
   const std::size_t total = spec.ranks.size() * spec.bucket_mb.size();
   std::size_t done = 0;
   // The largest bucket sets the all-reduce fit's range.
-  std::vector<BucketPlan> plans;
   Bytes largest{0};
   for (double mb : spec.bucket_mb) {
     DdpOptions o = spec.options;
     o.buckets.bucket_cap = bucket_cap_from_mb(mb);
-    plans.push_back(o.first_iteration ? construction_buckets(w, o.buckets)
-                                      : rebuilt_buckets(w, w.grad_ready_order(), o.buckets));
-    for (const auto& b : plans.back().buckets) {
-      largest = std::max(largest, b.bytes);
-    }
+    const BucketPlan plan = o.first_iteration ? construction_buckets(w, o.buckets)
+                                              : rebuilt_buckets(w, w.grad_ready_order(), o.buckets);
+    for (const auto& b : plan.buckets) largest = std::max(largest, b.bytes);
   }
   for (int n : spec.ranks) {
     const Topology topo = topology(n);
