@@ -12,3 +12,8 @@ echo "== ring all-reduce, built-in 8 x H100 NVSwitch node"
 echo
 echo "== parameter-server all-reduce, same node"
 "$collsim" collective --op allreduce --algo ps --sizes 8B:1GiB --factor 4
+
+echo
+echo "== DDP: ResNet-50 bucket sweep on 4 hosts x 8 H100 (topologies/ddp-4x8-example.json)"
+"$collsim" sweep --topology "$root/topologies/ddp-4x8-example.json" --workload resnet50 \
+  --bucket-mb 1,2,5,10,25,50,100,200 --ranks 8,16,32

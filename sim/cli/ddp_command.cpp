@@ -1,0 +1,74 @@
+// `collsim ddp`: one DDP training step of a workload on a topology.
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "sim/cli/commands.hpp"
+#include "sim/cli/ddp_options.hpp"
+#include "sim/core/error.hpp"
+#include "sim/report/ddp_report.hpp"
+#include "sim/report/trace_writer.hpp"
+#include "sim/train/collective_cost.hpp"
+
+namespace collsim::cli {
+
+namespace {
+
+struct DdpCommandArgs {
+  DdpArgs ddp;
+  std::string topology;
+  std::optional<int> ranks;
+  double bucket_mb = 25;
+  std::string trace;
+  std::string format = "table";
+};
+
+void run_ddp(const DdpCommandArgs& a) {
+  check_algorithm(a.ddp.algo);
+  DdpOptions o = make_ddp_options(a.ddp);
+  o.buckets.bucket_cap = bucket_cap_option("--bucket-mb", a.bucket_mb);
+  const OutputFormat format = parse_format_option(a.format);
+  const Topology topo = load_topology_option(a.topology, a.ranks);
+  const Workload w = load_workload_option(a.ddp.workload);
+  const ComputeModel cm = compute_model_option(a.ddp, w, topo);
+  LinkGraph graph(topo);
+  CollectiveCostCache cache(graph, a.ddp.algo);
+  DdpReport rep;
+  rep.result = simulate_ddp(w, cm, [&](CollectiveOp op, Bytes b) { return cache.time(op, b); }, o);
+  if (cache.broadcast_approximated()) {
+    spdlog::warn("algorithm {} has no broadcast: buffer broadcasts are costed as all-reduces of the same bytes", a.ddp.algo);
+  }
+  rep.workload = w.name;
+  rep.topology = topo.name;
+  rep.device = cm.device.name;
+  rep.algorithm = a.ddp.algo;
+  rep.backend = a.ddp.backend;
+  rep.ranks = topo.rank_count();
+  rep.bucket_cap_mb = a.bucket_mb;
+  rep.iteration = a.ddp.iteration;
+  if (!a.trace.empty()) {
+    std::ofstream out(a.trace, std::ios::binary);
+    if (!out) throw ConfigError("--trace", "", a.trace, "a writable file path");
+    write_chrome_trace(out, rep.result, fmt::format("collsim ddp {} on {} ({} ranks)", w.name, topo.name, rep.ranks));
+  }
+  write_ddp_report(std::cout, rep, format);
+}
+
+}  // namespace
+
+void add_ddp_command(CLI::App& app) {
+  auto args = std::make_shared<DdpCommandArgs>();
+  CLI::App* cmd = app.add_subcommand("ddp", "Predict one PyTorch DDP training step: buckets, overlap, exposed communication");
+  cmd->add_option("--topology", args->topology, "Topology JSON file (default: built-in 8 x H100 NVSwitch node)");
+  cmd->add_option("--ranks", args->ranks, "Use only the first N ranks of the topology");
+  cmd->add_option("--bucket-mb", args->bucket_mb, "DDP bucket_cap_mb (MiB)")->capture_default_str();
+  add_ddp_options(cmd, args->ddp);
+  cmd->add_option("--trace", args->trace, "Also write a Chrome trace event JSON file (Perfetto, chrome://tracing)");
+  cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
+  cmd->callback([args] { run_ddp(*args); });
+}
+
+}  // namespace collsim::cli

@@ -1,0 +1,48 @@
+// Options shared by `collsim ddp` and `collsim sweep`: the DDP settings (buckets, hooks,
+// backend, overlap), the device and the collective algorithm, and their validation.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "sim/topo/topology.hpp"
+#include "sim/train/ddp_timeline.hpp"
+
+namespace collsim::cli {
+
+struct DdpArgs {
+  std::string workload;
+  std::string device;
+  std::optional<double> efficiency;
+  std::string algo = "ring";
+  std::string backend = "nccl";
+  double first_bucket_mb = 1;
+  bool gradient_as_bucket_view = false;
+  bool no_overlap = false;
+  int accumulate = 1;
+  std::string hook = "none";
+  std::string iteration = "steady";
+  bool find_unused_parameters = false;
+  std::string graph_walk = "0s";
+  bool static_graph = false;
+  bool no_broadcast_buffers = false;
+  double comm_slowdown = 0;
+};
+
+// Registers the shared options on `cmd`.
+void add_ddp_options(CLI::App* cmd, DdpArgs& a);
+
+// Validated DdpOptions (bucket cap set by the caller); ConfigError names the flag.
+[[nodiscard]] DdpOptions make_ddp_options(const DdpArgs& a);
+// Checks --algo against the registry.
+void check_algorithm(const std::string& algo);
+// --bucket-mb value to bytes; ConfigError unless > 0.
+[[nodiscard]] Bytes bucket_cap_option(const std::string& flag, double mb);
+// The workload named by --workload (a file or a shipped name).
+[[nodiscard]] Workload load_workload_option(const std::string& name);
+// --device, or the GPU model of the topology's first rank.
+[[nodiscard]] ComputeModel compute_model_option(const DdpArgs& a, const Workload& w, const Topology& t);
+
+}  // namespace collsim::cli

@@ -1,0 +1,169 @@
+// `collsim sweep`: DDP step time over bucket sizes x world sizes, best bucket per size.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "sim/cli/commands.hpp"
+#include "sim/cli/ddp_options.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/unit_parse.hpp"
+#include "sim/report/sweep_report.hpp"
+#include "sim/train/cluster_topology.hpp"
+
+namespace collsim::cli {
+
+namespace {
+
+struct SweepArgs {
+  DdpArgs ddp;
+  std::string topology;
+  std::string bucket_mb = "1,2,5,10,25,50,100,200";
+  std::string ranks;
+  int gpus_per_host = 8;
+  std::string gpu = "H100";
+  std::string nic = "400Gbps";
+  bool exact = false;
+  std::string format = "table";
+};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) out.push_back(item);
+  return out;
+}
+
+std::vector<double> parse_mb_list(const std::string& text) {
+  std::vector<double> out;
+  for (const auto& item : split(text)) {
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || item.empty()) {
+      throw ConfigError("--bucket-mb", "", fmt::format("\"{}\"", text), "a comma-separated list of sizes in MiB (e.g. 1,5,25)");
+    }
+    (void)bucket_cap_option("--bucket-mb", v);
+    out.push_back(v);
+  }
+  if (out.empty()) throw ConfigError("--bucket-mb", "", "\"\"", "at least one bucket size");
+  return out;
+}
+
+std::vector<int> parse_ranks_list(const std::string& text, int max_ranks) {
+  std::vector<int> out;
+  for (const auto& item : split(text)) {
+    if (item.empty() || item.size() > 7 || item.find_first_not_of("0123456789") != std::string::npos) {
+      throw ConfigError("--ranks", "", fmt::format("\"{}\"", text), "a comma-separated list of world sizes (e.g. 8,16,32)");
+    }
+    const int n = std::stoi(item);
+    if (n < 1 || (max_ranks > 0 && n > max_ranks)) {
+      throw ConfigError("--ranks", "", item, max_ranks > 0 ? fmt::format("a world size from 1 to {} (the topology's ranks)", max_ranks)
+                                                           : std::string("a world size >= 1"));
+    }
+    out.push_back(n);
+  }
+  if (out.empty()) throw ConfigError("--ranks", "", "\"\"", "at least one world size");
+  return out;
+}
+
+void run_sweep_command(const SweepArgs& a) {
+  check_algorithm(a.ddp.algo);
+  const SweepSpec base{{}, parse_mb_list(a.bucket_mb), make_ddp_options(a.ddp), a.ddp.algo, a.exact};
+  const OutputFormat format = parse_format_option(a.format);
+  const Workload w = load_workload_option(a.ddp.workload);
+  SweepSpec spec = base;
+  TopologyForRanks topology;
+  std::string topology_name;
+  Topology probe;
+  if (!a.topology.empty()) {
+    const Topology file = load_topology_option(a.topology, std::nullopt);
+    spec.ranks = a.ranks.empty() ? std::vector<int>{file.rank_count()} : parse_ranks_list(a.ranks, file.rank_count());
+    topology = [file](int n) {
+      Topology t = file;
+      t.ranks.resize(static_cast<std::size_t>(n));
+      return t;
+    };
+    topology_name = file.name;
+    probe = file;
+  } else {
+    if (a.gpus_per_host < 1 || a.gpus_per_host > 1024) {
+      throw ConfigError("--gpus-per-host", "", std::to_string(a.gpus_per_host), "a GPU count from 1 to 1024");
+    }
+    SweepClusterSpec cs;
+    cs.gpus_per_host = a.gpus_per_host;
+    cs.gpu_model = a.gpu;
+    try {
+      cs.nic_bandwidth = parse_bandwidth(a.nic);
+    } catch (const UnitError& e) {
+      throw ConfigError("--nic", "", e.value(), e.expected());
+    }
+    spec.ranks = parse_ranks_list(a.ranks.empty() ? "8,16,32,64,128,256,512,1024" : a.ranks, 1 << 20);
+    topology = [cs](int n) {
+      SweepClusterSpec s = cs;
+      s.hosts = (n + s.gpus_per_host - 1) / s.gpus_per_host;
+      Topology t = make_sweep_cluster(s);
+      t.ranks.resize(static_cast<std::size_t>(n));
+      return t;
+    };
+    topology_name = fmt::format("generated cluster: hosts of {} x {} on NVSwitch, one {} NIC per GPU", a.gpus_per_host,
+                                a.gpu, a.nic);
+    cs.hosts = 1;
+    probe = make_sweep_cluster(cs);
+  }
+  const ComputeModel cm = compute_model_option(a.ddp, w, probe);
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  const SweepProgress progress = [&](std::size_t done, std::size_t total) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!tty || elapsed < 1.0) return;
+    const int width = 30;
+    const int filled = static_cast<int>(width * done / total);
+    std::cerr << fmt::format("\r[{}{}] {}/{} points, {:.1f} s", std::string(filled, '#'), std::string(width - filled, '.'),
+                             done, total, elapsed)
+              << (done == total ? "\n" : "") << std::flush;
+  };
+  SweepReport rep;
+  rep.result = run_sweep(w, cm, topology, spec, progress);
+  rep.workload = w.name;
+  rep.topology = topology_name;
+  rep.device = cm.device.name;
+  rep.algorithm = a.ddp.algo;
+  rep.backend = a.ddp.backend;
+  rep.cost_method = a.exact ? "every bucket size played" : "affine fit from 3 plays per world size";
+  if (!rep.result.exact_world_sizes.empty()) {
+    rep.cost_method += fmt::format("; fit failed its check at {} ranks, played exactly there",
+                                   fmt::join(rep.result.exact_world_sizes, ","));
+  }
+  write_sweep_report(std::cout, rep, format);
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app) {
+  auto args = std::make_shared<SweepArgs>();
+  CLI::App* cmd = app.add_subcommand("sweep", "DDP step time over bucket sizes and world sizes; best bucket_cap_mb per size");
+  cmd->add_option("--topology", args->topology,
+                  "Topology JSON file whose first N ranks form each world size (default: a generated cluster)");
+  cmd->add_option("--bucket-mb", args->bucket_mb, "Comma-separated bucket_cap_mb values (MiB)")->capture_default_str();
+  cmd->add_option("--ranks", args->ranks, "Comma-separated world sizes (default: 8..1024, or the topology's ranks)");
+  cmd->add_option("--gpus-per-host", args->gpus_per_host, "Generated cluster: GPUs per host")->capture_default_str();
+  cmd->add_option("--gpu", args->gpu, "Generated cluster: GPU model")->capture_default_str();
+  cmd->add_option("--nic", args->nic, "Generated cluster: NIC bandwidth per GPU")->capture_default_str();
+  cmd->add_flag("--exact", args->exact, "Play every distinct bucket size (no affine fit)");
+  add_ddp_options(cmd, args->ddp);
+  cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
+  cmd->callback([args] { run_sweep_command(*args); });
+}
+
+}  // namespace collsim::cli

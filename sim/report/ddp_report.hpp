@@ -1,0 +1,28 @@
+// Writes one DDP step prediction: iteration, forward, backward, optimizer, copies, total
+// and exposed communication (ms), overlap (%), and the per-bucket table (bytes, ready,
+// launch, start, end in ms from the step's start) as a table, JSON or CSV.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "sim/report/collective_table.hpp"
+#include "sim/train/ddp_timeline.hpp"
+
+namespace collsim {
+
+struct DdpReport {
+  std::string workload;
+  std::string topology;
+  std::string device;
+  std::string algorithm;
+  std::string backend;
+  int ranks = 1;
+  double bucket_cap_mb = 25;
+  std::string iteration;  // "steady" or "0"
+  DdpResult result;
+};
+
+void write_ddp_report(std::ostream& out, const DdpReport& report, OutputFormat format);
+
+}  // namespace collsim

@@ -1,0 +1,77 @@
+#include "sim/report/sweep_report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <nlohmann/json.hpp>
+
+namespace collsim {
+
+namespace {
+
+double ms(Time t) { return static_cast<double>(t.ps) / Time::kPerMs; }
+
+void write_table(std::ostream& out, const SweepReport& rep) {
+  const SweepResult& r = rep.result;
+  fmt::print(out, "# collsim sweep: {} on {} ({}), {} {} all-reduce ({})\n", rep.workload, rep.topology, rep.device,
+             rep.backend, rep.algorithm, rep.cost_method);
+  fmt::print(out, "{:>6} {:>10} {:>8} {:>13} {:>13} {:>13} {:>9}\n", "ranks", "bucket_mb", "buckets", "iteration",
+             "comm", "exposed", "overlap");
+  fmt::print(out, "{:>6} {:>10} {:>8} {:>13} {:>13} {:>13} {:>9}\n", "", "(MiB)", "", "(ms)", "(ms)", "(ms)", "(%)");
+  for (const auto& row : r.rows) {
+    fmt::print(out, "{:>6} {:>10g} {:>8} {:>13.3f} {:>13.3f} {:>13.3f} {:>9.1f}\n", row.ranks, row.bucket_mb, row.buckets,
+               ms(row.iteration), ms(row.comm_total), ms(row.exposed_comm), row.overlap_percent);
+  }
+  fmt::print(out, "\n# best bucket size per world size; scaling efficiency = best iteration at {} ranks / at N\n",
+             r.best.empty() ? 0 : r.best.front().ranks);
+  fmt::print(out, "{:>6} {:>10} {:>13} {:>11}\n", "ranks", "bucket_mb", "iteration", "efficiency");
+  for (const auto& b : r.best) {
+    fmt::print(out, "{:>6} {:>10g} {:>13.3f} {:>10.1f}%\n", b.ranks, b.bucket_mb, ms(b.iteration), 100 * b.scaling_efficiency);
+  }
+}
+
+void write_json(std::ostream& out, const SweepReport& rep) {
+  const SweepResult& r = rep.result;
+  nlohmann::ordered_json doc;
+  doc["workload"] = rep.workload;
+  doc["topology"] = rep.topology;
+  doc["device"] = rep.device;
+  doc["backend"] = rep.backend;
+  doc["algorithm"] = rep.algorithm;
+  doc["allreduce_cost"] = rep.cost_method;
+  doc["collective_plays"] = r.collective_plays;
+  doc["rows"] = nlohmann::ordered_json::array();
+  for (const auto& row : r.rows) {
+    doc["rows"].push_back({{"ranks", row.ranks}, {"bucket_mb", row.bucket_mb}, {"buckets", row.buckets},
+                           {"iteration_ms", ms(row.iteration)}, {"iteration_ps", row.iteration.ps},
+                           {"communication_ms", ms(row.comm_total)}, {"exposed_communication_ms", ms(row.exposed_comm)},
+                           {"overlap_percent", row.overlap_percent}});
+  }
+  doc["best"] = nlohmann::ordered_json::array();
+  for (const auto& b : r.best) {
+    doc["best"].push_back({{"ranks", b.ranks}, {"bucket_mb", b.bucket_mb}, {"iteration_ms", ms(b.iteration)},
+                           {"scaling_efficiency", b.scaling_efficiency}});
+  }
+  out << doc.dump(2) << "\n";
+}
+
+void write_csv(std::ostream& out, const SweepReport& rep) {
+  out << "ranks,bucket_mb,buckets,iteration_ms,communication_ms,exposed_communication_ms,overlap_percent,best\n";
+  for (const auto& row : rep.result.rows) {
+    bool best = false;
+    for (const auto& b : rep.result.best) best = best || (b.ranks == row.ranks && b.bucket_mb == row.bucket_mb);
+    fmt::print(out, "{},{:g},{},{:.6f},{:.6f},{:.6f},{:.3f},{}\n", row.ranks, row.bucket_mb, row.buckets, ms(row.iteration),
+               ms(row.comm_total), ms(row.exposed_comm), row.overlap_percent, best ? 1 : 0);
+  }
+}
+
+}  // namespace
+
+void write_sweep_report(std::ostream& out, const SweepReport& report, OutputFormat format) {
+  switch (format) {
+    case OutputFormat::Table: write_table(out, report); break;
+    case OutputFormat::Json: write_json(out, report); break;
+    case OutputFormat::Csv: write_csv(out, report); break;
+  }
+}
+
+}  // namespace collsim

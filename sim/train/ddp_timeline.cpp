@@ -1,0 +1,276 @@
+#include "sim/train/ddp_timeline.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+
+namespace collsim {
+
+namespace {
+
+// Coalesced broadcast chunk of DDP's buffer sync (distributed.py broadcast_bucket_size).
+constexpr std::int64_t kBroadcastBucketBytes = 250LL * 1024 * 1024;
+
+// Wire traffic of one bucket under the hook: a list of all-reduces (bytes per rank) and
+// the hook's own compute before launch (casts, PowerSGD matmuls) and after the result.
+struct HookPlan {
+  std::vector<Bytes> allreduces;
+  Time before;
+  Time after;
+};
+
+HookPlan plan_hook(const Workload& w, const Bucket& b, const ComputeModel& cm, const DdpOptions& o) {
+  HookPlan h;
+  const std::int64_t elem = element_size(b.dtype);
+  switch (o.hook) {
+    case CommHook::None:
+      h.allreduces = {b.bytes};
+      break;
+    case CommHook::Fp16:
+    case CommHook::Bf16: {
+      // fp16_compress_hook: cast to 16 bits (read elem, write 2 B), divide in place (read
+      // + write 2 B), all-reduce 2 B/elem, cast back into the bucket (read 2 B, write elem).
+      h.allreduces = {Bytes{b.numel * 2}};
+      h.before = cm.memory(Bytes{b.numel * (elem + 2 + 4)});
+      h.after = cm.memory(Bytes{b.numel * (2 + elem)});
+      break;
+    }
+    case CommHook::PowerSgd: {
+      // powerSGD_hook (reference/pytorch-ddp.md 2.8): matrices n x m with
+      // (n + m) r * 2 < n m are compressed to P (n x r) and Q (m x r), everything else is
+      // all-reduced uncompressed in one batched buffer; each compressed matrix costs two
+      // matmuls of 2 n m r FLOPs (P = M Q, Q = M^T P).
+      std::int64_t uncompressed = 0, p = 0, q = 0;
+      double flops = 0;
+      for (std::size_t i : b.params) {
+        const Parameter& par = w.parameters[i];
+        if (par.shape.empty()) {
+          throw ConfigError("--hook", "", "powersgd", fmt::format("a workload whose parameters have shapes ({} has none)", par.name));
+        }
+        if (par.shape.size() == 1) {
+          uncompressed += par.numel;
+          continue;
+        }
+        const std::int64_t n = par.shape[0], m = par.numel / n;
+        const std::int64_t r = std::min({n, m, static_cast<std::int64_t>(o.powersgd_rank)});
+        if ((n + m) * r * 2 >= n * m) {
+          uncompressed += par.numel;
+        } else {
+          p += n * r;
+          q += m * r;
+          flops += 4.0 * static_cast<double>(n * m * r);
+        }
+      }
+      if (uncompressed > 0) h.allreduces.push_back(Bytes{uncompressed * elem});
+      if (p > 0) h.allreduces.push_back(Bytes{p * elem});
+      if (q > 0) h.allreduces.push_back(Bytes{q * elem});
+      h.before = cm.flops(flops);
+      break;
+    }
+  }
+  return h;
+}
+
+class ProgramBuilder {
+ public:
+  ProgramBuilder(const Workload& w, const ComputeModel& cm, const CollectiveCostFn& cost, const DdpOptions& o,
+                 const BucketPlan& plan)
+      : w_(w), cm_(cm), cost_(cost), o_(o), plan_(plan) {}
+
+  StreamProgram build(std::vector<BucketTiming>& buckets, std::vector<std::vector<std::size_t>>& bucket_comms,
+                      std::vector<std::size_t>& ready_task) {
+    buckets.resize(plan_.buckets.size());
+    bucket_comms.resize(plan_.buckets.size());
+    ready_task.assign(plan_.buckets.size(), 0);
+    for (int m = 0; m < o_.accumulate; ++m) micro_step(m, m == o_.accumulate - 1, buckets, bucket_comms, ready_task);
+    return std::move(p_);
+  }
+
+ private:
+  std::size_t compute(std::string name, std::string category, Time work, std::vector<std::size_t> wait = {}) {
+    p_.compute.push_back(ComputeTask{std::move(name), std::move(category), work, std::move(wait), {}});
+    return p_.compute.size() - 1;
+  }
+
+  std::size_t comm(std::string name, std::string category, CollectiveOp op, Bytes bytes, std::vector<std::size_t> after) {
+    p_.comm.push_back(CommTask{std::move(name), std::move(category), cost_(op, bytes), std::move(after), {}, bytes, false});
+    return p_.comm.size() - 1;
+  }
+
+  // Issues `c` when the last compute task so far finishes (or at time 0 if none yet).
+  void issue_now(std::size_t c) {
+    if (p_.compute.empty()) {
+      p_.comm[c].issued_at_start = true;
+    } else {
+      p_.compute.back().issue.push_back(c);
+    }
+  }
+
+  void micro_step(int m, bool sync, std::vector<BucketTiming>& bt, std::vector<std::vector<std::size_t>>& bc,
+                  std::vector<std::size_t>& ready_task) {
+    const std::string step = o_.accumulate > 1 ? fmt::format("[{}] ", m) : "";
+    // Buffers are broadcast before a forward whose previous forward synced (no_sync
+    // clears require_forward_param_sync): every step when K = 1, else the first of K.
+    std::vector<std::size_t> broadcasts;
+    if (o_.broadcast_buffers && !w_.buffers.empty() && (o_.accumulate == 1 || m == 0)) {
+      std::map<DType, std::int64_t> by_dtype;
+      for (const auto& b : w_.buffers) by_dtype[b.dtype] += b.numel * element_size(b.dtype);
+      for (const auto& [dtype, bytes] : by_dtype) {
+        for (std::int64_t off = 0; off < bytes; off += kBroadcastBucketBytes) {
+          const Bytes chunk{std::min(kBroadcastBucketBytes, bytes - off)};
+          const auto c = comm(fmt::format("{}broadcast buffers {}", step, to_string(dtype)), "broadcast",
+                              CollectiveOp::Broadcast, chunk, {});
+          issue_now(c);
+          broadcasts.push_back(c);
+        }
+      }
+    }
+    for (std::size_t i = 0; i < w_.layers.size(); ++i) {
+      compute(step + "fwd " + w_.layers[i].name, "forward", cm_.forward(w_.layers[i]), i == 0 ? broadcasts : std::vector<std::size_t>{});
+    }
+    if (!sync) {
+      for (auto l = w_.layers.rbegin(); l != w_.layers.rend(); ++l) compute(step + "bwd " + l->name, "backward", cm_.backward(*l));
+      return;
+    }
+    if (o_.buckets.find_unused_parameters && o_.graph_walk.ps > 0) compute(step + "find unused parameters", "graph_walk", o_.graph_walk);
+
+    const auto& buckets = plan_.buckets;
+    std::vector<std::size_t> bucket_of(w_.parameters.size(), 0), pending(buckets.size(), 0);
+    for (std::size_t b = 0; b < buckets.size(); ++b) {
+      for (std::size_t i : buckets[b].params) bucket_of[i] = b;
+      pending[b] = buckets[b].params.size();
+    }
+    std::size_t next_bucket = 0;
+    // Copy-in: no hook multiplies by 1/world into the bucket (read grad + write bucket);
+    // gradient_as_bucket_view makes that an in-place divide (same traffic); with a hook
+    // the reducer only copies (no copy at all once the grad is a bucket view).
+    const bool copy_in = !(o_.gradient_as_bucket_view && o_.hook != CommHook::None);
+    for (auto l = w_.layers.rbegin(); l != w_.layers.rend(); ++l) {
+      compute(step + "bwd " + l->name, "backward", cm_.backward(*l));
+      for (std::size_t i : l->params) {
+        const Parameter& par = w_.parameters[i];
+        if (copy_in) compute(step + "copy_in " + par.name, "copy_in", cm_.memory(par.bytes() * 2));
+        const std::size_t b = bucket_of[i];
+        if (--pending[b] == 0) ready_task[b] = p_.compute.size() - 1;
+        // In-order launch: bucket k goes only when 0..k-1 have gone.
+        while (o_.overlap && next_bucket < buckets.size() && pending[next_bucket] == 0) launch(next_bucket++, step, bt, bc);
+      }
+    }
+    while (next_bucket < buckets.size()) launch(next_bucket++, step, bt, bc);
+    if (o_.buckets.find_unused_parameters && !o_.buckets.static_graph) {
+      // The int32 local_used_map all-reduce after the last bucket (waited only lazily).
+      issue_now(comm(step + "allreduce local_used_map", "allreduce", CollectiveOp::AllReduce,
+                     Bytes{static_cast<std::int64_t>(w_.parameters.size()) * 4}, {}));
+    }
+    // finalize_backward: wait each bucket in order, decompress, copy back into .grad.
+    for (std::size_t b = 0; b < buckets.size(); ++b) {
+      const HookPlan h = plan_hook(w_, buckets[b], cm_, o_);
+      std::vector<std::size_t> wait = {bc[b].back()};
+      if (h.after.ps > 0) {
+        compute(fmt::format("{}hook decompress bucket {}", step, b), "hook", h.after, wait);
+        wait.clear();
+      }
+      const Time out = o_.gradient_as_bucket_view ? Time{} : cm_.memory(buckets[b].bytes * 2);
+      compute(fmt::format("{}copy_out bucket {}", step, b), "copy_out", out, wait);
+    }
+    compute(step + "optimizer", "optimizer", cm_.optimizer(w_));
+  }
+
+  void launch(std::size_t b, const std::string& step, std::vector<BucketTiming>& bt, std::vector<std::vector<std::size_t>>& bc) {
+    const Bucket& bucket = plan_.buckets[b];
+    const HookPlan h = plan_hook(w_, bucket, cm_, o_);
+    if (h.before.ps > 0) compute(fmt::format("{}hook compress bucket {}", step, b), "hook", h.before);
+    bt[b].index = b;
+    bt[b].params = bucket.params.size();
+    bt[b].bytes = bucket.bytes;
+    for (std::size_t k = 0; k < h.allreduces.size(); ++k) {
+      const std::string name = h.allreduces.size() == 1 ? fmt::format("{}allreduce bucket {}", step, b)
+                                                        : fmt::format("{}allreduce bucket {} part {}", step, b, k);
+      // A hook's all-reduces run one after another (each needs the previous result).
+      std::vector<std::size_t> after;
+      if (k > 0) after.push_back(bc[b].back());
+      const auto c = comm(name, "allreduce", CollectiveOp::AllReduce, h.allreduces[k], after);
+      p_.comm[c].bucket = b;
+      issue_now(c);
+      bc[b].push_back(c);
+      bt[b].wire_bytes += h.allreduces[k];
+    }
+    bt[b].collectives = static_cast<int>(h.allreduces.size());
+  }
+
+  const Workload& w_;
+  const ComputeModel& cm_;
+  const CollectiveCostFn& cost_;
+  const DdpOptions& o_;
+  const BucketPlan& plan_;
+  StreamProgram p_;
+};
+
+Time union_length(std::vector<Interval> v) {
+  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  Time total{}, cur_start{}, cur_end{};
+  bool open = false;
+  for (const auto& iv : v) {
+    if (!open || iv.start > cur_end) {
+      if (open) total += cur_end - cur_start;
+      cur_start = iv.start;
+      cur_end = iv.end;
+      open = true;
+    } else {
+      cur_end = std::max(cur_end, iv.end);
+    }
+  }
+  if (open) total += cur_end - cur_start;
+  return total;
+}
+
+}  // namespace
+
+DdpResult simulate_ddp(const Workload& w, const ComputeModel& cm, const CollectiveCostFn& cost, const DdpOptions& o) {
+  if (o.accumulate < 1) throw ConfigError("--accumulate", "", std::to_string(o.accumulate), "a step count >= 1");
+  DdpResult r;
+  r.accumulate = o.accumulate;
+  r.plan = o.first_iteration ? construction_buckets(w, o.buckets) : rebuilt_buckets(w, w.grad_ready_order(), o.buckets);
+  DdpOptions eff = o;
+  // static_graph's iteration 0 delays every all-reduce to the end of backward.
+  if (o.first_iteration && o.buckets.static_graph) eff.overlap = false;
+  std::vector<std::vector<std::size_t>> bucket_comms;
+  std::vector<std::size_t> ready_task;
+  r.program = ProgramBuilder(w, cm, cost, eff, r.plan).build(r.buckets, bucket_comms, ready_task);
+  StreamOptions so;
+  so.comm_concurrency = o.backend == DdpBackend::Gloo ? 2 : 1;
+  so.compute_slowdown = o.compute_slowdown;
+  r.timeline = play_streams(r.program, so);
+  for (std::size_t b = 0; b < r.buckets.size(); ++b) {
+    auto& bt = r.buckets[b];
+    bt.ready = r.timeline.compute[ready_task[b]].end;
+    bt.launched = r.timeline.comm_issued[bucket_comms[b].front()];
+    bt.start = r.timeline.comm[bucket_comms[b].front()].start;
+    bt.end = r.timeline.comm[bucket_comms[b].back()].end;
+  }
+  Time compute_busy{};
+  for (std::size_t i = 0; i < r.program.compute.size(); ++i) {
+    const Time d = r.timeline.compute[i].end - r.timeline.compute[i].start;
+    compute_busy += d;
+    const std::string& cat = r.program.compute[i].category;
+    if (cat == "forward") r.forward += d;
+    else if (cat == "backward") r.backward += d;
+    else if (cat == "copy_in" || cat == "copy_out") r.copies += d;
+    else if (cat == "hook") r.hook_compute += d;
+    else if (cat == "optimizer") r.optimizer += d;
+    else r.other_compute += d;
+  }
+  for (const auto& iv : r.timeline.comm) r.comm_total += iv.end - iv.start;
+  r.comm_busy = union_length(r.timeline.comm);
+  r.iteration = r.timeline.end;
+  r.exposed_comm = r.iteration - compute_busy;
+  if (r.comm_busy.ps > 0) {
+    r.overlap_percent = 100.0 * static_cast<double>((r.comm_busy - r.exposed_comm).ps) / static_cast<double>(r.comm_busy.ps);
+  }
+  return r;
+}
+
+}  // namespace collsim

@@ -1,0 +1,66 @@
+// One DDP training step replayed on two GPU streams: forward, backward with per-gradient
+// bucket copies, in-order bucket all-reduces overlapping the backward, finalize (wait +
+// copy-out), optimizer. Options mirror PyTorch DDP's. Times in ps, sizes in bytes.
+#pragma once
+
+#include <functional>
+
+#include "sim/algo/collective.hpp"
+#include "sim/train/bucket_assignment.hpp"
+#include "sim/train/compute_model.hpp"
+#include "sim/train/stream_program.hpp"
+
+namespace collsim {
+
+// Time of one collective of `bytes` per rank over the job's ranks.
+using CollectiveCostFn = std::function<Time(CollectiveOp op, Bytes bytes)>;
+
+enum class CommHook : std::uint8_t { None, Fp16, Bf16, PowerSgd };
+enum class DdpBackend : std::uint8_t { Nccl, Gloo };
+
+struct DdpOptions {
+  BucketOptions buckets;
+  bool gradient_as_bucket_view = false;
+  bool overlap = true;            // false: every all-reduce waits for the end of backward
+  int accumulate = 1;             // K: K-1 micro-steps under no_sync, then one synced
+  CommHook hook = CommHook::None;
+  int powersgd_rank = 1;
+  bool first_iteration = false;   // iteration 0: construction buckets (else rebuilt ones)
+  bool broadcast_buffers = true;
+  Time graph_walk;                // find_unused_parameters: CPU autograd-graph walk per step
+  DdpBackend backend = DdpBackend::Nccl;
+  double compute_slowdown = 0;    // compute at 1/(1+s) speed while a collective runs
+};
+
+struct BucketTiming {
+  std::size_t index = 0;
+  std::size_t params = 0;
+  Bytes bytes;        // flat bucket size
+  Bytes wire_bytes;   // all-reduced bytes per rank (after a compression hook)
+  int collectives = 0;
+  Time ready;         // last gradient copied in
+  Time launched;      // issued (all earlier buckets launched)
+  Time start;         // first collective starts on the communication stream
+  Time end;           // last collective ends
+};
+
+struct DdpResult {
+  BucketPlan plan;
+  StreamProgram program;
+  StreamTimeline timeline;
+  std::vector<BucketTiming> buckets;
+  int accumulate = 1;
+  Time iteration;     // one optimizer step (all K micro-steps)
+  Time forward, backward, copies, hook_compute, optimizer, other_compute;
+  Time comm_total;    // sum of collective durations
+  Time comm_busy;     // time the communication stream is busy (union)
+  Time exposed_comm;  // time the compute stream waits for communication
+  double overlap_percent = 0;  // share of comm_busy hidden behind compute
+};
+
+// Throws ConfigError (source "--hook") when PowerSGD needs parameter shapes that the
+// workload lacks.
+[[nodiscard]] DdpResult simulate_ddp(const Workload& w, const ComputeModel& cm, const CollectiveCostFn& cost,
+                                     const DdpOptions& o);
+
+}  // namespace collsim

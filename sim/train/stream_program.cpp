@@ -1,0 +1,148 @@
+#include "sim/train/stream_program.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+
+namespace collsim {
+
+namespace {
+
+class StreamPlayer {
+ public:
+  StreamPlayer(const StreamProgram& p, const StreamOptions& o) : p_(p), o_(o) {
+    tl_.compute.resize(p.compute.size());
+    tl_.comm.resize(p.comm.size());
+    tl_.comm_issued.resize(p.comm.size());
+    issued_.assign(p.comm.size(), false);
+    done_.assign(p.comm.size(), false);
+    if (o.comm_concurrency < 1) throw InternalError("comm_concurrency must be >= 1");
+  }
+
+  StreamTimeline run() {
+    for (std::size_t c = 0; c < p_.comm.size(); ++c) {
+      if (p_.comm[c].issued_at_start) issue(c);
+    }
+    while (true) {
+      start_ready();
+      const double k = static_cast<double>(active_.size());
+      const double compute_rate = k > 0 ? 1.0 / (1.0 + o_.compute_slowdown) : 1.0;
+      std::optional<std::int64_t> next;
+      if (running_) next = now_ + static_cast<std::int64_t>(std::ceil(compute_left_ / compute_rate));
+      for (const auto& a : active_) {
+        const auto f = now_ + static_cast<std::int64_t>(std::ceil(a.left * k));
+        if (!next || f < *next) next = f;
+      }
+      if (!next) break;
+      advance(*next, compute_rate, k);
+    }
+    if (ci_ != p_.compute.size()) {
+      throw InternalError(fmt::format("compute task \"{}\" waits on communication that never runs", p_.compute[ci_].name));
+    }
+    for (const auto& iv : tl_.compute) tl_.end = std::max(tl_.end, iv.end);
+    for (const auto& iv : tl_.comm) tl_.end = std::max(tl_.end, iv.end);
+    return std::move(tl_);
+  }
+
+ private:
+  struct Active {
+    std::size_t id;
+    double left;  // ps of work left (when running alone)
+  };
+
+  void issue(std::size_t c) {
+    if (issued_[c]) throw InternalError(fmt::format("communication task \"{}\" issued twice", p_.comm[c].name));
+    issued_[c] = true;
+    tl_.comm_issued[c] = Time{now_};
+    fifo_.push_back(c);
+  }
+
+  // Starts whatever can start now: collectives in issue order, then the next compute task.
+  void start_ready() {
+    bool progress = true;
+    while (progress) {
+      progress = false;
+      while (!fifo_.empty() && static_cast<int>(active_.size()) < o_.comm_concurrency) {
+        const std::size_t c = fifo_.front();
+        const auto& after = p_.comm[c].after;
+        if (!std::all_of(after.begin(), after.end(), [&](std::size_t d) { return done_[d]; })) break;
+        fifo_.pop_front();
+        tl_.comm[c].start = Time{now_};
+        if (p_.comm[c].work.ps == 0) {
+          finish_comm(c);
+        } else {
+          active_.push_back(Active{c, static_cast<double>(p_.comm[c].work.ps)});
+        }
+        progress = true;
+      }
+      if (!running_ && ci_ < p_.compute.size()) {
+        const auto& wait = p_.compute[ci_].wait;
+        if (std::all_of(wait.begin(), wait.end(), [&](std::size_t d) { return done_[d]; })) {
+          tl_.compute[ci_].start = Time{now_};
+          running_ = true;
+          compute_left_ = static_cast<double>(p_.compute[ci_].work.ps);
+          if (p_.compute[ci_].work.ps == 0) finish_compute();
+          progress = true;
+        }
+      }
+    }
+  }
+
+  void advance(std::int64_t t, double compute_rate, double k) {
+    const double dt = static_cast<double>(t - now_);
+    now_ = t;
+    std::vector<std::size_t> finished;
+    for (auto& a : active_) {
+      if (std::ceil(a.left * k) <= dt) {
+        a.left = 0;
+        finished.push_back(a.id);
+      } else {
+        a.left = std::max(a.left - dt / k, 0.5);  // not finished: keep a positive remainder
+      }
+    }
+    bool compute_done = false;
+    if (running_) {
+      if (std::ceil(compute_left_ / compute_rate) <= dt) {
+        compute_done = true;
+      } else {
+        compute_left_ = std::max(compute_left_ - dt * compute_rate, 0.5);
+      }
+    }
+    std::erase_if(active_, [](const Active& a) { return a.left == 0; });
+    for (std::size_t c : finished) finish_comm(c);
+    if (compute_done) finish_compute();
+  }
+
+  void finish_comm(std::size_t c) {
+    tl_.comm[c].end = Time{now_};
+    done_[c] = true;
+  }
+
+  void finish_compute() {
+    tl_.compute[ci_].end = Time{now_};
+    running_ = false;
+    for (std::size_t c : p_.compute[ci_].issue) issue(c);
+    ++ci_;
+  }
+
+  const StreamProgram& p_;
+  StreamOptions o_;
+  StreamTimeline tl_;
+  std::int64_t now_ = 0;
+  std::vector<bool> issued_, done_;
+  std::deque<std::size_t> fifo_;
+  std::vector<Active> active_;
+  std::size_t ci_ = 0;
+  bool running_ = false;
+  double compute_left_ = 0;
+};
+
+}  // namespace
+
+StreamTimeline play_streams(const StreamProgram& p, const StreamOptions& o) { return StreamPlayer(p, o).run(); }
+
+}  // namespace collsim

@@ -1,0 +1,62 @@
+// A two-stream GPU program and its player: a compute stream that runs tasks one after
+// another (each may wait for communication tasks), and a communication stream that runs
+// collectives in issue order, at most `comm_concurrency` at once. Works are durations in
+// ps when run alone; concurrent collectives share bandwidth equally (processor sharing),
+// and compute can be slowed while any collective runs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/units.hpp"
+
+namespace collsim {
+
+enum class Stream : std::uint8_t { Compute, Communication };
+
+struct CommTask {
+  std::string name;
+  std::string category;        // "allreduce", "broadcast", ...
+  Time work;                   // duration when running alone
+  std::vector<std::size_t> after;  // comm tasks that must finish first
+  std::optional<std::size_t> bucket;
+  Bytes bytes;                 // bytes per rank on the wire
+  bool issued_at_start = false;  // issued at time 0 (before any compute)
+};
+
+struct ComputeTask {
+  std::string name;
+  std::string category;        // "forward", "backward", "copy_in", "cast", "copy_out", "optimizer", ...
+  Time work;
+  std::vector<std::size_t> wait;   // comm tasks that must have finished before it starts
+  std::vector<std::size_t> issue;  // comm tasks issued (in this order) when it finishes
+};
+
+struct StreamProgram {
+  std::vector<ComputeTask> compute;
+  std::vector<CommTask> comm;
+};
+
+struct StreamOptions {
+  int comm_concurrency = 1;      // NCCL: 1; Gloo: 2
+  double compute_slowdown = 0;   // compute runs at 1/(1+s) of its speed while comm runs
+};
+
+struct Interval {
+  Time start;
+  Time end;
+};
+
+struct StreamTimeline {
+  std::vector<Interval> compute;   // per compute task
+  std::vector<Interval> comm;      // per comm task
+  std::vector<Time> comm_issued;   // when each comm task was issued
+  Time end;                        // when both streams are idle
+};
+
+// Plays the program. Throws InternalError if a task waits on a comm task never issued.
+[[nodiscard]] StreamTimeline play_streams(const StreamProgram& p, const StreamOptions& o);
+
+}  // namespace collsim

@@ -1,0 +1,50 @@
+// A DDP sweep: every (world size, bucket_cap_mb) point of a workload, the best bucket size
+// per world size, and weak-scaling efficiency (per-GPU batch fixed) against the smallest
+// world size: T_best(smallest) / T_best(N). Times in ps.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "sim/topo/topology.hpp"
+#include "sim/train/ddp_timeline.hpp"
+
+namespace collsim {
+
+struct SweepSpec {
+  std::vector<int> ranks;
+  std::vector<double> bucket_mb;
+  DdpOptions options;       // bucket_cap is set per point
+  std::string algorithm = "ring";
+  bool exact = false;       // play every distinct bucket size instead of the checked affine fit
+};
+
+struct SweepRow {
+  int ranks = 0;
+  double bucket_mb = 0;
+  std::size_t buckets = 0;
+  Time iteration, comm_total, exposed_comm;
+  double overlap_percent = 0;
+};
+
+struct SweepBest {
+  int ranks = 0;
+  double bucket_mb = 0;
+  Time iteration;
+  double scaling_efficiency = 0;
+};
+
+struct SweepResult {
+  std::vector<SweepRow> rows;   // world size major, bucket sizes in the given order
+  std::vector<SweepBest> best;  // one per world size
+  std::size_t collective_plays = 0;
+  std::vector<int> exact_world_sizes;  // where the affine fit failed its check
+};
+
+using TopologyForRanks = std::function<Topology(int ranks)>;
+using SweepProgress = std::function<void(std::size_t done, std::size_t total)>;
+
+[[nodiscard]] SweepResult run_sweep(const Workload& w, const ComputeModel& cm, const TopologyForRanks& topology,
+                                    const SweepSpec& spec, const SweepProgress& progress = {});
+
+}  // namespace collsim
