@@ -152,26 +152,53 @@ void check_hello(const Hello& h, const MeshOptions& o, const std::string& what) 
 
 }  // namespace
 
+namespace {
+
+std::vector<int> connect_mesh_or_throw(const MeshOptions& o, std::vector<int>& fds, int& listener);
+
+}  // namespace
+
 std::vector<int> connect_mesh(const MeshOptions& o) {
+  std::vector<int> fds;
+  int listener = -1;
+  try {
+    return connect_mesh_or_throw(o, fds, listener);
+  } catch (...) {
+    // Close everything so that peers see the failure at once instead of timing out.
+    for (int fd : fds) {
+      if (fd >= 0) ::close(fd);
+    }
+    if (listener >= 0) ::close(listener);
+    throw;
+  }
+}
+
+namespace {
+
+std::vector<int> connect_mesh_or_throw(const MeshOptions& o, std::vector<int>& fds, int& listener) {
   if (o.world < 1 || o.rank < 0 || o.rank >= o.world) {
     throw ExecError(fmt::format("rank {} is outside 0..{}", o.rank, o.world - 1));
   }
-  std::vector<int> fds(static_cast<std::size_t>(o.world), -1);
+  fds.assign(static_cast<std::size_t>(o.world), -1);
   if (o.world == 1) return fds;
   const auto deadline = Clock::now() + o.timeout;
   const std::string rendezvous = fmt::format("{}: waiting for the rendezvous on {}:{}", where(o), o.master_host, o.master_port);
   std::vector<Endpoint> table(static_cast<std::size_t>(o.world));
-  int listener;
   if (o.rank == 0) {
     listener = listen_on(o, o.bind_host.empty() ? o.master_host : o.bind_host, o.master_port);
     for (int got = 1; got < o.world; ++got) {
       const int fd = accept_before(listener, deadline,
                                    fmt::format("{} ({} of {} ranks arrived)", rendezvous, got, o.world));
       Hello h;
-      read_exact(fd, &h, sizeof h, deadline, rendezvous);
-      check_hello(h, o, rendezvous);
-      if (h.rank == 0 || fds[static_cast<std::size_t>(h.rank)] >= 0) {
-        throw ExecError(fmt::format("{}: two processes claim rank {}", where(o), h.rank));
+      try {
+        read_exact(fd, &h, sizeof h, deadline, rendezvous);
+        check_hello(h, o, rendezvous);
+        if (h.rank == 0 || fds[static_cast<std::size_t>(h.rank)] >= 0) {
+          throw ExecError(fmt::format("{}: two processes claim rank {}", where(o), h.rank));
+        }
+      } catch (...) {
+        ::close(fd);
+        throw;
       }
       sockaddr_in peer{};
       socklen_t len = sizeof peer;
@@ -186,10 +213,10 @@ std::vector<int> connect_mesh(const MeshOptions& o) {
     socklen_t len = sizeof mine;
     ::getsockname(listener, reinterpret_cast<sockaddr*>(&mine), &len);
     const int fd = connect_before(address(o.master_host, o.master_port), deadline, rendezvous);
+    fds[0] = fd;
     const Hello h{kMagic, o.rank, o.world, ntohs(mine.sin_port)};
     write_exact(fd, &h, sizeof h, rendezvous);
     read_exact(fd, table.data(), table.size() * sizeof(Endpoint), deadline, rendezvous);
-    fds[0] = fd;
     // Connect to the ranks below, accept the ranks above.
     for (int r = 1; r < o.rank; ++r) {
       sockaddr_in a{};
@@ -215,10 +242,13 @@ std::vector<int> connect_mesh(const MeshOptions& o) {
     }
   }
   ::close(listener);
+  listener = -1;
   for (int fd : fds) {
     if (fd >= 0) tune(fd, o);
   }
   return fds;
 }
+
+}  // namespace
 
 }  // namespace collsim::exec
