@@ -7,6 +7,7 @@
 #include "sim/coll/predict.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/size_list.hpp"
+#include "sim/measure/calibration.hpp"
 
 namespace collsim::cli {
 
@@ -20,6 +21,7 @@ struct CollectiveArgs {
   double factor = 2.0;
   std::optional<int> ranks;
   std::string format = "table";
+  std::string calibration;
 };
 
 void run_collective(const CollectiveArgs& a) {
@@ -38,7 +40,8 @@ void run_collective(const CollectiveArgs& a) {
     throw ConfigError("--sizes", "", e.value(), e.expected());
   }
   const OutputFormat format = parse_format_option(a.format);
-  const Topology topo = load_topology_option(a.topology, a.ranks);
+  Topology topo = load_topology_option(a.topology, a.ranks);
+  if (!a.calibration.empty()) apply_calibration(topo, load_calibration_file(a.calibration));
   LinkGraph graph(topo);
   CollectiveReport report;
   report.topology = topo.name;
@@ -61,6 +64,7 @@ void add_collective_command(CLI::App& app) {
   cmd->add_option("--factor", args->factor, "Step factor for a MIN:MAX range")->capture_default_str();
   cmd->add_option("--ranks", args->ranks, "Use only the first N ranks of the topology");
   cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
+  cmd->add_option("--calibration", args->calibration, "Calibration file (collsim validate --calibrate)");
   cmd->callback([args] { run_collective(*args); });
 }
 

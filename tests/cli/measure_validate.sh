@@ -46,6 +46,11 @@ done
 grep -q "error before" "$TMP/c" && grep -q "error after" "$TMP/c" || fail "calibrate prints no errors: $(cat "$TMP/c")"
 python3 -c "import json; d=json.load(open('$TMP/cal.json')); assert 'ethernet' in d['links'] and d['cases']==2" || fail "calibration file: $(cat "$TMP/cal.json")"
 "$COLLSIM" validate --measured "$TMP/m.jsonl" --calibration "$TMP/cal.json" --tolerance 100% >/dev/null || fail "--calibration failed"
+# collective accepts the calibration too: cap the efficiency at 0.5 and the 4 MiB ring on
+# 2 hosts takes 2 x 2 MiB / (24816951 B/s x 0.5) + 2 x 2 x 25 us = 338.119 ms, not 169.110 ms.
+echo '{"links": {"ethernet": {"efficiency": 0.5, "latency": "25us"}}}' >"$TMP/half.json"
+"$COLLSIM" collective --topology "$TMP/tb2.json" --sizes 4MiB --calibration "$TMP/half.json" | grep -q "338119.2" ||
+  fail "collective --calibration: $("$COLLSIM" collective --topology "$TMP/tb2.json" --sizes 4MiB --calibration "$TMP/half.json")"
 
 # Bad input: exit 2 with the file and the problem named.
 expect_error 2 "nope.jsonl" "unreadable" -- validate --measured "$TMP/nope.jsonl" --topology "$TMP/tb2.json"
