@@ -43,6 +43,7 @@ struct Args {
   int iters = 5;
   std::string timeout = "60s";
   std::string congestion;
+  std::string socket_buffer;
   std::string label;
   std::string topology;
   std::string output;
@@ -161,6 +162,15 @@ int run(Args a) {
   mo.bind_host = a.bind;
   mo.timeout = timeout;
   mo.congestion = a.congestion;
+  if (!a.socket_buffer.empty()) {
+    try {
+      const auto b = collsim::parse_size(a.socket_buffer);
+      if (b.count < 4096 || b.count > (std::int64_t{1} << 30)) throw collsim::UnitError(a.socket_buffer, "4KiB..1GiB");
+      mo.socket_buffer = static_cast<int>(b.count);
+    } catch (const collsim::UnitError& e) {
+      throw ConfigError("--socket-buffer", "", e.value(), e.expected());
+    }
+  }
 
   std::ofstream file;
   if (mo.rank == 0 && !a.output.empty()) {
@@ -246,6 +256,7 @@ int main(int argc, char** argv) {
   app.add_option("--iters", a.iters, "Timed iterations per size")->capture_default_str();
   app.add_option("--timeout", a.timeout, "Give up when nothing moves this long (exit 2)")->capture_default_str();
   app.add_option("--congestion", a.congestion, "TCP congestion control per socket (e.g. cubic)");
+  app.add_option("--socket-buffer", a.socket_buffer, "Fixed socket send/receive buffer, e.g. 4MiB (default: autotuning)");
   app.add_option("--label", a.label, "Free text copied into every record");
   app.add_option("--topology", a.topology, "Topology file this run matches (copied into every record)");
   app.add_option("--output", a.output, "Append records to FILE instead of stdout");

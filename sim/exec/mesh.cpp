@@ -52,6 +52,16 @@ sockaddr_in address(const std::string& host, std::uint16_t port) {
 void tune(int fd, const MeshOptions& o) {
   const int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // small control messages go at once
+  if (o.socket_buffer > 0) {
+    // Fixed buffers keep data flowing while a process waits for a CPU on a busy machine
+    // (autotuning grows the window only as fast as the reader is seen to read). The
+    // FORCE variants (root) pass net.core.[rw]mem_max; otherwise the kernel clamps.
+    for (const auto& [force, plain] : {std::pair{SO_SNDBUFFORCE, SO_SNDBUF}, std::pair{SO_RCVBUFFORCE, SO_RCVBUF}}) {
+      if (::setsockopt(fd, SOL_SOCKET, force, &o.socket_buffer, sizeof o.socket_buffer) != 0) {
+        ::setsockopt(fd, SOL_SOCKET, plain, &o.socket_buffer, sizeof o.socket_buffer);
+      }
+    }
+  }
   if (!o.congestion.empty() &&
       ::setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, o.congestion.c_str(), static_cast<socklen_t>(o.congestion.size())) != 0) {
     throw ExecError(fmt::format("{}: congestion control \"{}\" not available: {}", where(o), o.congestion,

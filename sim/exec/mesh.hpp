@@ -19,6 +19,7 @@ struct MeshOptions {
   std::string bind_host;                  // this rank's address; empty: master_host for rank 0, else any
   std::chrono::milliseconds timeout{60000};
   std::string congestion;                 // TCP_CONGESTION per socket ("cubic"); empty: system default
+  int socket_buffer = 0;                  // SO_SNDBUF/SO_RCVBUF bytes (forced as root); 0: kernel autotuning
 };
 
 // Returns one connected socket per rank (-1 at this rank). Throws ExecError when the

@@ -21,10 +21,16 @@ PY
 # The records are valid input for validate (strict reader): no topology -> exit 2 naming it.
 expect_error 2 "topology" -- validate --measured "$TMP/recs"
 
+# Fixed socket buffers and a congestion control choice run the same (cubic is built in).
+"$EXEC" --local 2 --sizes 1MiB --iters 1 --socket-buffer 1MiB --congestion cubic >"$TMP/sb" 2>&1 ||
+  fail "--socket-buffer/--congestion: $(cat "$TMP/sb")"
+
 # Bad input.
 run_exec() { rc=0; "$EXEC" "$@" >"$TMP/eout" 2>"$TMP/eerr" || rc=$?; }
 run_exec --local 2 --algo nope; [[ $rc == 2 ]] && grep -q -- "--algo" "$TMP/eerr" || fail "bad --algo: rc $rc $(cat "$TMP/eerr")"
 run_exec --local 2 --sizes 12parsecs; [[ $rc == 2 ]] && grep -q -- "--sizes" "$TMP/eerr" || fail "bad --sizes: rc $rc"
+run_exec --local 2 --socket-buffer 12; [[ $rc == 2 ]] && grep -q -- "--socket-buffer" "$TMP/eerr" || fail "bad --socket-buffer: rc $rc"
+run_exec --local 2 --congestion warp9; [[ $rc == 2 ]] && grep -q "warp9" "$TMP/eerr" || fail "bad --congestion: rc $rc $(cat "$TMP/eerr")"
 run_exec --rank 3 --world 2; [[ $rc == 2 ]] && grep -q -- "--rank" "$TMP/eerr" || fail "bad --rank: rc $rc"
 run_exec --rank 0 --world 2 --master nowhere; [[ $rc == 2 ]] && grep -q -- "--master" "$TMP/eerr" || fail "bad --master: rc $rc"
 
@@ -53,6 +59,7 @@ p2=$!
 p0=$!
 sleep 2
 kill -9 $p2
+wait $p2 2>/dev/null || true
 rc0=0; wait $p0 || rc0=$?
 rc1=0; wait $p1 || rc1=$?
 [[ $rc0 == 2 && $rc1 == 2 ]] || fail "after killing rank 2: rank 0 exit $rc0, rank 1 exit $rc1"
