@@ -70,7 +70,7 @@ void run_validate(const ValidateArgs& a) {
   // The DDP replay lives in sim/train (another branch); until it is merged, DDP records are
   // listed with the reason they are not predicted. `--workload` is kept for it.
   const DdpPredictor ddp;
-  report.rows = validate(all, predictor, ddp);
+  report.rows = validate(all, predictor, ddp, a.workload);
   report.summary = summarize(report.rows);
   for (const auto& r : report.rows) {
     const auto e = r.error();

@@ -72,7 +72,7 @@ const Topology& CasePredictor::topology_for(const std::string& source, const std
 }
 
 Time CasePredictor::predict(const CollectiveMeasurement& m) {
-  const std::string& algo = m.algorithm.empty() ? default_algorithm_ : m.algorithm;
+  const std::string& algo = algorithm_for(m);
   if (!is_algorithm(algo) || !supports(algo, m.op)) {
     throw ConfigError(m.source, "algorithm", fmt::format("\"{}\"", algo),
                       fmt::format("an algorithm this build implements for {}: {}", to_string(m.op),
@@ -85,17 +85,19 @@ Time CasePredictor::predict(const CollectiveMeasurement& m) {
   return predict_collective(g, c, algo).time;
 }
 
-std::vector<ValidationRow> validate(const MeasurementSet& set, CasePredictor& predictor, const DdpPredictor& ddp) {
+std::vector<ValidationRow> validate(const MeasurementSet& set, CasePredictor& predictor, const DdpPredictor& ddp,
+                                    const std::string& workload) {
   std::vector<ValidationRow> rows;
   for (const auto& m : set.collectives) {
     ValidationRow r;
     r.source = m.source;
     r.kind = "collective";
-    r.algorithm = m.algorithm;
+    r.algorithm = predictor.algorithm_for(m);
     r.ranks = m.ranks;
     r.size = m.size;
-    r.case_name = fmt::format("{} {} n={} {}", to_string(m.op), m.algorithm.empty() ? "(log)" : m.algorithm, m.ranks,
-                              to_string(m.size));
+    // A log does not say which algorithm ran; mark the one assumed for the prediction.
+    r.case_name = fmt::format("{} {}{} n={} {}", to_string(m.op), r.algorithm, m.algorithm.empty() ? "(assumed)" : "",
+                              m.ranks, to_string(m.size));
     r.measured = m.time;
     r.predicted = predictor.predict(m);
     rows.push_back(std::move(r));
@@ -109,7 +111,7 @@ std::vector<ValidationRow> validate(const MeasurementSet& set, CasePredictor& pr
     r.measured = m.iteration;
     if (ddp) {
       std::string why;
-      r.predicted = ddp(m, predictor.topology_for(m.source, m.topology, m.ranks), why);
+      r.predicted = ddp(m, predictor.topology_for(m.source, m.topology, m.ranks), workload, why);
       if (!r.predicted) r.note = why;
     } else {
       r.note = "not predicted: this build has no DDP replay (sim/train)";

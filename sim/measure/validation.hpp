@@ -42,13 +42,20 @@ struct ValidationSummary {
 
 // Predicts one DDP iteration; returns nullopt with a reason when it cannot. validate
 // takes one from sim/train when that exists (the DDP replay); see the README.
-using DdpPredictor = std::function<std::optional<Time>(const DdpMeasurement&, const Topology&, std::string& why_not)>;
+// Arguments: the measurement, its topology (cut to its ranks, calibrated), the --workload
+// file (may be empty), and where to put the reason when there is no prediction.
+using DdpPredictor = std::function<std::optional<Time>(const DdpMeasurement&, const Topology&, const std::string& workload,
+                                                       std::string& why_not)>;
 
 class CasePredictor {
  public:
   CasePredictor(std::string default_topology, std::string default_algorithm);
 
   void set_calibration(std::optional<Calibration> c);
+  // The algorithm a measurement is predicted with (its own, else the default).
+  [[nodiscard]] const std::string& algorithm_for(const CollectiveMeasurement& m) const {
+    return m.algorithm.empty() ? default_algorithm_ : m.algorithm;
+  }
   // Predicted time of a measured collective. Throws ConfigError (naming the measurement)
   // for a missing topology, too many ranks, or an unknown algorithm.
   [[nodiscard]] Time predict(const CollectiveMeasurement& m);
@@ -68,7 +75,7 @@ class CasePredictor {
 };
 
 [[nodiscard]] std::vector<ValidationRow> validate(const MeasurementSet& set, CasePredictor& predictor,
-                                                  const DdpPredictor& ddp);
+                                                  const DdpPredictor& ddp, const std::string& workload = {});
 
 // Fits efficiency and latency per link class used by the cases' topologies, minimising
 // the sum of squared log errors (coordinate descent, golden-section search on each
