@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <cstring>
 #include <set>
 
@@ -61,14 +63,27 @@ class ExecSession::Iteration {
     receives_left_ = receives_;
     notices_left_ = notices_;
     started_ = false;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    timing_.assign(2 * s_.size(), nan);
   }
 
   void start() {
     started_ = true;
+    t0_ = Clock::now();
     // Dependencies may already have been met by data that arrived before this rank's go.
     for (TransferId t : my_sends_) {
       if (remaining_[t] == 0) send(t);
     }
+  }
+
+  // Per transfer: [2t] when this rank (its sender) started it, [2t+1] when this rank (its
+  // receiver) had applied it; seconds since this rank's go (0 for data that arrived before
+  // it: another rank's go came first), NaN where this rank is neither.
+  [[nodiscard]] std::vector<double> timing() const {
+    std::vector<double> rel(timing_.size());
+    const double go = seconds(t0_);
+    for (std::size_t i = 0; i < timing_.size(); ++i) rel[i] = std::isnan(timing_[i]) ? timing_[i] : std::max(0.0, timing_[i] - go);
+    return rel;
   }
 
   [[nodiscard]] bool done() const { return sends_left_ == 0 && receives_left_ == 0 && notices_left_ == 0; }
@@ -86,6 +101,7 @@ class ExecSession::Iteration {
     }
     const Transfer& tr = s_.transfer(t);
     data_.apply(tr.chunk, tr.kind, std::move(p));
+    timing_[2 * t + 1] = now_seconds();
     --receives_left_;
     for (int q : notify_[t]) conn_.send(q, MsgHeader{MsgType::Done, t, 0}, {}, [this] { --notices_left_; });
     satisfied(t);
@@ -105,6 +121,7 @@ class ExecSession::Iteration {
 
   void send(TransferId t) {
     const Transfer& tr = s_.transfer(t);
+    timing_[2 * t] = now_seconds();
     conn_.send(tr.dst, MsgHeader{MsgType::Data, t, static_cast<std::uint64_t>(tr.bytes.count)}, data_.snapshot(tr.chunk),
                [this, t] {
                  --sends_left_;
@@ -124,6 +141,11 @@ class ExecSession::Iteration {
   int receives_ = 0, notices_ = 0;
   int sends_left_ = 0, receives_left_ = 0, notices_left_ = 0;
   bool started_ = false;
+  Clock::time_point t0_;
+  std::vector<double> timing_;
+
+  [[nodiscard]] static double seconds(Clock::time_point t) { return std::chrono::duration<double>(t.time_since_epoch()).count(); }
+  [[nodiscard]] static double now_seconds() { return seconds(Clock::now()); }
 };
 
 ExecSession::ExecSession(Connections& conn) : conn_(conn), rank_(conn.self()), world_(conn.world()) {}
@@ -197,6 +219,8 @@ RunResult ExecSession::run(const Schedule& s, int warmup, int iters) {
   if (rank_ != 0) {
     std::vector<double> msg{static_cast<double>(wrong)};
     msg.insert(msg.end(), mine.begin(), mine.end());
+    const std::vector<double> timing = it.timing();
+    msg.insert(msg.end(), timing.begin(), timing.end());
     Payload p(new std::byte[msg.size() * sizeof(double)]);
     std::memcpy(p.get(), msg.data(), msg.size() * sizeof(double));
     bool sent = false;
@@ -209,10 +233,15 @@ RunResult ExecSession::run(const Schedule& s, int warmup, int iters) {
                   "gathering the other ranks' timings");
   out.iteration_s = mine;
   out.wrong = wrong;
+  out.transfer_s = it.timing();
+  const std::size_t expect = 1 + mine.size() + out.transfer_s.size();
   for (const auto& [peer, v] : results_) {
-    if (v.size() != mine.size() + 1) throw ExecError(fmt::format("rank 0: rank {} reported {} timings", peer, v.size() - 1));
+    if (v.size() != expect) throw ExecError(fmt::format("rank 0: rank {} reported {} values, expected {}", peer, v.size(), expect));
     out.wrong += static_cast<std::int64_t>(v[0]);
     for (std::size_t k = 0; k < mine.size(); ++k) out.iteration_s[k] = std::max(out.iteration_s[k], v[k + 1]);
+    for (std::size_t k = 0; k < out.transfer_s.size(); ++k) {
+      if (!std::isnan(v[1 + mine.size() + k])) out.transfer_s[k] = v[1 + mine.size() + k];
+    }
   }
   results_.clear();
   return out;

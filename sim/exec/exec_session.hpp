@@ -21,6 +21,10 @@ struct RunResult {
   std::vector<double> iteration_s;
   // Wrong result elements summed over all ranks and iterations (rank 0), or this rank's.
   std::int64_t wrong = 0;
+  // The last iteration, per transfer t: [2t] start at its sender, [2t+1] applied at its
+  // receiver, seconds from that rank's go (ranks' go times differ by the barrier's
+  // delivery skew). Complete on rank 0 only.
+  std::vector<double> transfer_s;
 };
 
 class ExecSession {

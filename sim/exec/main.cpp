@@ -48,6 +48,7 @@ struct Args {
   std::string topology;
   std::string output;
   bool per_iteration = false;
+  bool per_transfer = false;
 };
 
 struct Stats {
@@ -217,6 +218,22 @@ int run(Args a) {
         for (double x : r.iteration_s) us.push_back(round3(x * 1e6));
         j["iteration_us"] = us;
       }
+      if (a.per_transfer) {
+        nlohmann::ordered_json ts = nlohmann::ordered_json::array();
+        for (collsim::TransferId t = 0; t < s.size(); ++t) {
+          const auto& tr = s.transfer(t);
+          nlohmann::ordered_json x;
+          x["id"] = t;
+          x["src"] = tr.src;
+          x["dst"] = tr.dst;
+          x["bytes"] = tr.bytes.count;
+          x["kind"] = tr.kind == collsim::TransferKind::Reduce ? "reduce" : "copy";
+          x["start_us"] = round3(r.transfer_s[2 * t] * 1e6);
+          x["end_us"] = round3(r.transfer_s[2 * t + 1] * 1e6);
+          ts.push_back(x);
+        }
+        j["transfers"] = ts;
+      }
       out << j.dump() << std::endl;
     }
   }
@@ -261,6 +278,7 @@ int main(int argc, char** argv) {
   app.add_option("--topology", a.topology, "Topology file this run matches (copied into every record)");
   app.add_option("--output", a.output, "Append records to FILE instead of stdout");
   app.add_flag("--per-iteration", a.per_iteration, "Also record every timed iteration");
+  app.add_flag("--per-transfer", a.per_transfer, "Also record every transfer's start and end in the last iteration (us)");
   try {
     app.parse(argc, argv);
     return run(a);

@@ -39,6 +39,7 @@ void read_collective(JsonFields& f, const std::string& dir, MeasurementSet& out)
   for (const char* k : {"warmup", "iterations"}) (void)f.optional_integer(k, 0, INT32_MAX);
   for (const char* k : {"mean_us", "min_us", "max_us", "stddev_us", "algbw_gbps", "busbw_gbps"}) (void)f.optional_number(k, 0, 1e15);
   if (const auto* it = f.optional("iteration_us"); it && !it->is_array()) f.fail("iteration_us", brief(*it), "an array of times in us");
+  if (const auto* tr = f.optional("transfers"); tr && !tr->is_array()) f.fail("transfers", brief(*tr), "an array of transfer timings");
   f.finish();
   out.collectives.push_back(std::move(m));
 }

@@ -18,6 +18,18 @@ for r in recs:
     assert r["iterations"] == 2 and r["time_us"] > 0 and r["min_us"] <= r["time_us"] <= r["max_us"] and r["label"] == "t"
 PY
 
+# --per-transfer: ring on 3 ranks has 2(3-1) steps x 3 transfers = 12, each with a start
+# at its sender and an end at its receiver (us from that rank's go).
+"$EXEC" --local 3 --algo ring --sizes 64KiB --iters 1 --per-transfer >"$TMP/pt" 2>&1 || fail "--per-transfer: $(cat "$TMP/pt")"
+python3 - "$TMP/pt" <<'PY' || fail "per-transfer record: $(cat "$TMP/pt")"
+import json, sys
+r = json.loads(open(sys.argv[1]).readline())
+t = r["transfers"]
+assert len(t) == 12, len(t)
+assert [x["kind"] for x in t[:3]] == ["reduce"] * 3 and [x["kind"] for x in t[-3:]] == ["copy"] * 3
+assert all(x["start_us"] >= 0 and x["end_us"] >= 0 and x["bytes"] in (21845, 21846) for x in t), t
+PY
+
 # The records are valid input for validate (strict reader): no topology -> exit 2 naming it.
 expect_error 2 "topology" -- validate --measured "$TMP/recs"
 
