@@ -1,0 +1,46 @@
+# Every bad-input rule of issue 2 through the CLI: exit code 2 and one message naming
+# the file (or flag), the JSON pointer or field, the bad value and what was expected.
+source "$(dirname "$0")/lib.bash"
+
+good='{"nodes": [{"id": "g0", "kind": "gpu"}, {"id": "g1", "kind": "gpu"}, {"id": "sw", "kind": "nvswitch"}],
+ "links": [{"endpoints": ["g0", "sw"], "kind": "nvswitch", "bandwidth": "450GB/s", "latency": "1us"},
+           {"endpoints": ["g1", "sw"], "kind": "nvswitch", "bandwidth": "450GB/s", "latency": "1us"}]}'
+write() { printf '%s\n' "$2" >"$TMP/$1"; }
+write good.json "$good"
+"$COLLSIM" collective --topology "$TMP/good.json" --sizes 1MiB >/dev/null || fail "good topology rejected"
+
+# malformed JSON
+write malformed.json '{"nodes": [,]}'
+expect_error 2 "malformed.json" "line 1" "well-formed JSON" -- collective --topology "$TMP/malformed.json"
+# a bandwidth without a unit
+write nounit.json "${good/\"450GB\/s\"/\"450\"}"
+expect_error 2 "nounit.json" "/links/0/bandwidth" '"450"' "bandwidth with a unit" -- collective --topology "$TMP/nounit.json"
+# a negative latency
+write neglat.json "${good/\"1us\"/\"-1us\"}"
+expect_error 2 "neglat.json" "/links/0/latency" '"-1us"' "non-negative time" -- collective --topology "$TMP/neglat.json"
+# a link to an unknown node
+write unknown.json "$(sed 's/\["g1", "sw"\]/["g7", "sw"]/' <<<"$good")"
+expect_error 2 "unknown.json" "/links/1/endpoints/0" '"g7"' "node listed in /nodes" -- collective --topology "$TMP/unknown.json"
+# a missing field
+write missing.json "${good/, \"latency\": \"1us\"/}"
+expect_error 2 "missing.json" "/links/0/latency" "required" -- collective --topology "$TMP/missing.json"
+# an unknown key
+write extra.json "${good/\"kind\": \"gpu\"/\"kind\": \"gpu\", \"colour\": \"red\"}"
+expect_error 2 "extra.json" "/nodes/0/colour" "unknown key" "only these keys" -- collective --topology "$TMP/extra.json"
+# a GPU with no path to the others
+write island.json '{"nodes": [{"id": "g0", "kind": "gpu"}, {"id": "g1", "kind": "gpu"}, {"id": "sw", "kind": "nvswitch"}],
+ "links": [{"endpoints": ["g0", "sw"], "kind": "nvswitch", "bandwidth": "450GB/s", "latency": "1us"}]}'
+expect_error 2 "island.json" "/nodes/0" "no path" '"g1"' "path of links" -- collective --topology "$TMP/island.json"
+# an unknown algorithm
+expect_error 2 "--algo" '"butterfly"' "one of: ring, ps" -- collective --algo butterfly
+# --sizes that does not parse
+expect_error 2 "--sizes" '"12 apples"' "a size" -- collective --sizes "12 apples"
+expect_error 2 "--sizes" '"1MiB:1KiB"' "MIN <= MAX" -- collective --sizes 1MiB:1KiB
+# an unreadable file
+expect_error 2 "$TMP/nope.json" "readable file" -- collective --topology "$TMP/nope.json"
+# other flags
+expect_error 2 "--format" '"xml"' "table, json, csv" -- collective --format xml
+expect_error 2 "--ranks" "from 1 to 8" -- collective --ranks 9
+expect_error 2 "--op" '"gossip"' "allreduce" -- collective --op gossip
+expect_error 2 "--bogus" -- collective --bogus
+echo "input_errors: ok"

@@ -1,0 +1,46 @@
+// The event queue: time order, ties in insertion order, instances independent.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "sim/core/error.hpp"
+#include "sim/core/event_queue.hpp"
+
+using namespace collsim;
+
+TEST_CASE("events fire in time order, ties in insertion order", "[core][events]") {
+  EventQueue q;
+  std::vector<int> order;
+  q.schedule(Time{30}, [&] { order.push_back(3); });
+  q.schedule(Time{10}, [&] { order.push_back(1); });
+  q.schedule(Time{20}, [&] { order.push_back(20); });
+  q.schedule(Time{20}, [&] { order.push_back(21); });
+  q.schedule(Time{20}, [&] { order.push_back(22); });
+  while (!q.empty()) q.run_next();
+  CHECK(order == std::vector<int>{1, 20, 21, 22, 3});
+  CHECK(q.now().ps == 30);
+  CHECK(q.executed() == 5);
+}
+
+TEST_CASE("an event may schedule more events, never in the past", "[core][events]") {
+  EventQueue q;
+  int fired = 0;
+  q.schedule(Time{5}, [&] {
+    ++fired;
+    q.schedule(q.now(), [&] { ++fired; });  // same time is allowed, runs after
+  });
+  q.run_next();
+  CHECK_THROWS_AS(q.schedule(Time{1}, [] {}), InternalError);
+  q.run_next();
+  CHECK(fired == 2);
+}
+
+TEST_CASE("two queues are independent (no global state)", "[core][events]") {
+  EventQueue a, b;
+  a.schedule(Time{100}, [] {});
+  b.schedule(Time{1}, [] {});
+  b.run_next();
+  CHECK(b.now().ps == 1);
+  CHECK(a.now().ps == 0);
+  CHECK(a.size() == 1);
+}

@@ -1,0 +1,115 @@
+// Max-min fair sharing in the flow-level network model.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "sim/net/flow_network.hpp"
+
+using namespace collsim;
+
+namespace {
+// Runs the network to completion; returns each flow's finish time in ps (index = flow id).
+std::vector<std::int64_t> run_all(FlowNetwork& net, std::size_t flows) {
+  std::vector<std::int64_t> finish(flows, -1);
+  std::vector<FlowId> done;
+  while (auto t = net.next_completion()) {
+    done.clear();
+    net.complete_until(*t, done);
+    for (FlowId f : done) finish[f] = t->ps;
+  }
+  return finish;
+}
+}  // namespace
+
+TEST_CASE("two flows into one host's link share it, then the survivor speeds up", "[net][maxmin]") {
+  // Hosts a and b send to c through a switch; each link carries B = 1e9 B/s.
+  FlowNetwork net;
+  const Bandwidth b{1e9};
+  const LinkId a_up = net.add_link(b), b_up = net.add_link(b), c_down = net.add_link(b);
+  const LinkId r1[] = {a_up, c_down};
+  const LinkId r2[] = {b_up, c_down};
+  const FlowId f1 = net.start_flow(Time{0}, r1, Bytes{1'000'000});
+  const FlowId f2 = net.start_flow(Time{0}, r2, Bytes{2'000'000});
+  // Both cross c's link: each gets B/2 = 5e8 B/s.
+  CHECK(net.rate(f1) == Approx(5e8));
+  CHECK(net.rate(f2) == Approx(5e8));
+  const auto finish = run_all(net, 2);
+  // f1: 1e6 B at 5e8 B/s = 2 ms. By then f2 has sent 1e6 B and has 1e6 B left, now at
+  // the full B: 1 ms more, so 3 ms.
+  CHECK(finish[f1] == 2 * Time::kPerMs);
+  CHECK(finish[f2] == 3 * Time::kPerMs);
+}
+
+TEST_CASE("max-min gives unconstrained flows what the bottlenecked ones leave", "[net][maxmin]") {
+  // Link X (capacity 3e9) carries flows 0, 1, 2; flow 2 also crosses link Y (1e9).
+  // Flow 2 is held at 1e9 by Y; flows 0 and 1 split the remaining 2e9 of X: 1e9 each...
+  // no: X's fair share is 3e9/3 = 1e9 = Y's share, so all three get 1e9. Make Y 0.5e9:
+  // flow 2 gets 0.5e9, flows 0 and 1 get (3e9 - 0.5e9) / 2 = 1.25e9.
+  FlowNetwork net;
+  const LinkId x = net.add_link(Bandwidth{3e9});
+  const LinkId y = net.add_link(Bandwidth{0.5e9});
+  const LinkId only_x[] = {x};
+  const LinkId x_and_y[] = {x, y};
+  const FlowId f0 = net.start_flow(Time{0}, only_x, Bytes{1'000'000});
+  const FlowId f1 = net.start_flow(Time{0}, only_x, Bytes{1'000'000});
+  const FlowId f2 = net.start_flow(Time{0}, x_and_y, Bytes{1'000'000});
+  CHECK(net.rate(f0) == Approx(1.25e9));
+  CHECK(net.rate(f1) == Approx(1.25e9));
+  CHECK(net.rate(f2) == Approx(0.5e9));
+}
+
+TEST_CASE("a rate cap limits a flow and frees capacity for others", "[net][maxmin]") {
+  // One 1e9 link, two flows, one capped at 2e8: it gets 2e8, the other 8e8.
+  FlowNetwork net;
+  const LinkId l = net.add_link(Bandwidth{1e9});
+  const LinkId route[] = {l};
+  const FlowId capped = net.start_flow(Time{0}, route, Bytes{200'000}, Bandwidth{2e8});
+  const FlowId free_flow = net.start_flow(Time{0}, route, Bytes{800'000});
+  CHECK(net.rate(capped) == Approx(2e8));
+  CHECK(net.rate(free_flow) == Approx(8e8));
+  const auto finish = run_all(net, 2);
+  // Both finish at 1 ms: 2e5 B / 2e8 B/s and 8e5 B / 8e8 B/s.
+  CHECK(finish[capped] == Time::kPerMs);
+  CHECK(finish[free_flow] == Time::kPerMs);
+}
+
+TEST_CASE("flows on disjoint links do not interact", "[net][maxmin]") {
+  FlowNetwork net;
+  const LinkId a = net.add_link(Bandwidth{1e9}), b = net.add_link(Bandwidth{2e9});
+  const LinkId ra[] = {a};
+  const LinkId rb[] = {b};
+  net.start_flow(Time{0}, ra, Bytes{1'000'000});
+  net.start_flow(Time{0}, rb, Bytes{1'000'000});
+  const auto finish = run_all(net, 2);
+  CHECK(finish[0] == Time::kPerMs);      // 1e6 / 1e9
+  CHECK(finish[1] == Time::kPerMs / 2);  // 1e6 / 2e9
+}
+
+TEST_CASE("a flow started later joins an existing one mid-way", "[net][maxmin]") {
+  // Flow 0 (3e6 B) alone on a 1e9 link from t=0; flow 1 (1e6 B) joins at t=1 ms.
+  // At 1 ms flow 0 has 2e6 B left; both then get 5e8: flow 1 ends at 1 + 2 = 3 ms,
+  // flow 0 has sent another 1e6 B by then (1e6 left) and ends at 3 + 1 = 4 ms.
+  FlowNetwork net;
+  const LinkId l = net.add_link(Bandwidth{1e9});
+  const LinkId route[] = {l};
+  net.start_flow(Time{0}, route, Bytes{3'000'000});
+  std::vector<FlowId> done;
+  REQUIRE(net.next_completion()->ps == 3 * Time::kPerMs);
+  net.start_flow(Time::from_ms(1), route, Bytes{1'000'000});
+  std::vector<std::int64_t> finish(2, -1);
+  while (auto t = net.next_completion()) {
+    done.clear();
+    net.complete_until(*t, done);
+    for (FlowId f : done) finish[f] = t->ps;
+  }
+  CHECK(finish[1] == 3 * Time::kPerMs);
+  CHECK(finish[0] == 4 * Time::kPerMs);
+}
+
+TEST_CASE("zero-byte flows complete immediately", "[net]") {
+  FlowNetwork net;
+  const LinkId l = net.add_link(Bandwidth{1e9});
+  const LinkId route[] = {l};
+  net.start_flow(Time::from_us(5), route, Bytes{0});
+  CHECK(net.next_completion()->ps == Time::from_us(5).ps);
+}
