@@ -82,6 +82,46 @@ void ChunkData::apply(int chunk, TransferKind kind, Payload incoming) {
   mine = std::move(incoming);  // a sender's snapshot of the old buffer stays valid
 }
 
+std::int64_t ChunkData::floats(int chunk) const {
+  return float_count(s_.chunks().at(static_cast<std::size_t>(chunk)).bytes);
+}
+
+std::byte* ChunkData::writable(int chunk) {
+  Payload& mine = buffers_.at(static_cast<std::size_t>(chunk));
+  if (!mine) throw InternalError(fmt::format("rank {} reduces into chunk {} it does not hold", rank_, chunk));
+  if (mine.use_count() > 1) {  // a send of the previous value is still in flight: copy on write
+    const auto n = static_cast<std::size_t>(s_.chunks()[static_cast<std::size_t>(chunk)].bytes.count);
+    Payload copy(new std::byte[n]);
+    std::memcpy(copy.get(), mine.get(), n);
+    mine = std::move(copy);
+  }
+  return mine.get();
+}
+
+void ChunkData::accumulate(int chunk, const std::byte* incoming, std::int64_t from, std::int64_t to) {
+  if (from >= to) return;
+  std::byte* mine = writable(chunk);
+  float a[kBlock], b[kBlock];
+  for (std::int64_t i = from; i < to; i += kBlock) {
+    const std::int64_t m = std::min(kBlock, to - i);
+    std::memcpy(a, mine + i * 4, static_cast<std::size_t>(m) * 4);
+    std::memcpy(b, incoming + i * 4, static_cast<std::size_t>(m) * 4);
+    for (std::int64_t k = 0; k < m; ++k) a[k] += b[k];
+    std::memcpy(mine + i * 4, a, static_cast<std::size_t>(m) * 4);
+  }
+}
+
+void ChunkData::finish_accumulate(int chunk, const std::byte* incoming, std::int64_t from) {
+  const Bytes bytes = s_.chunks().at(static_cast<std::size_t>(chunk)).bytes;
+  const std::int64_t n = float_count(bytes);
+  accumulate(chunk, incoming, from, n);
+  std::byte* mine = writable(chunk);
+  for (int j = 0; j < tail_count(bytes); ++j) {
+    mine[n * 4 + j] = static_cast<std::byte>(static_cast<std::uint8_t>(static_cast<std::uint8_t>(mine[n * 4 + j]) +
+                                                                      static_cast<std::uint8_t>(incoming[n * 4 + j])));
+  }
+}
+
 std::int64_t ChunkData::count_wrong() const {
   std::int64_t wrong = 0;
   const int world = s_.ranks();

@@ -30,11 +30,21 @@ class ChunkData {
   // current values into it and keeps it. Throws InternalError when a Reduce meets a chunk
   // this rank does not hold.
   void apply(int chunk, TransferKind kind, Payload incoming);
+  // Adds floats [from, to) of `incoming` into this rank's chunk in place (a Reduce whose
+  // bytes are still arriving); the buffer is copied first if a pending send still shares it.
+  void accumulate(int chunk, const std::byte* incoming, std::int64_t from, std::int64_t to);
+  // Completes an in-place Reduce: floats from `from` on and the tail bytes.
+  void finish_accumulate(int chunk, const std::byte* incoming, std::int64_t from);
+  [[nodiscard]] std::int64_t floats(int chunk) const;
+
   // Elements (floats plus tail bytes) of the chunks this rank must hold at the end that
   // differ from the exact expected result; a chunk never received counts all its elements.
   [[nodiscard]] std::int64_t count_wrong() const;
 
  private:
+  // This rank's chunk buffer, unshared (copied if a pending send holds it).
+  std::byte* writable(int chunk);
+
   const Schedule& s_;
   int rank_;
   std::vector<Payload> buffers_;

@@ -102,6 +102,7 @@ bool Connections::receive(int peer, const Handler& on_message) {
       p.in_payload = p.in.length > 0 ? Payload(new std::byte[p.in.length]) : Payload{};
     } else {
       p.payload_got += static_cast<std::uint64_t>(n);
+      if (progress_) progress_(peer, p.in, p.in_payload.get(), p.payload_got);
     }
     if (p.header_got == sizeof(MsgHeader) && p.payload_got == p.in.length) {
       p.header_got = 0;

@@ -29,6 +29,9 @@ using Payload = std::shared_ptr<std::byte[]>;
 class Connections {
  public:
   using Handler = std::function<void(int peer, const MsgHeader&, Payload)>;
+  // Called as payload bytes of a message arrive: bytes [0, received) of `payload` are in.
+  // Lets the receiver work on a message while the rest is still on the wire.
+  using Progress = std::function<void(int peer, const MsgHeader&, const std::byte* payload, std::uint64_t received)>;
 
   // fds[r] is the connected socket to rank r (-1 for this rank); takes ownership.
   Connections(std::vector<int> fds, int self, std::chrono::milliseconds timeout);
@@ -48,6 +51,8 @@ class Connections {
   // is closed here too and run_until goes on with the others (used while shutting down).
   void accept_close() { closing_ok_ = true; }
   [[nodiscard]] bool is_open(int peer) const { return peers_.at(static_cast<std::size_t>(peer)).fd >= 0; }
+
+  void set_progress(Progress p) { progress_ = std::move(p); }
 
   [[nodiscard]] int self() const { return self_; }
   [[nodiscard]] int world() const { return static_cast<int>(peers_.size()); }
@@ -77,6 +82,7 @@ class Connections {
   int self_;
   std::chrono::milliseconds timeout_;
   bool closing_ok_ = false;
+  Progress progress_;
 };
 
 }  // namespace collsim::exec

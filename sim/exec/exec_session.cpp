@@ -63,6 +63,7 @@ class ExecSession::Iteration {
     receives_left_ = receives_;
     notices_left_ = notices_;
     started_ = false;
+    reduced_.assign(s_.size(), 0);
     const double nan = std::numeric_limits<double>::quiet_NaN();
     timing_.assign(2 * s_.size(), nan);
   }
@@ -100,11 +101,27 @@ class ExecSession::Iteration {
                                   rank_, t, peer));
     }
     const Transfer& tr = s_.transfer(t);
-    data_.apply(tr.chunk, tr.kind, std::move(p));
+    if (tr.kind == TransferKind::Reduce) {
+      data_.finish_accumulate(tr.chunk, p.get(), reduced_[t]);
+    } else {
+      data_.apply(tr.chunk, tr.kind, std::move(p));
+    }
     timing_[2 * t + 1] = now_seconds();
     --receives_left_;
     for (int q : notify_[t]) conn_.send(q, MsgHeader{MsgType::Done, t, 0}, {}, [this] { --notices_left_; });
     satisfied(t);
+  }
+
+  // Reduces the floats of an incoming Reduce that have arrived so far, so that the
+  // reduction overlaps the transfer instead of following it.
+  void on_progress(int peer, TransferId t, const std::byte* payload, std::uint64_t received) {
+    if (t >= s_.size() || s_.transfer(t).dst != rank_ || s_.transfer(t).src != peer) return;  // on_data reports it
+    const Transfer& tr = s_.transfer(t);
+    if (tr.kind != TransferKind::Reduce) return;
+    const auto upto = std::min(static_cast<std::int64_t>(received / 4), data_.floats(tr.chunk));
+    if (upto - reduced_[t] < kMinFloats && upto < data_.floats(tr.chunk)) return;  // batch small arrivals
+    data_.accumulate(tr.chunk, payload, reduced_[t], upto);
+    reduced_[t] = upto;
   }
 
   void on_done(TransferId d) {
@@ -143,12 +160,18 @@ class ExecSession::Iteration {
   bool started_ = false;
   Clock::time_point t0_;
   std::vector<double> timing_;
+  std::vector<std::int64_t> reduced_;              // floats of each incoming Reduce added so far
+  static constexpr std::int64_t kMinFloats = 4096;  // reduce in steps of at least 16 KiB
 
   [[nodiscard]] static double seconds(Clock::time_point t) { return std::chrono::duration<double>(t.time_since_epoch()).count(); }
   [[nodiscard]] static double now_seconds() { return seconds(Clock::now()); }
 };
 
-ExecSession::ExecSession(Connections& conn) : conn_(conn), rank_(conn.self()), world_(conn.world()) {}
+ExecSession::ExecSession(Connections& conn) : conn_(conn), rank_(conn.self()), world_(conn.world()) {
+  conn_.set_progress([this](int peer, const MsgHeader& h, const std::byte* payload, std::uint64_t received) {
+    if (h.type == MsgType::Data && current_) current_->on_progress(peer, h.id, payload, received);
+  });
+}
 
 void ExecSession::on_message(int peer, const MsgHeader& h, Payload p) {
   switch (h.type) {

@@ -3,7 +3,7 @@
 source "$(dirname "$0")/lib.bash"
 PY=/usr/bin/python3
 $PY -c 'import torch' 2>/dev/null || { echo "SKIP: measure_ddp.py: python3 cannot import torch"; exit 77; }
-port=$((43000 + RANDOM % 2000))
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 args=(--init-method "tcp://127.0.0.1:$port" --world 2 --model mlp:256x256x1024x1024x64 --bucket-cap-mb 0.01,25 --warmup 2 --iters 2
       --profile-iters 1 --timeout 60)
 $PY "$SRC/scripts/measure_ddp.py" --rank 1 "${args[@]}" 2>"$TMP/e1" &

@@ -47,14 +47,16 @@ run_exec --rank 3 --world 2; [[ $rc == 2 ]] && grep -q -- "--rank" "$TMP/eerr" |
 run_exec --rank 0 --world 2 --master nowhere; [[ $rc == 2 ]] && grep -q -- "--master" "$TMP/eerr" || fail "bad --master: rc $rc"
 
 # A rank that never comes: rank 0 gives up after the timeout, exit 2.
-port=$((41000 + RANDOM % 2000))
+# A port nothing listens on now (other test suites share this machine's loopback).
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+port=$(free_port)
 start=$SECONDS
 run_exec --rank 0 --world 2 --master 127.0.0.1:$port --timeout 1s
 [[ $rc == 2 ]] && grep -q "timed out" "$TMP/eerr" || fail "missing rank: rc $rc $(cat "$TMP/eerr")"
 ((SECONDS - start < 10)) || fail "missing rank took $((SECONDS - start)) s"
 
 # Mismatched world sizes: both sides refuse (exit 2).
-port=$((port + 1))
+port=$(free_port)
 "$EXEC" --rank 1 --world 3 --master 127.0.0.1:$port --timeout 5s >/dev/null 2>"$TMP/r1err" &
 r1=$!
 run_exec --rank 0 --world 2 --master 127.0.0.1:$port --timeout 5s
@@ -62,7 +64,7 @@ wait $r1 && fail "rank 1 with the wrong --world succeeded"
 [[ $rc == 2 ]] && grep -q "mismatched rank count" "$TMP/eerr" || fail "world mismatch: rc $rc $(cat "$TMP/eerr")"
 
 # A peer killed mid-collective: the others stop with exit 2, not a hang.
-port=$((port + 1))
+port=$(free_port)
 "$EXEC" --rank 1 --world 3 --master 127.0.0.1:$port --sizes 64MiB --iters 100000 --timeout 5s >/dev/null 2>"$TMP/k1" &
 p1=$!
 "$EXEC" --rank 2 --world 3 --master 127.0.0.1:$port --sizes 64MiB --iters 100000 --timeout 5s >/dev/null 2>"$TMP/k2" &

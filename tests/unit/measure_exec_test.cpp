@@ -2,6 +2,11 @@
 // over loopback TCP (the same code the collsim-exec processes run).
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <future>
 #include <thread>
 
@@ -15,8 +20,6 @@ using namespace collsim;
 using namespace collsim::exec;
 
 namespace {
-
-std::uint16_t g_port = 0;
 
 // Runs `s` on `world` threads, each its own rank with its own connections; returns rank
 // 0's result and every rank's wrong count.
@@ -42,10 +45,17 @@ std::pair<RunResult, std::int64_t> run_threads(const Schedule& s, int world, std
   return {zero, wrong};
 }
 
+// A port nothing listens on now: bind to port 0 and read what the kernel picked.
 std::uint16_t next_port() {
-  // A port range unlikely to be in use; each test case takes its own port.
-  if (g_port == 0) g_port = static_cast<std::uint16_t>(39000 + (::getpid() % 2000) * 4);
-  return ++g_port;
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
 }
 
 }  // namespace
