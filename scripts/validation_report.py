@@ -87,6 +87,14 @@ def main():
                   "Above ~2 the ranks compete for CPU with other processes, which slows the executor and TCP "
                   "(predictions then run fast).\n")
 
+    configs = sorted({r["config"] for r in coll_rows})
+    if configs:
+        md.append("Configurations (hosts x rate, MTU): " + ", ".join(configs) + ". Ring and PS all-reduce run by "
+                  f"collsim-exec ({collectives[0]['warmup']} warm-up + {collectives[0]['iterations']} timed iterations each); DDP by scripts/measure_ddp.py (gloo, one "
+                  "thread per rank).\n")
+    if os.path.isdir(os.path.join(d, "earlier_run_1207_500mbit")):
+        md.append("An earlier full run at 200/500 Mbit/s (`earlier_run_1207_500mbit/`) showed rings CPU-bound at "
+                  "500 Mbit/s; see its README.\n")
     errs = [r["error"] for r in coll_rows if r.get("error") is not None]
     s = stats(errs)
     md.append("## Collectives (acceptance 1: median |error| <= 5 %, max <= 15 %, no fitting)\n")
