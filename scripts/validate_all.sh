@@ -5,8 +5,10 @@
 # bucket_cap_mb 1, 5, 25, 100; two models), takes the test bed down, and finally runs
 # `collsim validate` on all of it and writes summary.md and PNG plots.
 #
-#   scripts/validate_all.sh [--quick] [--out DIR]
+#   scripts/validate_all.sh [--quick] [--validate-only] [--out DIR]
 #
+# --validate-only: skip the measurements and redo step 4 on the raw records in DIR/raw
+# (after a model change: new predictions for the same measurements).
 # --quick: one configuration, small sizes, few iterations (checks the pipeline in about a
 # minute; its numbers are not the committed result). Needs root (the test bed), a built
 # collsim and collsim-exec in build/, python3 with torch (DDP part; skipped with a note
@@ -15,14 +17,16 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/results/validation
 quick=0
+validate_only=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --quick) quick=1; shift ;;
+    --validate-only) validate_only=1; shift ;;
     --out) out=$2; shift 2 ;;
     *) echo "validate_all.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
-[[ $(id -u) == 0 ]] || { echo "validate_all.sh: needs root for the test bed" >&2; exit 2; }
+[[ $(id -u) == 0 || $validate_only == 1 ]] || { echo "validate_all.sh: needs root for the test bed" >&2; exit 2; }
 COLLSIM=$root/build/collsim
 EXEC=$root/build/collsim-exec
 [[ -x $COLLSIM && -x $EXEC ]] || "$root/scripts/build.sh"
@@ -30,11 +34,14 @@ TB=$root/scripts/testbed.sh
 PY=/usr/bin/python3
 mkdir -p "$out/topologies" "$out/raw"
 raw=$out/raw
+runlog=$raw/run.log
+[[ $validate_only == 1 ]] && runlog=/dev/null  # run.log records the measurements only
+log() { echo "[$(date -u +%H:%M:%S) load $(cut -d' ' -f1-3 /proc/loadavg)] $*" | tee -a "$runlog"; }
+ddp_note=""
+if [[ $validate_only == 0 ]]; then
 rm -f "$raw"/*.jsonl "$raw"/*.log
 trap 'bash "$TB" down >/dev/null 2>&1 || true' EXIT
 bash "$TB" down >/dev/null 2>&1 || true
-
-log() { echo "[$(date -u +%H:%M:%S) load $(cut -d' ' -f1-3 /proc/loadavg)] $*" | tee -a "$raw/run.log"; }
 
 # Algorithms run for real: the all-reduce algorithms in this build's registry (add tree /
 # hierarchical ones here, or through COLLSIM_ALGOS, once they are merged).
@@ -102,7 +109,6 @@ done
 bash "$TB" down | tee -a "$raw/run.log"
 
 # 3. DDP (500 Mbit/s, MTU 9000; one gloo thread per rank).
-ddp_note=""
 if ! $PY -c 'import torch' 2>/dev/null; then
   ddp_note="DDP skipped: python3 cannot import torch"
   log "$ddp_note"
@@ -130,17 +136,22 @@ else
 fi
 trap - EXIT
 
+fi  # measurements
+
 # 4. Validation: the model as is (no fitting), then calibrated from the separate set.
+#    Paths relative to the repository root, so the outputs do not depend on the checkout.
 log "validate"
-measured=("$raw/collectives.jsonl")
-[[ -s $raw/ddp.jsonl ]] && measured+=("$raw/ddp.jsonl")
+cd "$root"
+rel=$(realpath --relative-to="$root" "$out")
+measured=("$rel/raw/collectives.jsonl")
+[[ -s $rel/raw/ddp.jsonl ]] && measured+=("$rel/raw/ddp.jsonl")
 set +e
-"$COLLSIM" validate --measured "${measured[@]}" --tolerance 15% --median-tolerance 5% >"$out/validation.txt" 2>&1
-echo "exit $?" >>"$out/validation.txt"
-"$COLLSIM" validate --measured "${measured[@]}" --tolerance 1000% --format json >"$out/validation.json"
-"$COLLSIM" validate --measured "$raw/calibration_set.jsonl" --calibrate "$out/calibration.json" >"$out/calibration.txt" 2>&1
-"$COLLSIM" validate --measured "$raw/collectives.jsonl" --calibration "$out/calibration.json" --tolerance 1000% --format json \
-  >"$out/validation_calibrated.json"
+"$COLLSIM" validate --measured "${measured[@]}" --tolerance 15% --median-tolerance 5% >"$rel/validation.txt" 2>&1
+echo "exit $?" >>"$rel/validation.txt"
+"$COLLSIM" validate --measured "${measured[@]}" --tolerance 1000% --format json >"$rel/validation.json"
+"$COLLSIM" validate --measured "$rel/raw/calibration_set.jsonl" --calibrate "$rel/calibration.json" >"$rel/calibration.txt" 2>&1
+"$COLLSIM" validate --measured "$rel/raw/collectives.jsonl" --calibration "$rel/calibration.json" --tolerance 1000% --format json \
+  >"$rel/validation_calibrated.json"
 set -e
 $PY "$root/scripts/validation_report.py" --dir "$out" --note "$ddp_note" --quick "$quick"
 log "done: $out/summary.md"
