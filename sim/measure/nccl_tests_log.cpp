@@ -4,7 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
-#include <regex>
+#include <cctype>
+#include <cstring>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -82,6 +83,40 @@ std::optional<CollectiveOp> op_from_file_name(std::string name) {
   return std::nullopt;
 }
 
+bool lower_or_underscore(char c) { return (c >= 'a' && c <= 'z') || c == '_'; }
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Removes an MPI rank prefix: "[1,0]<stdout>:", "[0]" (leading blanks allowed).
+std::string strip_mpi_prefix(const std::string& line) {
+  std::size_t i = line.find_first_not_of(" \t");
+  if (i == std::string::npos || line[i] != '[') return line;
+  std::size_t j = i + 1;
+  bool digit = false;
+  while (j < line.size() && (std::isdigit(static_cast<unsigned char>(line[j])) || line[j] == ',')) {
+    digit = digit || line[j] != ',';
+    ++j;
+  }
+  if (!digit || j >= line.size() || line[j] != ']') return line;
+  ++j;
+  for (const char* tag : {"<stdout>", "<stderr>"}) {
+    if (line.compare(j, std::strlen(tag), tag) == 0) j += std::strlen(tag);
+  }
+  if (j < line.size() && line[j] == ':') ++j;
+  return line.substr(j);
+}
+
+// The first "NAME_perf" (NAME of [a-z_], "_perf" not followed by a word character).
+std::optional<std::string> perf_name(const std::string& body) {
+  for (std::size_t at = body.find("_perf"); at != std::string::npos; at = body.find("_perf", at + 1)) {
+    const std::size_t end = at + 5;
+    if (end < body.size() && word_char(body[end])) continue;
+    std::size_t b = at;
+    while (b > 0 && lower_or_underscore(body[b - 1])) --b;
+    if (b < at) return body.substr(b, at - b);
+  }
+  return std::nullopt;
+}
+
 struct RunHints {  // what the lines before a table said about it
   int rank_lines = 0;
   std::optional<int> threads_x_gpus;
@@ -94,9 +129,7 @@ class Parser {
   Parser(std::string source, const NcclTestsImportOptions& o) : source_(std::move(source)), opt_(o) {}
 
   void line(std::string raw, int no) {
-    static const std::regex mpi_prefix(R"(^\s*\[\d+(,\d+)*\](<stdout>|<stderr>)?:?)");
-    std::smatch m;
-    if (std::regex_search(raw, m, mpi_prefix)) raw = m.suffix().str();
+    raw = strip_mpi_prefix(raw);
     if (!raw.empty() && raw.back() == '\r') raw.pop_back();
     const auto first = raw.find_first_not_of(" \t");
     if (first == std::string::npos) return;
@@ -133,21 +166,24 @@ class Parser {
   }
 
   void hint(const std::string& body, const std::vector<std::string>& tokens, int no) {
-    static const std::regex starting(R"(Collective test starting:\s*([a-z_]+)_perf)");
-    static const std::regex perf(R"(([a-z_]+)_perf\b)");
-    static const std::regex rank_line(R"(^\s*Rank\s+\d+\s)");
-    static const std::regex threads(R"(nThread\s+(\d+)\s+nGpus\s+(\d+))");
-    std::smatch m;
-    if (std::regex_search(body, m, starting)) {
-      started_op_ = op_from_test_name(m[1].str());
-      if (!started_op_) fail(no, m[1].str() + "_perf", "a collective collsim models");
-    } else if (!perf_op_ && std::regex_search(body, m, perf)) {
-      perf_name_ = m[1].str();
-      perf_op_ = op_from_test_name(perf_name_);
-      perf_line_ = no;
+    const std::string starting = "Collective test starting:";
+    if (const auto at = body.find(starting); at != std::string::npos) {
+      const auto name = perf_name(body.substr(at + starting.size()));
+      if (!name) fail(no, body, "\"Collective test starting: NAME_perf\"");
+      started_op_ = op_from_test_name(*name);
+      if (!started_op_) fail(no, *name + "_perf", "a collective collsim models");
+    } else if (!perf_op_ && perf_name_.empty()) {
+      if (const auto name = perf_name(body)) {
+        perf_name_ = *name;
+        perf_op_ = op_from_test_name(perf_name_);
+        perf_line_ = no;
+      }
     }
-    if (std::regex_search(body, m, rank_line)) ++next_.rank_lines;
-    if (std::regex_search(body, m, threads)) next_.threads_x_gpus = std::stoi(m[1].str()) * std::stoi(m[2].str());
+    if (tokens.size() >= 3 && tokens[0] == "Rank" && integer(tokens[1])) ++next_.rank_lines;
+    for (std::size_t i = 0; i + 3 < tokens.size(); ++i) {
+      const auto t = integer(tokens[i + 1]), g = integer(tokens[i + 3]);
+      if (tokens[i] == "nThread" && tokens[i + 2] == "nGpus" && t && g) next_.threads_x_gpus = static_cast<int>(*t * *g);
+    }
     const auto has = [&](const char* t) { return std::find(tokens.begin(), tokens.end(), t) != tokens.end(); };
     if (has("algbw") && has("busbw")) {
       if (!rows_.empty()) close();  // a new table begins
