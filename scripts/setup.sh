@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config libboost-graph-dev nlohmann-json3-dev libcli11-dev
-          libspdlog-dev libfmt-dev catch2 libbenchmark-dev python3)
+          libspdlog-dev libfmt-dev catch2 libbenchmark-dev libsimgrid-dev python3)
 if [[ ${1:-} == --python ]]; then
   packages+=(python3-torch python3-torchvision python3-numpy python3-matplotlib)
 fi

@@ -36,6 +36,12 @@ std::vector<std::string> collective_op_names() {
   return out;
 }
 
+Bytes nccl_tests_size(CollectiveOp op, int ranks, Bytes requested) {
+  if (op != CollectiveOp::AllGather && op != CollectiveOp::ReduceScatter && op != CollectiveOp::AllToAll) return requested;
+  const std::int64_t per_rank = requested.count / ranks / 16 * 16;
+  return Bytes{per_rank * ranks};
+}
+
 double busbw_factor(CollectiveOp op, int ranks) {
   const double n = ranks;
   switch (op) {

@@ -24,6 +24,11 @@ struct Collective {
   Bytes size;  // nccl-tests size: all-reduce/broadcast/reduce buffer, or the gathered total
 };
 
+// The size nccl-tests actually runs for a requested size: all-gather, reduce-scatter and
+// all-to-all divide it by the rank count and round each rank's part down to a multiple of
+// 16 bytes (reference/nccl-model.md s. 6); the others run it as is.
+[[nodiscard]] Bytes nccl_tests_size(CollectiveOp op, int ranks, Bytes requested);
+
 // nccl-tests' bus-bandwidth factor: busbw = algbw x factor (reference/nccl-model.md s. 6).
 [[nodiscard]] double busbw_factor(CollectiveOp op, int ranks);
 

@@ -1,15 +1,22 @@
-// Ring all-reduce: reduce-scatter then all-gather around a ring, 2(N-1) steps, each
-// moving one of N chunks (S/N bytes, remainder bytes spread one per chunk) to the next
-// rank. A rank starts step k+1 once it has sent and received step k.
+// Ring algorithms (NCCL's Ring): all-reduce = reduce-scatter + all-gather, 2(N-1) steps;
+// reduce-scatter and all-gather, N-1 steps; broadcast and reduce as a pipelined chain
+// from/to the root. The data is split over K channels (parallel rings over the same
+// order) and each channel's piece into pipeline slices: slice l of step k follows slice
+// l-1 of step k on the same link, and only slice 0 pays the per-step protocol latency.
+// A rank starts step k+1 of a slice once it has sent and received step k of it.
 #pragma once
 
 #include <span>
 
+#include "sim/algo/algorithm_options.hpp"
 #include "sim/algo/schedule.hpp"
 
 namespace collsim {
 
-// `order` lists the ranks around the ring (a permutation of 0..N-1); empty = 0..N-1.
+// Any op but all-to-all. `opt.ring_order` (a permutation of 0..N-1) sets the ring.
+[[nodiscard]] Schedule ring_schedule(const Collective& c, const AlgorithmOptions& opt = {});
+
+// One-channel, unsliced ring all-reduce around `order` (empty: 0..N-1).
 [[nodiscard]] Schedule ring_allreduce(const Collective& c, std::span<const int> order = {});
 
 }  // namespace collsim

@@ -29,13 +29,39 @@ TransferId Schedule::add(const Transfer& t, std::span<const TransferId> deps) {
   if (t.chunk < 0 || t.chunk >= static_cast<std::int32_t>(chunks_.size())) {
     throw InternalError(fmt::format("{}: transfer {} names unknown chunk {}", algorithm_, id, t.chunk));
   }
+  if (t.kind == TransferKind::Join && t.bytes.count != 0) {
+    throw InternalError(fmt::format("{}: join {} carries bytes", algorithm_, id));
+  }
+  if (t.kind != TransferKind::Join && t.bytes != chunks_[static_cast<std::size_t>(t.chunk)].bytes) {
+    throw InternalError(fmt::format("{}: transfer {} carries {} B of chunk {}, which has {} B", algorithm_, id,
+                                    t.bytes.count, t.chunk, chunks_[static_cast<std::size_t>(t.chunk)].bytes.count));
+  }
   for (TransferId d : deps) {
     if (d >= id) throw InternalError(fmt::format("{}: transfer {} depends on later transfer {}", algorithm_, id, d));
   }
-  transfers_.push_back(t);
+  transfers_.push_back(Packed{t.src, t.dst, t.chunk, static_cast<std::uint8_t>(t.kind), static_cast<std::uint8_t>(t.leg),
+                              t.pipelined});
   dep_list_.insert(dep_list_.end(), deps.begin(), deps.end());
   dep_begin_.push_back(dep_list_.size());
   return id;
+}
+
+TransferId Schedule::add_join(std::span<const TransferId> deps) {
+  return add(Transfer{0, 0, Bytes{0}, 0, TransferKind::Join}, deps);
+}
+
+Transfer Schedule::transfer(TransferId id) const {
+  const Packed& p = transfers_[id];
+  const auto kind = static_cast<TransferKind>(p.kind);
+  const Bytes bytes = kind == TransferKind::Join ? Bytes{0} : chunks_[static_cast<std::size_t>(p.chunk)].bytes;
+  return Transfer{p.src, p.dst, bytes, p.chunk, kind, static_cast<TransferLeg>(p.leg), p.pipelined};
+}
+
+std::vector<Transfer> Schedule::transfers() const {
+  std::vector<Transfer> out;
+  out.reserve(transfers_.size());
+  for (TransferId id = 0; id < transfers_.size(); ++id) out.push_back(transfer(id));
+  return out;
 }
 
 std::span<const TransferId> Schedule::deps(TransferId id) const {
@@ -44,7 +70,10 @@ std::span<const TransferId> Schedule::deps(TransferId id) const {
 
 std::vector<Bytes> Schedule::bytes_sent_per_rank() const {
   std::vector<Bytes> out(static_cast<std::size_t>(collective_.ranks));
-  for (const Transfer& t : transfers_) out[static_cast<std::size_t>(t.src)] += t.bytes;
+  for (TransferId id = 0; id < transfers_.size(); ++id) {
+    const Transfer t = transfer(id);
+    out[static_cast<std::size_t>(t.src)] += t.bytes;
+  }
   return out;
 }
 

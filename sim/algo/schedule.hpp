@@ -19,7 +19,16 @@ using TransferId = std::uint32_t;
 enum class TransferKind : std::uint8_t {
   Reduce,  // dst combines the chunk it holds with the incoming one
   Copy,    // dst overwrites its chunk with the incoming one
+  // Moves nothing and takes no time: finishes when all its dependencies have. It lets
+  // many transfers wait for many others with a + b dependencies instead of a x b (the
+  // symbolic executor looks through it: depending on a join = depending on its deps).
+  Join,
 };
+
+// Which part of the src->dst route a transfer loads. In-network reduction (NVLS, SHARP)
+// sends a contribution only up to the switch (ToSwitch: every link but the last), and the
+// switch multicasts the result down (FromSwitch: the last link only).
+enum class TransferLeg : std::uint8_t { EndToEnd, ToSwitch, FromSwitch };
 
 struct Transfer {
   std::int32_t src = 0;
@@ -27,6 +36,10 @@ struct Transfer {
   Bytes bytes;
   std::int32_t chunk = 0;
   TransferKind kind = TransferKind::Copy;
+  TransferLeg leg = TransferLeg::EndToEnd;
+  // A later slice of a pipelined step: the protocol's per-step latency was paid by the
+  // step's first slice (NCCL keeps NCCL_STEPS slots in flight, hiding it in steady state).
+  bool pipelined = false;
 };
 
 // What a chunk means, for verification: `origin` is the rank that holds it at the start
@@ -50,14 +63,18 @@ class Schedule {
   TransferId add(const Transfer& t, std::initializer_list<TransferId> deps) {
     return add(t, std::span<const TransferId>(deps.begin(), deps.size()));
   }
+  // Adds a Join that finishes when all of `deps` have (needs at least one chunk).
+  TransferId add_join(std::span<const TransferId> deps);
   void reserve(std::size_t transfers, std::size_t deps);
 
   [[nodiscard]] const Collective& collective() const { return collective_; }
   [[nodiscard]] const std::string& algorithm() const { return algorithm_; }
   [[nodiscard]] int ranks() const { return collective_.ranks; }
   [[nodiscard]] std::size_t size() const { return transfers_.size(); }
-  [[nodiscard]] const Transfer& transfer(TransferId id) const { return transfers_[id]; }
-  [[nodiscard]] const std::vector<Transfer>& transfers() const { return transfers_; }
+  // A transfer by value: stored packed, with its bytes taken from its chunk.
+  [[nodiscard]] Transfer transfer(TransferId id) const;
+  // Every transfer, unpacked (a copy: for tests and reports, not hot loops).
+  [[nodiscard]] std::vector<Transfer> transfers() const;
   [[nodiscard]] std::span<const TransferId> deps(TransferId id) const;
   [[nodiscard]] const std::vector<ChunkSpec>& chunks() const { return chunks_; }
 
@@ -68,7 +85,18 @@ class Schedule {
   Collective collective_;
   std::string algorithm_;
   std::vector<ChunkSpec> chunks_;
-  std::vector<Transfer> transfers_;
+  // 16 bytes a transfer instead of 24: a transfer always moves its whole chunk (the
+  // verifier insists), so its bytes live in the chunk table. Big flat rings have tens of
+  // millions of transfers.
+  struct Packed {
+    std::int32_t src;
+    std::int32_t dst;
+    std::int32_t chunk;
+    std::uint8_t kind;
+    std::uint8_t leg;
+    bool pipelined;
+  };
+  std::vector<Packed> transfers_;
   std::vector<std::uint64_t> dep_begin_;  // CSR offsets, size() + 1 entries
   std::vector<TransferId> dep_list_;
 };

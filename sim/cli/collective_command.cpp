@@ -4,10 +4,12 @@
 #include <fmt/format.h>
 
 #include "sim/cli/commands.hpp"
+#include "sim/coll/crossover.hpp"
 #include "sim/coll/predict.hpp"
+#include "sim/coll/selection.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/size_list.hpp"
-#include "sim/measure/calibration.hpp"
+#include "sim/core/unit_parse.hpp"
 
 namespace collsim::cli {
 
@@ -17,21 +19,40 @@ struct CollectiveArgs {
   std::string topology;
   std::string op = "allreduce";
   std::string algo = "ring";
+  std::string protocol = "ideal";
   std::string sizes = "1KiB:1GiB";
   double factor = 2.0;
   std::optional<int> ranks;
-  std::string format = "table";
+  std::optional<int> hosts;
+  int root = 0;
+  int channels = 0;
+  std::string slice;
   std::string calibration;
+  bool crossover = false;
+  bool exact = false;
+  std::string format = "table";
 };
 
 void run_collective(const CollectiveArgs& a) {
   const auto op = collective_op_from(a.op);
   if (!op) throw ConfigError("--op", "", fmt::format("\"{}\"", a.op), fmt::format("one of: {}", fmt::join(collective_op_names(), ", ")));
-  if (!is_algorithm(a.algo)) {
-    throw ConfigError("--algo", "", fmt::format("\"{}\"", a.algo), fmt::format("one of: {}", fmt::join(algorithm_names(), ", ")));
+  CollectiveRequest req;
+  try {
+    req.algorithms = parse_algorithm_list(a.algo, *op);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError("--algo", "", fmt::format("\"{}\" ({})", a.algo, e.what()),
+                      fmt::format("auto, or a list (\"ring,tree\", \"^tree\") of: {}", fmt::join(algorithm_names(), ", ")));
   }
-  if (!supports(a.algo, *op)) {
-    throw ConfigError("--algo", "", fmt::format("\"{}\"", a.algo), fmt::format("an algorithm that implements {}", a.op));
+  for (const auto& algo : req.algorithms) {
+    if (!supports(algo, *op) && !is_choice(a.algo)) {
+      throw ConfigError("--algo", "", fmt::format("\"{}\"", algo), fmt::format("an algorithm that implements {}", a.op));
+    }
+  }
+  try {
+    req.protocols = parse_protocol_list(a.protocol);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError("--protocol", "", fmt::format("\"{}\" ({})", a.protocol, e.what()),
+                      "auto, or a list (\"ll,simple\", \"^ll128\") of: ideal, ll, ll128, simple");
   }
   std::vector<Bytes> sizes;
   try {
@@ -39,16 +60,41 @@ void run_collective(const CollectiveArgs& a) {
   } catch (const UnitError& e) {
     throw ConfigError("--sizes", "", e.value(), e.expected());
   }
+  if (a.channels < 0 || a.channels > 64) {
+    throw ConfigError("--channels", "", std::to_string(a.channels), "a channel count from 1 to 64 (0: NCCL's search)");
+  }
+  req.overrides.channels = a.channels;
+  if (!a.slice.empty()) {
+    try {
+      req.overrides.slice = parse_size(a.slice);
+    } catch (const UnitError& e) {
+      throw ConfigError("--slice", "", e.value(), e.expected());
+    }
+  }
+  if (!a.calibration.empty()) req.model = load_calibration(a.calibration, req.model);
   const OutputFormat format = parse_format_option(a.format);
-  Topology topo = load_topology_option(a.topology, a.ranks);
-  if (!a.calibration.empty()) apply_calibration(topo, load_calibration_file(a.calibration));
+  const Topology topo = load_topology_option(a.topology, a.ranks);
+  if (a.hosts && (*a.hosts < 1 || *a.hosts > topo.rank_count())) {
+    throw ConfigError("--hosts", "", std::to_string(*a.hosts), fmt::format("a host count from 1 to {}", topo.rank_count()));
+  }
+  req.hosts = a.hosts;
+  req.exact = a.exact;
+  if (a.root < 0 || a.root >= topo.rank_count()) {
+    throw ConfigError("--root", "", std::to_string(a.root), fmt::format("a rank from 0 to {}", topo.rank_count() - 1));
+  }
   LinkGraph graph(topo);
   CollectiveReport report;
   report.topology = topo.name;
   for (Bytes s : sizes) {
-    const Collective c{*op, topo.rank_count(), 0, s};
-    report.rows.push_back(predict_collective(graph, c, a.algo));
+    const Collective c{*op, topo.rank_count(), a.root, nccl_tests_size(*op, topo.rank_count(), s)};
+    try {
+      report.rows.push_back(predict_collective(graph, c, req));
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError("--algo", "", fmt::format("\"{}\" with --protocol \"{}\"", a.algo, a.protocol),
+                        fmt::format("a combination that can run on {} ({})", topo.name, e.what()));
+    }
   }
+  if (a.crossover) report.crossovers = find_crossovers(graph, report.rows, req);
   write_collective_report(std::cout, report, format);
 }
 
@@ -58,13 +104,27 @@ void add_collective_command(CLI::App& app) {
   auto args = std::make_shared<CollectiveArgs>();
   CLI::App* cmd = app.add_subcommand("collective", "Predict one collective over a range of sizes (nccl-tests columns)");
   cmd->add_option("--topology", args->topology, "Topology JSON file (default: built-in 8 x H100 NVSwitch node)");
-  cmd->add_option("--op", args->op, "Collective: allreduce")->capture_default_str();
-  cmd->add_option("--algo", args->algo, "Algorithm: ring, ps")->capture_default_str();
+  cmd->add_option("--op", args->op, "Collective: allreduce, reducescatter, allgather, broadcast, reduce, alltoall")
+      ->capture_default_str();
+  cmd->add_option("--algo", args->algo,
+                  "Algorithm, a list (ring,tree) or ^list, or auto (fastest of ring, tree, nvls): ring, tree, bintree, "
+                  "ps, ps_sharded, hier_ring, rhd, rd, direct, nvls, sharp")
+      ->capture_default_str();
+  cmd->add_option("--protocol", args->protocol, "Protocol, a list or ^list, or auto (ll, ll128, simple): ideal, ll, ll128, simple")
+      ->capture_default_str();
   cmd->add_option("--sizes", args->sizes, "Sizes per rank: 1MiB, 1KiB,4KiB or MIN:MAX")->capture_default_str();
   cmd->add_option("--factor", args->factor, "Step factor for a MIN:MAX range")->capture_default_str();
   cmd->add_option("--ranks", args->ranks, "Use only the first N ranks of the topology");
+  cmd->add_option("--hosts", args->hosts, "Group the ranks into H hosts of consecutive ranks (default: each node's host)");
+  cmd->add_option("--root", args->root, "Root rank of broadcast and reduce")->capture_default_str();
+  cmd->add_option("--channels", args->channels, "Channels (parallel rings/trees); 0: NCCL's search for the protocol")
+      ->capture_default_str();
+  cmd->add_option("--slice", args->slice, "Pipeline slice per channel and step (default: the protocol's step)");
+  cmd->add_option("--calibration", args->calibration, "JSON file overriding the protocol model's constants");
+  cmd->add_flag("--crossover", args->crossover, "Also find where the chosen algorithm/protocol changes (bisection)");
+  cmd->add_flag("--exact", args->exact,
+                "Replay every transfer (by default ring and hier_ring use the step-per-phase fast path when it is exact)");
   cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
-  cmd->add_option("--calibration", args->calibration, "Calibration file (collsim validate --calibrate)");
   cmd->callback([args] { run_collective(*args); });
 }
 

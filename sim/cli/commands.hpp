@@ -26,6 +26,8 @@ class CommandFailed : public std::runtime_error {
 // Parses a percentage option ("10%" or "10" = 10 percent) into a fraction; throws
 // ConfigError naming the flag.
 [[nodiscard]] double parse_percent_option(const std::string& flag, const std::string& text);
+void add_schedule_command(CLI::App& app);
+void add_topo_command(CLI::App& app);  // collsim topo show|validate|dot FILE
 
 // --topology FILE (or the built-in node when empty), cut to the first `ranks` ranks.
 [[nodiscard]] Topology load_topology_option(const std::string& path, std::optional<int> ranks);

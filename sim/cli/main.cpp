@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
   collsim::cli::add_collective_command(app);
   collsim::cli::add_validate_command(app);
   collsim::cli::add_check_command(app);
+  collsim::cli::add_schedule_command(app);
+  collsim::cli::add_topo_command(app);
 
   try {
     app.parse(argc, argv);

@@ -1,23 +1,45 @@
-// Predicts one collective on a topology: builds the schedule, plays it, and reports the
-// time with nccl-tests' algbw/busbw (GB/s, 1 GB = 1e9 B).
+// Predicts one collective on a topology: for each candidate (algorithm, protocol) builds
+// the schedule, plays it with the protocol's costs, adds the base latency, and keeps the
+// fastest (ties: the earlier candidate). Reports the time with nccl-tests' algbw/busbw
+// (GB/s, 1 GB = 1e9 B).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/algo/registry.hpp"
+#include "sim/coll/cost_model.hpp"
 #include "sim/topo/link_graph.hpp"
 
 namespace collsim {
 
+struct CollectiveRequest {
+  std::vector<std::string> algorithms{"ring"};
+  std::vector<Protocol> protocols{Protocol::Ideal};
+  ProtocolModel model = nccl_default_model();
+  CostOverrides overrides;
+  std::optional<int> hosts;  // group ranks into this many hosts instead of Node::host
+  // Always replay every transfer. Otherwise a regular schedule (ring, hierarchical ring)
+  // is played one step per phase when that is exact (see phased_player.hpp).
+  bool exact = false;
+};
+
 struct CollectivePrediction {
   Collective collective;
   std::string algorithm;
+  Protocol protocol = Protocol::Ideal;
+  int channels = 1;
   Time time;
-  double algbw_gbps = 0;  // size / time, GB/s
+  bool fast_path = false;  // true when the step-per-phase fast path produced `time`
+  double algbw_gbps = 0;  // nccl-tests algbw: size / time, GB/s
   double busbw_gbps = 0;  // algbw x busbw_factor
 };
 
-[[nodiscard]] CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, const std::string& algo,
-                                                      const AlgorithmOptions& opt = {});
+// Throws std::invalid_argument when no candidate can run (the message says why).
+[[nodiscard]] CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c,
+                                                      const CollectiveRequest& request);
+// One algorithm, ideal protocol.
+[[nodiscard]] CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, const std::string& algo);
 
 }  // namespace collsim

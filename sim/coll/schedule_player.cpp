@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/coll/flow_plan.hpp"
 #include "sim/core/event_queue.hpp"
 #include "sim/net/flow_network.hpp"
 
@@ -17,6 +18,8 @@ struct Dependents {
   std::vector<std::uint32_t> indegree;
 
   explicit Dependents(const Schedule& s) : begin(s.size() + 1, 0), indegree(s.size(), 0) {
+    // Count, prefix-sum into start offsets, then fill each range moving its start
+    // forward; afterwards begin[d] holds d's end, so shift by one (no scratch copy).
     for (TransferId t = 0; t < s.size(); ++t) {
       for (TransferId d : s.deps(t)) {
         ++begin[d + 1];
@@ -25,10 +28,11 @@ struct Dependents {
     }
     for (std::size_t i = 1; i < begin.size(); ++i) begin[i] += begin[i - 1];
     list.resize(begin.back());
-    std::vector<std::uint64_t> fill(begin.begin(), begin.end() - 1);
     for (TransferId t = 0; t < s.size(); ++t) {
-      for (TransferId d : s.deps(t)) list[fill[d]++] = t;
+      for (TransferId d : s.deps(t)) list[begin[d]++] = t;
     }
+    for (std::size_t i = begin.size() - 1; i > 0; --i) begin[i] = begin[i - 1];
+    begin[0] = 0;
   }
 };
 
@@ -45,16 +49,22 @@ class Player {
     }
     std::vector<FlowId> done;
     while (true) {
-      const auto tq = queue_.next_time();
+      const auto tq = latency_done_.next_time();
       const auto tn = net_.next_completion();
       if (!tq && !tn) break;
       if (tn && (!tq || *tn <= *tq)) {
         done.clear();
         net_.complete_until(*tn, done);
-        queue_.advance_to(*tn);
+        latency_done_.advance_to(*tn);
         for (FlowId f : done) finish(flow_owner_[f], *tn);
       } else {
-        queue_.run_next();
+        // Start every flow due at this instant before the network re-solves its rates,
+        // so an incast of N flows is solved once, not N times.
+        const Time at = *tq;
+        do {
+          const Waiting w = latency_done_.pop();
+          launch(w.transfer, w.plan, at);
+        } while (latency_done_.next_time() == at);
       }
     }
     if (finished_ != s_.size()) {
@@ -67,20 +77,22 @@ class Player {
  private:
   void start(TransferId t, Time now) {
     if (opt_.record_timings) timings_[t].start = now;
-    const Transfer& tr = s_.transfer(t);
-    const Route& r = graph_.route(tr.src, tr.dst);
-    const Time begin = now + r.latency;
-    if (r.latency.ps == 0) {
-      launch(t, begin);
+    const Transfer tr = s_.transfer(t);
+    if (tr.kind == TransferKind::Join) {
+      finish(t, now);
+      return;
+    }
+    const FlowPlan plan = plan_flow(tr, graph_, opt_.cost);
+    if (plan.latency.ps == 0) {
+      launch(t, plan, now);
     } else {
-      queue_.schedule(begin, [this, t, begin] { launch(t, begin); });
+      latency_done_.schedule(now + plan.latency, Waiting{t, plan});
     }
   }
 
-  void launch(TransferId t, Time now) {
-    const Transfer& tr = s_.transfer(t);
-    const Route& r = graph_.route(tr.src, tr.dst);
-    const FlowId f = net_.start_flow(now, r.links, tr.bytes);
+  // The latency has elapsed: the bytes start to flow.
+  void launch(TransferId t, const FlowPlan& plan, Time now) {
+    const FlowId f = net_.start_flow(now, plan.links, plan.wire, plan.cap);
     if (flow_owner_.size() <= f) flow_owner_.resize(f + 1);
     flow_owner_[f] = t;
     ++flows_;
@@ -100,7 +112,11 @@ class Player {
   LinkGraph& graph_;
   PlayOptions opt_;
   Dependents deps_;
-  EventQueue queue_;
+  struct Waiting {
+    TransferId transfer;
+    FlowPlan plan;
+  };
+  BasicEventQueue<Waiting> latency_done_;
   FlowNetwork net_;
   std::vector<TransferId> flow_owner_;
   std::vector<TransferTiming> timings_;

@@ -1,12 +1,16 @@
 // Plays a Schedule on a topology: each transfer starts when all its dependencies have
-// finished, pays its route's latency, then moves its bytes as a flow that shares links
-// max-min fairly with every other flow in flight. Times are int64 ps.
+// finished, pays a latency (its route's, or a protocol's per-step latency), then moves
+// its bytes (inflated by the protocol's wire overhead, optionally rate-capped) as a flow
+// that shares links max-min fairly with every other flow in flight. Times are int64 ps.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "sim/algo/schedule.hpp"
+#include "sim/coll/link_class.hpp"
 #include "sim/topo/link_graph.hpp"
 
 namespace collsim {
@@ -16,8 +20,21 @@ struct TransferTiming {
   Time end;    // last byte delivered
 };
 
+// What a protocol adds to each transfer. The default is "ideal": route latency per
+// transfer, payload bytes on the wire, no cap. Either way a pipelined slice
+// (Transfer::pipelined) pays no latency: it streams behind the slice that paid it.
+struct StepCost {
+  // true: a transfer pays step_latency[class of its route] instead of the route's latency
+  // (NCCL's hwLat is end to end, wire included).
+  bool protocol_latency = false;
+  std::array<Time, kLinkClasses> step_latency{};
+  double wire_inflation = 1.0;        // wire bytes per payload byte (1 / efficiency), >= 1
+  std::optional<Bandwidth> flow_cap;  // per-flow wire rate cap (a channel's bandwidth)
+};
+
 struct PlayOptions {
   bool record_timings = false;
+  StepCost cost;
 };
 
 struct PlayResult {

@@ -1,51 +1,65 @@
 // A deterministic discrete-event queue: events fire in time order (Time = int64 ps),
 // ties broken by insertion order. One instance per simulation, no global state.
+// BasicEventQueue<P> carries a plain payload (the engine's hot path uses a transfer id);
+// EventQueue carries callbacks.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <queue>
-#include <vector>
 
+#include "sim/core/error.hpp"
+#include "sim/core/time_buckets.hpp"
 #include "sim/core/units.hpp"
 
 namespace collsim {
 
-class EventQueue {
+template <typename Payload>
+class BasicEventQueue {
  public:
-  using Action = std::function<void()>;
-
-  // Schedules `action` to run at `at` (which must not be before now()).
-  void schedule(Time at, Action action);
+  // Schedules `payload` at `at` (which must not be before now()).
+  void schedule(Time at, Payload payload) {
+    if (at < now_) throw InternalError("event scheduled in the past");
+    events_.push(at, std::move(payload));
+  }
 
   // Time of the earliest pending event, if any.
-  [[nodiscard]] std::optional<Time> next_time() const;
+  [[nodiscard]] std::optional<Time> next_time() const {
+    if (events_.empty()) return std::nullopt;
+    return events_.front_time();
+  }
 
-  // Pops the earliest event, sets now() to its time and runs it.
-  void run_next();
-
-  [[nodiscard]] Time now() const { return now_; }
-  [[nodiscard]] bool empty() const { return heap_.empty(); }
-  [[nodiscard]] std::size_t size() const { return heap_.size(); }
-  [[nodiscard]] std::uint64_t executed() const { return executed_; }
+  // Removes the earliest event, sets now() to its time and returns its payload.
+  Payload pop() {
+    if (events_.empty()) throw InternalError("pop on an empty event queue");
+    now_ = events_.front_time();
+    ++executed_;
+    return events_.pop_front();
+  }
 
   // Lets an outside clock (the network model) move time forward between events.
-  void advance_to(Time t);
+  void advance_to(Time t) {
+    if (t < now_) throw InternalError("event queue moved backwards");
+    if (!events_.empty() && events_.front_time() < t) throw InternalError("event queue skipped a pending event");
+    now_ = t;
+  }
+
+  [[nodiscard]] Time now() const { return now_; }
+  [[nodiscard]] bool empty() const { return events_.empty(); }
+  [[nodiscard]] std::size_t size() const { return events_.size(); }
+  [[nodiscard]] std::uint64_t executed() const { return executed_; }
 
  private:
-  struct Entry {
-    Time at;
-    std::uint64_t seq;
-    std::uint32_t slot;  // index into actions_
-    bool operator>(const Entry& o) const { return at != o.at ? at > o.at : seq > o.seq; }
-  };
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap_;
-  std::vector<Action> actions_;
-  std::vector<std::uint32_t> free_slots_;
+  TimeBuckets<Payload> events_;
   Time now_{};
-  std::uint64_t next_seq_ = 0;
   std::uint64_t executed_ = 0;
+};
+
+// Callback events: pop and run.
+class EventQueue : public BasicEventQueue<std::function<void()>> {
+ public:
+  using Action = std::function<void()>;
+  void run_next() { pop()(); }
 };
 
 }  // namespace collsim

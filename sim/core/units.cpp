@@ -14,12 +14,11 @@ Time Time::from_seconds(double s) {
 Time transfer_time(double bytes, double bytes_per_s) {
   if (bytes <= 0.0) return Time{0};
   if (!(bytes_per_s > 0.0)) throw std::invalid_argument("transfer_time: bandwidth must be positive");
-  // long double keeps 64 bits of mantissa: exact for byte counts up to 2^64 / 1e12.
-  const long double ps = static_cast<long double>(bytes) * 1e12L / static_cast<long double>(bytes_per_s);
-  // A relative tolerance of 1e-15 absorbs representation error in bytes_per_s before
-  // rounding up, so 1e9 B at 1e9 B/s is exactly 1 s, not 1 s + 1 ps.
-  const long double rounded = std::ceil(ps * (1.0L - 1e-15L));
-  return Time{static_cast<std::int64_t>(rounded)};
+  // Double precision is exact to well under a picosecond up to 2^53 ps (2.5 hours).
+  // A relative tolerance of 1e-14 absorbs the representation error of the division
+  // before rounding up, so 1e9 B at 1e9 B/s is exactly 1 s, not 1 s + 1 ps.
+  const double ps = bytes * 1e12 / bytes_per_s;
+  return Time{static_cast<std::int64_t>(std::ceil(ps - ps * 1e-14))};
 }
 
 Time transfer_time(Bytes bytes, Bandwidth bw) {

@@ -48,7 +48,7 @@ FlowId FlowNetwork::start_flow(Time now, std::span<const LinkId> route, Bytes by
   now_ = now;
   const FlowId id = allocate_flow();
   Flow& f = flows_[id];
-  f.route.assign(route.begin(), route.end());
+  f.route = route;
   f.remaining = static_cast<double>(bytes.count);
   f.rate = 0;
   f.cap = cap ? cap->bytes_per_s : 0.0;
@@ -65,8 +65,8 @@ FlowId FlowNetwork::start_flow(Time now, std::span<const LinkId> route, Bytes by
     } else {
       f.finish = now;
     }
-    f.route.clear();
-    pending_.push(Pending{f.finish, id, f.version});
+    f.route = {};
+    pending_.push(f.finish, Pending{id, f.version});
     return id;
   }
   for (LinkId l : f.route) {
@@ -89,41 +89,58 @@ void FlowNetwork::set_rate(FlowId id, double rate) {
   f.rate = rate;
   ++f.version;
   f.finish = rate > 0 ? now_ + transfer_time(f.remaining, rate) : Time::max();
-  if (f.finish != Time::max()) pending_.push(Pending{f.finish, id, f.version});
+  if (f.finish != Time::max()) pending_.push(f.finish, Pending{id, f.version});
+}
+
+double FlowNetwork::solo_rate(const std::span<const LinkId> route, double cap) const {
+  double rate = cap > 0 ? cap : std::numeric_limits<double>::infinity();
+  for (LinkId l : route) rate = std::min(rate, links_[l].capacity);
+  return rate;
 }
 
 void FlowNetwork::resolve() {
   if (dirty_links_.empty()) return;
-  std::vector<FlowId> comp_flows;
-  std::vector<LinkId> comp_links;
-  std::vector<LinkId> stack;
-  std::sort(dirty_links_.begin(), dirty_links_.end());
+  // Components are independent and each one's rates do not depend on the order they are
+  // solved in, so dirty links need no sorting.
   for (LinkId seed : dirty_links_) {
     if (!links_[seed].dirty) continue;  // already swept into an earlier component
+    // Fast path: a link carrying one flow whose other links carry only it too. That flow
+    // is a component by itself and runs at its narrowest link (or its cap).
+    if (links_[seed].flows.size() == 1) {
+      const FlowId fid = links_[seed].flows.front();
+      Flow& f = flows_[fid];
+      bool alone = true;
+      for (LinkId l : f.route) alone = alone && links_[l].flows.size() == 1;
+      if (alone) {
+        for (LinkId l : f.route) links_[l].dirty = false;
+        set_rate(fid, solo_rate(f.route, f.cap));
+        continue;
+      }
+    }
     ++stamp_;
-    comp_flows.clear();
-    comp_links.clear();
-    stack.assign(1, seed);
+    comp_flows_.clear();
+    comp_links_.clear();
+    stack_.assign(1, seed);
     links_[seed].mark = stamp_;
-    while (!stack.empty()) {
-      const LinkId l = stack.back();
-      stack.pop_back();
-      comp_links.push_back(l);
+    while (!stack_.empty()) {
+      const LinkId l = stack_.back();
+      stack_.pop_back();
+      comp_links_.push_back(l);
       links_[l].dirty = false;
       for (FlowId fid : links_[l].flows) {
         Flow& f = flows_[fid];
         if (f.mark == stamp_) continue;
         f.mark = stamp_;
-        comp_flows.push_back(fid);
+        comp_flows_.push_back(fid);
         for (LinkId nl : f.route) {
           if (links_[nl].mark != stamp_) {
             links_[nl].mark = stamp_;
-            stack.push_back(nl);
+            stack_.push_back(nl);
           }
         }
       }
     }
-    if (!comp_flows.empty()) solve_component(comp_flows, comp_links);
+    if (!comp_flows_.empty()) solve_component(comp_flows_, comp_links_);
   }
   dirty_links_.clear();
 }
@@ -140,8 +157,10 @@ void FlowNetwork::solve_component(std::vector<FlowId>& flows, std::vector<LinkId
     link_remaining_[l] = links_[l].capacity;
     link_unfrozen_[l] = static_cast<std::uint32_t>(links_[l].flows.size());
   }
-  std::vector<FlowId> unfrozen = flows;
-  std::vector<double> new_rate(flows.size(), 0.0);
+  std::vector<FlowId>& unfrozen = unfrozen_;
+  unfrozen.assign(flows.begin(), flows.end());
+  std::vector<double>& new_rate = new_rate_;
+  new_rate.assign(flows.size(), 0.0);
   auto rate_slot = [&](FlowId f) {
     return static_cast<std::size_t>(std::lower_bound(flows.begin(), flows.end(), f) - flows.begin());
   };
@@ -156,8 +175,8 @@ void FlowNetwork::solve_component(std::vector<FlowId>& flows, std::vector<LinkId
     }
     if (!(level < std::numeric_limits<double>::infinity())) throw InternalError("max-min filling found no bottleneck");
     const double threshold = level * (1.0 + kRelTol);
-    std::vector<FlowId> still;
-    still.reserve(unfrozen.size());
+    std::vector<FlowId>& still = still_;
+    still.clear();
     for (FlowId f : unfrozen) {
       const Flow& flow = flows_[f];
       bool freeze = flow.cap > 0 && flow.cap <= threshold;
@@ -189,10 +208,10 @@ void FlowNetwork::solve_component(std::vector<FlowId>& flows, std::vector<LinkId
 std::optional<Time> FlowNetwork::next_completion() {
   resolve();
   while (!pending_.empty()) {
-    const Pending& p = pending_.top();
+    const Pending& p = pending_.front();
     const Flow& f = flows_[p.flow];
-    if (f.active && f.version == p.version) return p.finish;
-    pending_.pop();
+    if (f.active && f.version == p.version) return pending_.front_time();
+    (void)pending_.pop_front();
   }
   return std::nullopt;
 }
@@ -206,10 +225,8 @@ void FlowNetwork::complete_until(Time t, std::vector<FlowId>& done) {
   // map them while it reacts to that call's completions.
   free_flows_.insert(free_flows_.end(), released_.begin(), released_.end());
   released_.clear();
-  const std::size_t first = done.size();
-  while (!pending_.empty() && pending_.top().finish == t) {
-    const Pending p = pending_.top();
-    pending_.pop();
+  while (!pending_.empty() && pending_.front_time() == t) {
+    const Pending p = pending_.pop_front();
     Flow& f = flows_[p.flow];
     if (!f.active || f.version != p.version) continue;
     f.active = false;
@@ -221,11 +238,10 @@ void FlowNetwork::complete_until(Time t, std::vector<FlowId>& done) {
       on_link.erase(std::find(on_link.begin(), on_link.end(), p.flow));
       mark_dirty(l);
     }
-    f.route.clear();
+    f.route = {};
     done.push_back(p.flow);
     released_.push_back(p.flow);
   }
-  std::sort(done.begin() + static_cast<std::ptrdiff_t>(first), done.end());
 }
 
 double FlowNetwork::rate(FlowId f) {

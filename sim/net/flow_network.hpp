@@ -9,10 +9,10 @@
 
 #include <cstdint>
 #include <optional>
-#include <queue>
 #include <span>
 #include <vector>
 
+#include "sim/core/time_buckets.hpp"
 #include "sim/core/units.hpp"
 
 namespace collsim {
@@ -28,13 +28,16 @@ class FlowNetwork {
 
   // Starts a flow at `now` (>= the model's current time). An empty route or zero bytes
   // completes at `now`. `cap` bounds the flow's rate (e.g. a protocol's efficiency).
+  // The route is not copied: its storage must outlive the flow (routes come from the
+  // LinkGraph's cache, which never moves them).
   FlowId start_flow(Time now, std::span<const LinkId> route, Bytes bytes, std::optional<Bandwidth> cap = {});
 
   // Earliest completion among active flows (recomputes dirty rates first).
   [[nodiscard]] std::optional<Time> next_completion();
 
   // Moves the model to `t`, which must not pass next_completion(), and appends to
-  // `done` every flow that finishes exactly at t (in flow-id order).
+  // `done` every flow that finishes exactly at t (in a deterministic order: the order
+  // in which their final rates were set).
   void complete_until(Time t, std::vector<FlowId>& done);
 
   [[nodiscard]] Time now() const { return now_; }
@@ -51,7 +54,7 @@ class FlowNetwork {
     std::uint32_t mark = 0;     // component-search stamp
   };
   struct Flow {
-    std::vector<LinkId> route;
+    std::span<const LinkId> route;
     double remaining = 0;    // bytes left at last_update
     double rate = 0;         // bytes/s
     double cap = 0;          // 0 = uncapped
@@ -62,15 +65,14 @@ class FlowNetwork {
     bool active = false;
   };
   struct Pending {
-    Time finish;
     FlowId flow;
     std::uint32_t version;
-    bool operator>(const Pending& o) const { return finish != o.finish ? finish > o.finish : flow > o.flow; }
   };
 
   void mark_dirty(LinkId l);
   void resolve();
   void solve_component(std::vector<FlowId>& flows, std::vector<LinkId>& links);
+  [[nodiscard]] double solo_rate(const std::span<const LinkId> route, double cap) const;
   void set_rate(FlowId f, double rate);
   FlowId allocate_flow();
 
@@ -79,7 +81,7 @@ class FlowNetwork {
   std::vector<FlowId> free_flows_;
   std::vector<FlowId> released_;
   std::vector<LinkId> dirty_links_;
-  std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_;
+  TimeBuckets<Pending> pending_;  // finish times; entries of superseded rates are skipped
   Time now_{};
   std::size_t active_ = 0;
   std::uint32_t stamp_ = 0;
@@ -87,6 +89,9 @@ class FlowNetwork {
   // Scratch buffers reused across solves.
   std::vector<double> link_remaining_;
   std::vector<std::uint32_t> link_unfrozen_;
+  std::vector<FlowId> comp_flows_, unfrozen_, still_;
+  std::vector<LinkId> comp_links_, stack_;
+  std::vector<double> new_rate_;
 };
 
 }  // namespace collsim

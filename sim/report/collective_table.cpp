@@ -34,14 +34,19 @@ void write_table(std::ostream& out, const CollectiveReport& r) {
     const auto& c = r.rows.front().collective;
     fmt::print(out, "# collsim collective: {} on {} ({} ranks)\n", to_string(c.op), r.topology, c.ranks);
   }
-  fmt::print(out, "#{:>11} {:>13} {:>9} {:>6} {:>6} {:>12} {:>9} {:>9}  {}\n", "size", "count", "type", "redop", "root",
-             "time", "algbw", "busbw", "algorithm");
+  fmt::print(out, "#{:>11} {:>13} {:>9} {:>6} {:>6} {:>12} {:>9} {:>9}  {:<10} {:<8} {}\n", "size", "count", "type",
+             "redop", "root", "time", "algbw", "busbw", "algorithm", "protocol", "channels");
   fmt::print(out, "#{:>11} {:>13} {:>9} {:>6} {:>6} {:>12} {:>9} {:>9}\n", "(B)", "(elements)", "", "", "", "(us)",
              "(GB/s)", "(GB/s)");
   for (const auto& p : r.rows) {
     const RowFields f = fields(p);
-    fmt::print(out, "{:>12} {:>13} {:>9} {:>6} {:>6} {:>12.2f} {:>9.2f} {:>9.2f}  {}\n", p.collective.size.count, f.count,
-               "float", f.redop, f.root, p.time.us(), p.algbw_gbps, p.busbw_gbps, p.algorithm);
+    fmt::print(out, "{:>12} {:>13} {:>9} {:>6} {:>6} {:>12.2f} {:>9.2f} {:>9.2f}  {:<10} {:<8} {}\n",
+               p.collective.size.count, f.count, "float", f.redop, f.root, p.time.us(), p.algbw_gbps, p.busbw_gbps,
+               p.algorithm, to_string(p.protocol), p.channels);
+  }
+  for (const auto& x : r.crossovers) {
+    fmt::print(out, "# crossover: {}/{} -> {}/{} at {} B\n", x.from_algorithm, to_string(x.from_protocol),
+               x.to_algorithm, to_string(x.to_protocol), x.at.count);
   }
 }
 
@@ -64,17 +69,32 @@ void write_json(std::ostream& out, const CollectiveReport& r) {
     row["algbw_gbps"] = p.algbw_gbps;
     row["busbw_gbps"] = p.busbw_gbps;
     row["algorithm"] = p.algorithm;
+    row["protocol"] = to_string(p.protocol);
+    row["channels"] = p.channels;
     doc["rows"].push_back(std::move(row));
+  }
+  if (!r.crossovers.empty()) {
+    doc["crossovers"] = nlohmann::ordered_json::array();
+    for (const auto& x : r.crossovers) {
+      nlohmann::ordered_json j;
+      j["from_algorithm"] = x.from_algorithm;
+      j["from_protocol"] = to_string(x.from_protocol);
+      j["to_algorithm"] = x.to_algorithm;
+      j["to_protocol"] = to_string(x.to_protocol);
+      j["size_bytes"] = x.at.count;
+      doc["crossovers"].push_back(std::move(j));
+    }
   }
   out << doc.dump(2) << "\n";
 }
 
 void write_csv(std::ostream& out, const CollectiveReport& r) {
-  out << "op,ranks,size_bytes,count,type,redop,root,time_us,algbw_gbps,busbw_gbps,algorithm\n";
+  out << "op,ranks,size_bytes,count,type,redop,root,time_us,algbw_gbps,busbw_gbps,algorithm,protocol,channels\n";
   for (const auto& p : r.rows) {
     const RowFields f = fields(p);
-    fmt::print(out, "{},{},{},{},float,{},{},{:.6f},{:.6f},{:.6f},{}\n", to_string(p.collective.op), p.collective.ranks,
-               p.collective.size.count, f.count, f.redop, f.root, p.time.us(), p.algbw_gbps, p.busbw_gbps, p.algorithm);
+    fmt::print(out, "{},{},{},{},float,{},{},{:.6f},{:.6f},{:.6f},{},{},{}\n", to_string(p.collective.op),
+               p.collective.ranks, p.collective.size.count, f.count, f.redop, f.root, p.time.us(), p.algbw_gbps,
+               p.busbw_gbps, p.algorithm, to_string(p.protocol), p.channels);
   }
 }
 

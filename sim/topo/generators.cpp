@@ -13,7 +13,8 @@ Topology make_star(const StarSpec& spec) {
   const NodeIndex sw = t.add_node("switch", NodeKind::Switch);
   for (int h = 0; h < spec.hosts; ++h) {
     const NodeIndex host = t.add_node(fmt::format("host{}", h), NodeKind::Host);
-    t.add_duplex(host, sw, spec.link_kind, spec.bandwidth, spec.latency);
+    t.add_duplex(host, sw, spec.link_kind, spec.bandwidth, 1, spec.latency,
+                 spec.link_kind == LinkKind::Ethernet ? spec.mtu : 0);
     t.ranks.push_back(host);
   }
   return t;
@@ -29,7 +30,7 @@ Topology make_nvswitch_node(const NvSwitchNodeSpec& spec) {
   for (int g = 0; g < spec.gpus; ++g) {
     const NodeIndex gpu = t.add_node(fmt::format("gpu{}", g), NodeKind::Gpu, spec.gpu_model);
     t.nodes[gpu].host = host;
-    t.add_duplex(gpu, sw, LinkKind::NvSwitch, spec.bandwidth, spec.latency);
+    t.add_duplex(gpu, sw, LinkKind::NvSwitch, spec.bandwidth, 1, spec.latency, 0);
     t.ranks.push_back(gpu);
   }
   return t;

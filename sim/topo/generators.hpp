@@ -6,13 +6,16 @@
 
 namespace collsim {
 
-// N hosts, each on its own duplex link (bandwidth, latency each direction) to one
-// non-blocking switch; ranks are the hosts. A message crosses two links: 2 x latency.
+// N hosts, each on its own duplex link (line rate `bandwidth`, latency each direction)
+// to one non-blocking switch; ranks are the hosts. A message crosses two links:
+// 2 x latency. The default link kind is ib, which carries its line rate; with
+// link_kind ethernet (TCP) the links carry rate x (mtu - 52) / (mtu + 14) of payload.
 struct StarSpec {
   int hosts = 8;
   Bandwidth bandwidth = Bandwidth::gbps(100);
   Time latency = Time::from_us(1);
-  LinkKind link_kind = LinkKind::Ethernet;
+  LinkKind link_kind = LinkKind::Ib;
+  int mtu = 1500;  // bytes; ethernet only
 };
 [[nodiscard]] Topology make_star(const StarSpec& spec);
 

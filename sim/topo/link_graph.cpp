@@ -1,8 +1,6 @@
 #include "sim/topo/link_graph.hpp"
 
-#include <algorithm>
 #include <deque>
-#include <limits>
 
 #include <fmt/format.h>
 
@@ -10,7 +8,7 @@
 
 namespace collsim {
 
-LinkGraph::LinkGraph(const Topology& topo) : topo_(topo), graph_(topo.nodes.size()) {
+LinkGraph::LinkGraph(const Topology& topo) : topo_(topo), graph_(topo.nodes.size()), paths_(topo) {
   for (std::uint32_t i = 0; i < topo.links.size(); ++i) {
     boost::add_edge(topo.links[i].from, topo.links[i].to, i, graph_);
   }
@@ -39,50 +37,67 @@ std::vector<bool> LinkGraph::reachable_from(NodeIndex from) const {
   return seen;
 }
 
-bool LinkGraph::shortest_path(NodeIndex from, NodeIndex to, std::vector<LinkId>& out) const {
-  // Breadth-first search over out-edges in insertion order: the first path found with
-  // the fewest hops wins, which makes the choice deterministic.
-  constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
-  std::vector<std::uint32_t> via(topo_.nodes.size(), kNone);
-  std::vector<bool> seen(topo_.nodes.size(), false);
-  std::deque<NodeIndex> todo{from};
-  seen[from] = true;
-  const auto edge_index = boost::get(boost::edge_index, graph_);
-  while (!todo.empty() && !seen[to]) {
-    const NodeIndex v = todo.front();
-    todo.pop_front();
-    if (v != from && !can_transit(topo_.nodes[v].kind)) continue;
-    for (auto [e, end] = boost::out_edges(v, graph_); e != end; ++e) {
-      const NodeIndex w = static_cast<NodeIndex>(boost::target(*e, graph_));
-      if (seen[w]) continue;
-      seen[w] = true;
-      via[w] = edge_index[*e];
-      todo.push_back(w);
+std::optional<Route> LinkGraph::node_route(NodeIndex a, NodeIndex b, std::uint32_t flow) {
+  Route r;
+  if (a == b) return r;
+  const Node& na = topo_.nodes[a];
+  const Node& nb = topo_.nodes[b];
+  const std::uint64_t seed = stable_hash(a, b, flow);
+  auto any_switch = [&](NodeIndex v) { return can_transit(topo_.nodes[v].kind); };
+  const bool other_hosts = na.host && nb.host && *na.host != *nb.host;
+  const bool same_host = na.host && nb.host && *na.host == *nb.host;
+  bool ok = false;
+  if (same_host) {
+    // Inside one server traffic stays inside it, over NVLink (direct or through an
+    // NVSwitch) where there is a path, as NCCL's P2P transport does; else over PCIe and
+    // the socket link.
+    const NodeIndex h = *na.host;
+    ok = paths_.find(graph_, a, b, [&](NodeIndex v) { return topo_.nodes[v].kind == NodeKind::NvSwitch && topo_.nodes[v].host == h; },
+                      seed, r.links);
+    if (!ok) {
+      r.links.clear();
+      ok = paths_.find(graph_, a, b, [&](NodeIndex v) { return any_switch(v) && topo_.nodes[v].host == h; }, seed, r.links);
     }
+    if (!ok) {
+      r.links.clear();
+      ok = paths_.find(graph_, a, b, any_switch, seed, r.links);
+    }
+  } else if (other_hosts && (na.nic || nb.nic)) {
+    // Rail-aware: leave through the source GPU's own NIC, arrive through the peer's.
+    const NodeIndex out_nic = na.nic.value_or(a);
+    const NodeIndex in_nic = nb.nic.value_or(b);
+    auto inside = [&](NodeIndex h) {
+      return [this, h, any_switch](NodeIndex v) { return any_switch(v) && topo_.nodes[v].host == h; };
+    };
+    auto fabric = [&](NodeIndex v) { return any_switch(v) && !topo_.nodes[v].host; };
+    ok = true;
+    if (na.nic) ok = paths_.find(graph_, a, out_nic, inside(*na.host), seed, r.links);
+    if (ok && na.nic && nb.nic) ok = paths_.find(graph_, out_nic, in_nic, fabric, seed, r.links);
+    if (ok && !(na.nic && nb.nic)) ok = paths_.find(graph_, out_nic, in_nic, any_switch, seed, r.links);
+    if (ok && nb.nic) ok = paths_.find(graph_, in_nic, b, inside(*nb.host), seed, r.links);
+  } else {
+    ok = paths_.find(graph_, a, b, any_switch, seed, r.links);
   }
-  if (!seen[to]) return false;
-  out.clear();
-  for (NodeIndex v = to; v != from; v = topo_.links[via[v]].from) out.push_back(via[v]);
-  std::reverse(out.begin(), out.end());
-  return true;
+  if (!ok) return std::nullopt;
+  for (LinkId l : r.links) r.latency += topo_.links[l].latency;
+  return r;
 }
 
-const Route& LinkGraph::route(int src_rank, int dst_rank) {
-  const auto key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src_rank)) << 32) |
-                   static_cast<std::uint32_t>(dst_rank);
+const Route& LinkGraph::route(int src_rank, int dst_rank) { return route(src_rank, dst_rank, 0); }
+
+const Route& LinkGraph::route(int src_rank, int dst_rank, std::uint32_t flow) {
+  const auto key = std::tuple{src_rank, dst_rank, flow};
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-  Route r;
-  if (src_rank != dst_rank) {
-    const NodeIndex a = topo_.ranks.at(static_cast<std::size_t>(src_rank));
-    const NodeIndex b = topo_.ranks.at(static_cast<std::size_t>(dst_rank));
-    if (!shortest_path(a, b, r.links)) {
-      throw ConfigError(topo_.source, "/ranks", fmt::format("rank {} ({}) and rank {} ({})", src_rank,
-                                                            topo_.nodes[a].id, dst_rank, topo_.nodes[b].id),
-                        "a path of links between every pair of ranks");
-    }
-    for (LinkId l : r.links) r.latency += topo_.links[l].latency;
+  const NodeIndex a = topo_.ranks.at(static_cast<std::size_t>(src_rank));
+  const NodeIndex b = topo_.ranks.at(static_cast<std::size_t>(dst_rank));
+  auto r = node_route(a, b, flow);
+  if (!r) {
+    throw ConfigError(topo_.source, "/ranks",
+                      fmt::format("rank {} ({}) and rank {} ({})", src_rank, topo_.nodes[a].id, dst_rank,
+                                  topo_.nodes[b].id),
+                      "a path of links between every pair of ranks");
   }
-  return cache_.emplace(key, std::move(r)).first->second;
+  return cache_.emplace(key, std::move(*r)).first->second;
 }
 
 }  // namespace collsim

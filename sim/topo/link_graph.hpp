@@ -1,15 +1,19 @@
 // The topology as a Boost.Graph of directed links, and routes between ranks: fewest
-// hops, transiting only switch-like nodes (never through a GPU or a host), ties broken
-// by link order in the file, so routes are deterministic. Routes are cached per pair.
+// hops, transiting only switch-like nodes (never through a GPU or a host). Inside a host
+// NVLink paths (direct or through an NVSwitch) win over PCIe. A GPU with its
+// own NIC reaches other hosts through that NIC (rail-aware): inside its host to the NIC,
+// across the fabric (switches only) to the peer's NIC, inside the peer's host to it.
+// Equal-cost paths are spread by a stable hash of (source, destination, flow id).
+// Routes are computed on demand and cached per (source, destination, flow id).
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
+#include <map>
+#include <tuple>
 #include <vector>
 
-#include <boost/graph/adjacency_list.hpp>
-
 #include "sim/net/flow_network.hpp"
+#include "sim/topo/shortest_paths.hpp"
 #include "sim/topo/topology.hpp"
 
 namespace collsim {
@@ -21,16 +25,24 @@ struct Route {
 
 class LinkGraph {
  public:
-  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-                                      boost::property<boost::edge_index_t, std::uint32_t>>;
+  using Graph = LinkGraphType;
 
   explicit LinkGraph(const Topology& topo);
 
   [[nodiscard]] const Topology& topology() const { return topo_; }
   [[nodiscard]] const Graph& graph() const { return graph_; }
 
-  // Route from rank src to rank dst (empty for src == dst). Throws ConfigError if none.
+  // Route from rank src to rank dst (empty for src == dst); flow id 0. Throws
+  // ConfigError if none. The reference stays valid as long as the LinkGraph.
   [[nodiscard]] const Route& route(int src_rank, int dst_rank);
+  // The same for one of several flows between the pair: equal-cost paths are chosen by
+  // a stable hash of (src, dst, flow), so different flows may take different spines.
+  [[nodiscard]] const Route& route(int src_rank, int dst_rank, std::uint32_t flow);
+
+  // Route between two nodes (rank or not) under the same rules; nullopt if none.
+  [[nodiscard]] std::optional<Route> node_route(NodeIndex from, NodeIndex to, std::uint32_t flow = 0);
+
+  [[nodiscard]] std::size_t cached_routes() const { return cache_.size(); }
 
   // Nodes reachable from `from` under the transit rule; used by validation.
   [[nodiscard]] std::vector<bool> reachable_from(NodeIndex from) const;
@@ -38,11 +50,10 @@ class LinkGraph {
   [[nodiscard]] static bool can_transit(NodeKind k);
 
  private:
-  [[nodiscard]] bool shortest_path(NodeIndex from, NodeIndex to, std::vector<LinkId>& out) const;
-
   const Topology& topo_;
   Graph graph_;
-  std::unordered_map<std::uint64_t, Route> cache_;
+  ShortestPaths paths_;
+  std::map<std::tuple<int, int, std::uint32_t>, Route> cache_;
 };
 
 }  // namespace collsim

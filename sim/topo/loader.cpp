@@ -4,10 +4,12 @@
 
 #include <fmt/format.h>
 
-#include "sim/core/error.hpp"
 #include "sim/core/json_fields.hpp"
-#include "sim/topo/generators.hpp"
-#include "sim/topo/link_graph.hpp"
+#include "sim/topo/generator_json.hpp"
+#include "sim/topo/gpu_model.hpp"
+#include "sim/topo/link_overhead.hpp"
+#include "sim/topo/rank_order.hpp"
+#include "sim/topo/topology_rules.hpp"
 
 namespace collsim {
 
@@ -16,191 +18,244 @@ namespace {
 using Json = nlohmann::json;
 using IdMap = std::unordered_map<std::string, NodeIndex>;
 
-std::string item(const std::string& base, std::string_view key, std::size_t i) {
-  return fmt::format("{}/{}/{}", base, key, i);
-}
+std::string item(std::string_view key, std::size_t i) { return fmt::format("/{}/{}", key, i); }
+std::string in_quotes(const std::string& s) { return fmt::format("\"{}\"", s); }
 
-NodeIndex lookup(const IdMap& ids, const Json& v, const std::string& source, const std::string& pointer) {
-  if (!v.is_string()) throw ConfigError(source, pointer, brief(v), "a node id (string)");
+std::optional<NodeIndex> lookup(const IdMap& ids, const Json& v, const std::string& source, const std::string& pointer,
+                                Diagnostics& diags) {
+  if (!v.is_string()) {
+    diags.emplace_back(source, pointer, brief(v), "a node id (string)");
+    return std::nullopt;
+  }
   const auto it = ids.find(v.get<std::string>());
   if (it == ids.end()) {
-    throw ConfigError(source, pointer, fmt::format("\"{}\"", v.get<std::string>()), "the id of a node listed in /nodes");
+    diags.emplace_back(source, pointer, in_quotes(v.get<std::string>()), "the id of a node listed in /nodes");
+    return std::nullopt;
   }
   return it->second;
 }
 
-void read_nodes(JsonFields& top, Topology& t, IdMap& ids) {
-  const Json& nodes = top.array("nodes");
+// A node that failed to parse still takes its index (kind gpu, no id) so later
+// references and indices stay aligned; `broken` remembers it.
+void read_nodes(const Json& nodes, const std::string& source, Topology& t, IdMap& ids, Diagnostics& d) {
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    JsonFields f(nodes[i], top.source(), item(top.base(), "nodes", i));
-    const std::string id = f.string("id");
-    if (id.empty()) f.fail("id", "\"\"", "a non-empty node id");
-    const auto kind = *node_kind_from(f.choice("kind", node_kind_names()));
-    const std::string model = f.optional_string("model").value_or("");
-    if (!model.empty() && kind != NodeKind::Gpu) f.fail("model", fmt::format("\"{}\"", model), "no model except on a gpu node");
-    if (ids.count(id) != 0) f.fail("id", fmt::format("\"{}\"", id), "a node id not used by an earlier node");
-    const NodeIndex n = t.add_node(id, kind, model);
-    ids.emplace(id, n);
-    if (const Json* host = f.optional("host")) {
-      // Hosts may be listed after their members; resolve in a second pass below.
-      if (!host->is_string()) f.fail("host", brief(*host), "the id of a host node");
+    const std::string base = item("nodes", i);
+    const NodeIndex n = t.add_node("", NodeKind::Gpu);
+    if (!nodes[i].is_object()) {
+      d.emplace_back(source, base, brief(nodes[i]), "a JSON object");
+      continue;
     }
-    f.finish();
+    JsonFields f(nodes[i], source, base);
+    if (auto id = attempt(d, [&] { return f.string("id"); })) {
+      if (id->empty()) {
+        d.emplace_back(source, base + "/id", "\"\"", "a non-empty node id");
+      } else if (ids.count(*id) != 0) {
+        d.emplace_back(source, base + "/id", in_quotes(*id), "a node id not used by an earlier node");
+      } else {
+        ids.emplace(*id, n);
+        t.nodes[n].id = *id;
+      }
+    }
+    const auto kind = attempt(d, [&] { return f.choice("kind", node_kind_names()); });
+    if (kind) t.nodes[n].kind = *node_kind_from(*kind);
+    if (auto model = attempt(d, [&] { return f.optional_string("model"); }); model && *model) {
+      t.nodes[n].model = **model;
+      if (kind && t.nodes[n].kind != NodeKind::Gpu) {
+        d.emplace_back(source, base + "/model", in_quotes(**model), "no model except on a gpu node");
+      } else if (!gpu_model_from(**model)) {
+        d.emplace_back(source, base + "/model", in_quotes(**model),
+                       fmt::format("a GPU model, one of: {}", fmt::join(gpu_model_names(), ", ")));
+      }
+    }
+    (void)f.optional("host");  // resolved below, once every id is known
+    (void)f.optional("nic");
+    check_keys(nodes[i], {"id", "kind", "model", "host", "nic"}, source, base, d);
   }
-  // Second pass: host membership.
+  // Second pass: host membership and a GPU's own NIC, which may name later nodes.
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    const auto it = nodes[i].find("host");
-    if (it == nodes[i].end()) continue;
-    const std::string pointer = item(top.base(), "nodes", i) + "/host";
-    const NodeIndex h = lookup(ids, *it, top.source(), pointer);
-    if (t.nodes[h].kind != NodeKind::Host) {
-      throw ConfigError(top.source(), pointer, brief(*it), "the id of a node of kind \"host\"");
+    if (!nodes[i].is_object()) continue;
+    Node& node = t.nodes[i];
+    if (const auto it = nodes[i].find("host"); it != nodes[i].end()) {
+      const std::string pointer = item("nodes", i) + "/host";
+      if (auto h = lookup(ids, *it, source, pointer, d)) {
+        if (t.nodes[*h].kind != NodeKind::Host) {
+          d.emplace_back(source, pointer, brief(*it), "the id of a node of kind \"host\"");
+        } else if (node.kind == NodeKind::Host) {
+          d.emplace_back(source, pointer, brief(*it), "no host on a node that is itself a host");
+        } else {
+          node.host = *h;
+        }
+      }
     }
-    t.nodes[i].host = h;
+    if (const auto it = nodes[i].find("nic"); it != nodes[i].end()) {
+      const std::string pointer = item("nodes", i) + "/nic";
+      if (auto n = lookup(ids, *it, source, pointer, d)) {
+        if (node.kind != NodeKind::Gpu) {
+          d.emplace_back(source, pointer, brief(*it), "no nic except on a gpu node");
+        } else if (t.nodes[*n].kind != NodeKind::Nic) {
+          d.emplace_back(source, pointer, brief(*it), "the id of a node of kind \"nic\"");
+        } else {
+          node.nic = *n;
+        }
+      }
+    }
   }
 }
 
-void read_links(JsonFields& top, Topology& t, const IdMap& ids) {
-  const Json& links = top.array("links");
+void read_links(const Json& links, const std::string& source, Topology& t, const IdMap& ids, Diagnostics& d) {
   for (std::size_t i = 0; i < links.size(); ++i) {
-    const std::string base = item(top.base(), "links", i);
-    JsonFields f(links[i], top.source(), base);
-    const Json& ends = f.required("endpoints");
-    if (!ends.is_array() || ends.size() != 2) f.fail("endpoints", brief(ends), "an array of two node ids");
-    const NodeIndex a = lookup(ids, ends[0], top.source(), base + "/endpoints/0");
-    const NodeIndex b = lookup(ids, ends[1], top.source(), base + "/endpoints/1");
-    if (a == b) f.fail("endpoints", brief(ends), "two different nodes");
-    const auto kind = *link_kind_from(f.choice("kind", link_kind_names()));
-    const Bandwidth bw = f.bandwidth("bandwidth");
-    const Time lat = f.time("latency");
-    const bool duplex = f.boolean("duplex", true);
-    f.finish();
-    t.links.push_back(DirectedLink{a, b, kind, bw, lat});
-    if (duplex) t.links.push_back(DirectedLink{b, a, kind, bw, lat});
+    const std::string base = item("links", i);
+    if (!links[i].is_object()) {
+      d.emplace_back(source, base, brief(links[i]), "a JSON object");
+      continue;
+    }
+    JsonFields f(links[i], source, base);
+    const std::size_t before = d.size();
+    std::optional<NodeIndex> a, b;
+    if (auto ends = attempt(d, [&] { return std::cref(f.required("endpoints")); })) {
+      const Json& e = ends->get();
+      if (!e.is_array() || e.size() != 2) {
+        d.emplace_back(source, base + "/endpoints", brief(e), "an array of two node ids");
+      } else {
+        a = lookup(ids, e[0], source, base + "/endpoints/0", d);
+        b = lookup(ids, e[1], source, base + "/endpoints/1", d);
+        if (a && b && *a == *b) d.emplace_back(source, base + "/endpoints", brief(e), "two different nodes");
+      }
+    }
+    const auto kind = attempt(d, [&] { return f.choice("kind", link_kind_names()); });
+    const auto rate = attempt(d, [&] { return f.bandwidth("bandwidth"); });
+    const auto lat = attempt(d, [&] { return f.time("latency"); });
+    const auto duplex = attempt(d, [&] { return f.boolean("duplex", true); });
+    const auto lanes = attempt(d, [&] { return f.optional_integer("lanes", 1, 1024); });
+    const auto mtu = attempt(d, [&] { return f.optional_integer("mtu", kMinMtu, kMaxMtu); });
+    const LinkKind k = kind ? *link_kind_from(*kind) : LinkKind::Pcie;
+    if (kind && a && b) {
+      if (auto rule = link_endpoint_rule(k, t.nodes[*a].kind, t.nodes[*b].kind)) {
+        d.emplace_back(source, base + "/kind",
+                       fmt::format("\"{}\" between {} \"{}\" and {} \"{}\"", *kind, to_string(t.nodes[*a].kind),
+                                   t.nodes[*a].id, to_string(t.nodes[*b].kind), t.nodes[*b].id),
+                       *rule);
+      }
+    }
+    if (kind && mtu && *mtu && k != LinkKind::Ethernet) {
+      d.emplace_back(source, base + "/mtu", std::to_string(**mtu),
+                     "no mtu except on an \"ethernet\" link (only TCP/IP over Ethernet is charged header overhead)");
+    }
+    check_keys(links[i], {"endpoints", "kind", "bandwidth", "latency", "duplex", "lanes", "mtu"}, source, base, d);
+    if (d.size() != before) continue;
+    const int n_lanes = lanes->value_or(1);
+    const int m = k == LinkKind::Ethernet ? static_cast<int>(mtu->value_or(kDefaultMtu)) : 0;
+    const Bandwidth line = *rate * n_lanes;
+    const DirectedLink l{*a, *b, k, payload_rate(k, line, m), *lat, line, n_lanes, m};
+    t.links.push_back(l);
+    if (*duplex) t.links.push_back(DirectedLink{*b, *a, k, l.bandwidth, l.latency, l.line_rate, l.lanes, l.mtu});
   }
 }
 
-void read_ranks(JsonFields& top, Topology& t, const IdMap& ids) {
-  if (const Json* ranks = top.optional("ranks")) {
-    if (!ranks->is_array() || ranks->empty()) top.fail("ranks", brief(*ranks), "a non-empty array of node ids");
-    std::vector<bool> used(t.nodes.size(), false);
-    for (std::size_t i = 0; i < ranks->size(); ++i) {
-      const std::string pointer = item(top.base(), "ranks", i);
-      const NodeIndex n = lookup(ids, (*ranks)[i], top.source(), pointer);
-      const NodeKind k = t.nodes[n].kind;
-      if (k != NodeKind::Gpu && k != NodeKind::Host) {
-        throw ConfigError(top.source(), pointer, brief((*ranks)[i]), "a node of kind \"gpu\" or \"host\"");
-      }
-      if (used[n]) throw ConfigError(top.source(), pointer, brief((*ranks)[i]), "a node not already a rank");
-      used[n] = true;
-      t.ranks.push_back(n);
+void read_ranks(const Json& ranks, const std::string& source, Topology& t, const IdMap* ids, Diagnostics& d) {
+  if (ranks.is_string()) {
+    const auto order = rank_order_from(ranks.get<std::string>());
+    if (!order) {
+      d.emplace_back(source, "/ranks", brief(ranks),
+                     fmt::format("an array of node ids or one of: {}", fmt::join(rank_order_names(), ", ")));
+      return;
+    }
+    t.ranks = ranks_in_order(t, *order);
+    if (t.ranks.empty()) {
+      d.emplace_back(source, "/ranks", brief(ranks),
+                     fmt::format("an order that finds nodes: this topology has no {} node",
+                                 *order == RankOrder::Hosts ? "host" : "gpu"));
     }
     return;
   }
-  // Default: every GPU in file order; a CPU-only cluster uses its hosts.
-  for (NodeIndex n = 0; n < t.nodes.size(); ++n) {
-    if (t.nodes[n].kind == NodeKind::Gpu) t.ranks.push_back(n);
+  if (!ranks.is_array() || ranks.empty() || ids == nullptr) {
+    d.emplace_back(source, "/ranks", brief(ranks),
+                   fmt::format("a non-empty array of node ids{} or one of: {}", ids ? "" : " (only without a generator)",
+                               fmt::join(rank_order_names(), ", ")));
+    return;
   }
+  std::vector<bool> used(t.nodes.size(), false);
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const std::string pointer = item("ranks", i);
+    const auto n = lookup(*ids, ranks[i], source, pointer, d);
+    if (!n) continue;
+    const NodeKind k = t.nodes[*n].kind;
+    if (k != NodeKind::Gpu && k != NodeKind::Host) {
+      d.emplace_back(source, pointer, brief(ranks[i]), "a node of kind \"gpu\" or \"host\"");
+    } else if (used[*n]) {
+      d.emplace_back(source, pointer, brief(ranks[i]), "a node not already a rank");
+    } else {
+      used[*n] = true;
+      t.ranks.push_back(*n);
+    }
+  }
+}
+
+void default_ranks(Topology& t, Diagnostics& d) {
+  // Every GPU in file order; a CPU-only cluster uses its hosts.
+  t.ranks = ranks_in_order(t, RankOrder::Gpus);
+  if (t.ranks.empty()) t.ranks = ranks_in_order(t, RankOrder::Hosts);
   if (t.ranks.empty()) {
-    for (NodeIndex n = 0; n < t.nodes.size(); ++n) {
-      if (t.nodes[n].kind == NodeKind::Host) t.ranks.push_back(n);
-    }
-  }
-  if (t.ranks.empty()) top.fail("nodes", "no gpu or host node", "at least one node of kind \"gpu\" or \"host\" to be a rank");
-}
-
-Topology read_generator(JsonFields& top) {
-  JsonFields g(top.required("generator"), top.source(), top.pointer("generator"));
-  const std::string kind = g.choice("kind", {"star", "nvswitch_node"});
-  Topology t;
-  if (kind == "star") {
-    StarSpec s;
-    s.hosts = static_cast<int>(g.integer("hosts", 1, 1 << 20));
-    s.bandwidth = g.bandwidth("bandwidth");
-    s.latency = g.time("latency");
-    if (g.has("link_kind")) s.link_kind = *link_kind_from(g.choice("link_kind", link_kind_names()));
-    t = make_star(s);
-  } else {
-    NvSwitchNodeSpec s;
-    s.gpus = static_cast<int>(g.integer("gpus", 1, 1024));
-    s.gpu_model = g.optional_string("gpu_model").value_or(s.gpu_model);
-    s.bandwidth = g.bandwidth("bandwidth");
-    s.latency = g.time("latency");
-    t = make_nvswitch_node(s);
-  }
-  g.finish();
-  return t;
-}
-
-[[noreturn]] void fail_unreachable(const Topology& t, NodeIndex from, NodeIndex to) {
-  const Node& a = t.nodes[from];
-  const Node& b = t.nodes[to];
-  throw ConfigError(t.source, fmt::format("/nodes/{}", from),
-                    fmt::format("{} \"{}\" with no path to {} \"{}\"", to_string(a.kind), a.id, to_string(b.kind), b.id),
-                    "a path of links (through switches, NICs or CPUs, not through other GPUs or hosts) between "
-                    "every pair of ranks");
-}
-
-// Every rank must reach every other rank without transiting a GPU or host. Up to 2048
-// ranks this is one search per rank (exact for any link set). Larger (generated)
-// fabrics: union-find over links between transit nodes; two ranks connect when one has
-// a link into, and the other a link out of, the same transit component. That is exact
-// when transit links come in both directions, which every generator produces.
-void check_connected(const Topology& t) {
-  if (t.ranks.size() <= 2048) {
-    LinkGraph g(t);
-    for (NodeIndex r : t.ranks) {
-      const auto seen = g.reachable_from(r);
-      for (NodeIndex q : t.ranks) {
-        if (!seen[q]) fail_unreachable(t, r, q);
-      }
-    }
-    return;
-  }
-  std::vector<NodeIndex> parent(t.nodes.size());
-  for (NodeIndex i = 0; i < parent.size(); ++i) parent[i] = i;
-  auto root = [&](NodeIndex v) {
-    while (parent[v] != v) v = parent[v] = parent[parent[v]];
-    return v;
-  };
-  for (const auto& l : t.links) {
-    if (LinkGraph::can_transit(t.nodes[l.from].kind) && LinkGraph::can_transit(t.nodes[l.to].kind)) {
-      parent[root(l.from)] = root(l.to);
-    }
-  }
-  constexpr NodeIndex kNone = ~NodeIndex{0};
-  std::vector<NodeIndex> out_comp(t.nodes.size(), kNone), in_comp(t.nodes.size(), kNone);
-  for (const auto& l : t.links) {
-    if (LinkGraph::can_transit(t.nodes[l.to].kind)) out_comp[l.from] = root(l.to);
-    if (LinkGraph::can_transit(t.nodes[l.from].kind)) in_comp[l.to] = root(l.from);
-  }
-  const NodeIndex first = t.ranks.front();
-  for (NodeIndex r : t.ranks) {
-    if (out_comp[r] == kNone || out_comp[r] != out_comp[first]) fail_unreachable(t, first, r);
-    if (in_comp[r] == kNone || in_comp[r] != out_comp[first]) fail_unreachable(t, first, r);
+    d.emplace_back(t.source, "/nodes", "no gpu or host node", "at least one node of kind \"gpu\" or \"host\" to be a rank");
   }
 }
 
 }  // namespace
 
-Topology load_topology_json(const Json& doc, const std::string& source) {
-  JsonFields top(doc, source, "");
-  Topology t;
-  if (top.has("generator")) {
-    t = read_generator(top);
-    t.source = source;
-    if (auto name = top.optional_string("name")) t.name = *name;
-  } else {
-    t.name = top.optional_string("name").value_or(source);
-    t.source = source;
-    IdMap ids;
-    read_nodes(top, t, ids);
-    read_links(top, t, ids);
-    read_ranks(top, t, ids);
+TopologyCheck check_topology_json(const Json& doc, const std::string& source) {
+  TopologyCheck out;
+  Diagnostics& d = out.errors;
+  if (!doc.is_object()) {
+    d.emplace_back(source, "/", brief(doc), "a JSON object");
+    return out;
   }
-  top.finish();
-  check_connected(t);
-  return t;
+  Topology t;
+  t.source = source;
+  JsonFields top(doc, source, "");
+  const auto name = attempt(d, [&] { return top.optional_string("name"); });
+  (void)attempt(d, [&] { return top.optional_string("description"); });
+  const Json* ranks = top.optional("ranks");
+  if (top.has("generator")) {
+    check_keys(doc, {"name", "description", "generator", "ranks"}, source, "", d);
+    auto g = read_generator(doc["generator"], source, "/generator", d);
+    if (!g) return out;
+    t = std::move(*g);
+    t.source = source;
+    if (ranks) read_ranks(*ranks, source, t, nullptr, d);
+  } else {
+    check_keys(doc, {"name", "description", "nodes", "links", "ranks"}, source, "", d);
+    IdMap ids;
+    if (auto nodes = attempt(d, [&] { return std::cref(top.array("nodes")); })) read_nodes(nodes->get(), source, t, ids, d);
+    if (auto links = attempt(d, [&] { return std::cref(top.array("links")); })) read_links(links->get(), source, t, ids, d);
+    if (!d.empty()) return out;
+    if (ranks) {
+      read_ranks(*ranks, source, t, &ids, d);
+    } else {
+      default_ranks(t, d);
+    }
+  }
+  if (name && *name) t.name = **name;
+  if (t.name.empty()) t.name = source;
+  if (!d.empty()) return out;
+  check_topology_rules(t, d);
+  if (d.empty()) out.topology = std::move(t);
+  return out;
+}
+
+TopologyCheck check_topology_file(const std::string& path) {
+  try {
+    return check_topology_json(read_json_file(path), path);
+  } catch (const ConfigError& e) {
+    TopologyCheck out;
+    out.errors.push_back(e);
+    return out;
+  }
+}
+
+Topology load_topology_json(const Json& doc, const std::string& source) {
+  TopologyCheck c = check_topology_json(doc, source);
+  if (!c.errors.empty()) throw c.errors.front();
+  return std::move(*c.topology);
 }
 
 Topology load_topology_file(const std::string& path) {

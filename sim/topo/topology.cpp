@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "sim/topo/link_overhead.hpp"
+
 namespace collsim {
 
 namespace {
@@ -73,12 +75,20 @@ std::optional<NodeIndex> Topology::find(std::string_view id) const {
 }
 
 void Topology::add_duplex(NodeIndex a, NodeIndex b, LinkKind kind, Bandwidth bw, Time latency) {
-  links.push_back(DirectedLink{a, b, kind, bw, latency});
-  links.push_back(DirectedLink{b, a, kind, bw, latency});
+  links.push_back(DirectedLink{a, b, kind, bw, latency, bw, 1, 0});
+  links.push_back(DirectedLink{b, a, kind, bw, latency, bw, 1, 0});
+}
+
+void Topology::add_duplex(NodeIndex a, NodeIndex b, LinkKind kind, Bandwidth lane_rate, int lanes, Time latency,
+                          int mtu) {
+  const Bandwidth line = lane_rate * lanes;
+  const Bandwidth payload = payload_rate(kind, line, mtu);
+  links.push_back(DirectedLink{a, b, kind, payload, latency, line, lanes, mtu});
+  links.push_back(DirectedLink{b, a, kind, payload, latency, line, lanes, mtu});
 }
 
 NodeIndex Topology::add_node(std::string id, NodeKind kind, std::string model) {
-  nodes.push_back(Node{std::move(id), kind, std::move(model), std::nullopt});
+  nodes.push_back(Node{std::move(id), kind, std::move(model), std::nullopt, std::nullopt});
   return static_cast<NodeIndex>(nodes.size() - 1);
 }
 

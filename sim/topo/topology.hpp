@@ -1,5 +1,6 @@
 // A cluster as data: nodes (GPUs, switches, NICs, hosts...), directed links with
-// bandwidth (bytes/s) and latency (ps), and the ranks (which nodes run the collective).
+// payload bandwidth (bytes/s), line rate (bytes/s), latency (ps), lane count and MTU
+// (bytes), and the ranks (which nodes run the collective).
 #pragma once
 
 #include <cstdint>
@@ -27,8 +28,9 @@ using NodeIndex = std::uint32_t;
 struct Node {
   std::string id;
   NodeKind kind = NodeKind::Gpu;
-  std::string model;                  // GPU model ("H100"), empty when not stated
+  std::string model;                  // GPU model ("H100", see gpu_model.hpp), empty when not stated
   std::optional<NodeIndex> host;      // the host (server) this node belongs to, if any
+  std::optional<NodeIndex> nic;       // a GPU's own NIC: its traffic leaves the host there
 };
 
 // One direction of a physical link.
@@ -36,8 +38,11 @@ struct DirectedLink {
   NodeIndex from = 0;
   NodeIndex to = 0;
   LinkKind kind = LinkKind::Ethernet;
-  Bandwidth bandwidth;   // payload bytes/s this direction can carry
+  Bandwidth bandwidth;   // payload bytes/s this direction carries: line_rate less header overhead
   Time latency;          // one-way propagation + switching latency
+  Bandwidth line_rate;   // signalling rate of all lanes together (bytes/s), before overhead
+  int lanes = 1;         // parallel physical links bundled into this one (e.g. 12 NVLinks)
+  int mtu = 0;           // bytes per Ethernet frame payload (ethernet only; 0 = none)
 };
 
 struct Topology {
@@ -49,8 +54,12 @@ struct Topology {
 
   [[nodiscard]] int rank_count() const { return static_cast<int>(ranks.size()); }
   [[nodiscard]] std::optional<NodeIndex> find(std::string_view id) const;
-  // Adds both directions with the same bandwidth and latency.
+  // Adds both directions with the same bandwidth and latency (one lane, no MTU: the
+  // payload rate is the line rate).
   void add_duplex(NodeIndex a, NodeIndex b, LinkKind kind, Bandwidth bw, Time latency);
+  // Adds both directions of `lanes` x `lane_rate`; for ethernet the payload rate is
+  // charged the TCP/IP header overhead of `mtu` (see link_overhead.hpp).
+  void add_duplex(NodeIndex a, NodeIndex b, LinkKind kind, Bandwidth lane_rate, int lanes, Time latency, int mtu);
   NodeIndex add_node(std::string id, NodeKind kind, std::string model = {});
 };
 

@@ -1,6 +1,7 @@
 // Micro-benchmarks of the engine core: the event queue and the max-min sharing solver.
 #include <benchmark/benchmark.h>
 
+#include <array>
 #include <vector>
 
 #include "sim/core/event_queue.hpp"
@@ -29,9 +30,12 @@ void BM_MaxMinIncast(benchmark::State& state) {
     const auto sink = net.add_link(collsim::Bandwidth::gbps(100));
     std::vector<collsim::LinkId> ups;
     for (int i = 0; i < n; ++i) ups.push_back(net.add_link(collsim::Bandwidth::gbps(100)));
+    // Routes must outlive their flows (FlowNetwork keeps a view of them).
+    std::vector<std::array<collsim::LinkId, 2>> routes;
+    routes.reserve(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i) {
-      const collsim::LinkId route[] = {ups[static_cast<std::size_t>(i)], sink};
-      net.start_flow(collsim::Time{0}, route, collsim::Bytes{1'000'000 + i});
+      routes.push_back({ups[static_cast<std::size_t>(i)], sink});
+      net.start_flow(collsim::Time{0}, routes.back(), collsim::Bytes{1'000'000 + i});
     }
     std::vector<collsim::FlowId> done;
     while (auto t = net.next_completion()) net.complete_until(*t, done);

@@ -3,8 +3,8 @@ source "$(dirname "$0")/lib.bash"
 "$COLLSIM" collective --sizes 1GiB >"$TMP/t" || fail "collective failed"
 grep -q "size .*count .*type .*redop .*root .*time .*algbw .*busbw .*algorithm" "$TMP/t" || fail "header: $(cat "$TMP/t")"
 row=$(grep -v '^#' "$TMP/t")
-read -r size count type redop root time algbw busbw algo <<<"$row"
-[[ $size == 1073741824 && $count == 268435456 && $type == float && $redop == sum && $root == -1 && $algo == ring ]] \
+read -r size count type redop root time algbw busbw algo protocol channels <<<"$row"
+[[ $size == 1073741824 && $count == 268435456 && $type == float && $redop == sum && $root == -1 && $algo == ring && $protocol == ideal ]] \
   || fail "row fields: $row"
 # algbw = size / time (GB/s, 1e9) and busbw = algbw x 2(N-1)/N with N = 8, to the printed precision.
 awk -v s="$size" -v t="$time" -v a="$algbw" -v b="$busbw" 'BEGIN {

@@ -32,7 +32,7 @@ write island.json '{"nodes": [{"id": "g0", "kind": "gpu"}, {"id": "g1", "kind": 
  "links": [{"endpoints": ["g0", "sw"], "kind": "nvswitch", "bandwidth": "450GB/s", "latency": "1us"}]}'
 expect_error 2 "island.json" "/nodes/0" "no path" '"g1"' "path of links" -- collective --topology "$TMP/island.json"
 # an unknown algorithm
-expect_error 2 "--algo" '"butterfly"' "one of: ring, ps" -- collective --algo butterfly
+expect_error 2 "--algo" "\"butterfly\"" "ring, tree, bintree, ps" -- collective --algo butterfly
 # --sizes that does not parse
 expect_error 2 "--sizes" '"12 apples"' "a size" -- collective --sizes "12 apples"
 expect_error 2 "--sizes" '"1MiB:1KiB"' "MIN <= MAX" -- collective --sizes 1MiB:1KiB

@@ -18,14 +18,15 @@ const char* kRecord =
     R"("warmup":1,"iterations":3,"time_us":1000.5,"mean_us":1001,"min_us":999,"max_us":1003,"stddev_us":2,)"
     R"("algbw_gbps":1.04,"busbw_gbps":1.04,"wrong":0,"topology":"topo.json"})";
 
-// Two hosts on one switch at 1 GB/s payload, 10 us per link.
+// Three hosts on one switch at 1 GB/s, 10 us per link; InfiniBand links, so the loader
+// charges no TCP/IP header overhead (payload = line rate).
 std::string write_topology() {
   const std::string path = (std::filesystem::temp_directory_path() / "collsim_measure_test_topo.json").string();
   std::ofstream(path) << R"({"name":"two","nodes":[{"id":"h0","kind":"host"},{"id":"h1","kind":"host"},)"
                          R"({"id":"h2","kind":"host"},{"id":"sw","kind":"switch"}],"links":[)"
-                         R"({"endpoints":["h0","sw"],"kind":"ethernet","bandwidth":"1GB/s","latency":"10us","duplex":true},)"
-                         R"({"endpoints":["h1","sw"],"kind":"ethernet","bandwidth":"1GB/s","latency":"10us","duplex":true},)"
-                         R"({"endpoints":["h2","sw"],"kind":"ethernet","bandwidth":"1GB/s","latency":"10us","duplex":true}]})";
+                         R"({"endpoints":["h0","sw"],"kind":"ib","bandwidth":"1GB/s","latency":"10us","duplex":true},)"
+                         R"({"endpoints":["h1","sw"],"kind":"ib","bandwidth":"1GB/s","latency":"10us","duplex":true},)"
+                         R"({"endpoints":["h2","sw"],"kind":"ib","bandwidth":"1GB/s","latency":"10us","duplex":true}]})";
   return path;
 }
 
@@ -108,10 +109,10 @@ TEST_CASE("validate predicts with the record's topology cut to its ranks", "[mea
 
 TEST_CASE("calibration fit recovers a known efficiency and latency", "[measure]") {
   const std::string topo = write_topology();
-  // Synthetic "measurements": the same model with ethernet at 80 % efficiency and 50 us
+  // Synthetic "measurements": the same model with the links at 80 % efficiency and 50 us
   // per link. The fit starts from efficiency 1 and 10 us and should land on 0.8 / 50 us.
   Calibration truth;
-  truth.links[LinkKind::Ethernet] = LinkClassCalibration{0.8, Time::from_us(50)};
+  truth.links[LinkKind::Ib] = LinkClassCalibration{0.8, Time::from_us(50)};
   CasePredictor p(topo, "ring");
   p.set_calibration(truth);
   std::vector<CollectiveMeasurement> cases;
@@ -129,9 +130,9 @@ TEST_CASE("calibration fit recovers a known efficiency and latency", "[measure]"
     }
   }
   const Calibration c = fit_calibration(cases, p);
-  REQUIRE(c.links.count(LinkKind::Ethernet) == 1);
-  CHECK(c.links.at(LinkKind::Ethernet).efficiency == Approx(0.8).epsilon(0.005));
-  CHECK(c.links.at(LinkKind::Ethernet).latency.us() == Approx(50).margin(1.0));
+  REQUIRE(c.links.count(LinkKind::Ib) == 1);
+  CHECK(c.links.at(LinkKind::Ib).efficiency == Approx(0.8).epsilon(0.005));
+  CHECK(c.links.at(LinkKind::Ib).latency.us() == Approx(50).margin(1.0));
   CHECK(c.median_error_before > 0.1);  // uncalibrated: 25 % too fast on bandwidth alone
   CHECK(c.max_error_after < 0.005);
 }

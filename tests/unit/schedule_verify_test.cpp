@@ -23,7 +23,7 @@ Collective allreduce(int n, std::int64_t bytes) { return Collective{CollectiveOp
 TEST_CASE("ring all-reduce verifies for N = 1..33, 64, 100, 1000", "[algo][verify]") {
   for (int n : rank_counts()) {
     // 1 MiB + 3 bytes: the remainder bytes must land in some chunk, never dropped.
-    const Schedule s = ring_allreduce(allreduce(n, (1 << 20) + 3));
+    const Schedule s = ring_schedule(allreduce(n, (1 << 20) + 3));
     const Verification v = verify_schedule(s);
     INFO("N = " << n << ": " << v.error);
     REQUIRE(v.ok);
@@ -34,7 +34,7 @@ TEST_CASE("ring all-reduce verifies for N = 1..33, 64, 100, 1000", "[algo][verif
 
 TEST_CASE("ring all-reduce: bytes sent per rank is 2(N-1)/N x S, remainder kept", "[algo][verify]") {
   // S = 1000 B over N = 7: chunks of 143,143,143,143,143,143,142 (6 x 143 + 142 = 1000).
-  const Schedule s = ring_allreduce(allreduce(7, 1000));
+  const Schedule s = ring_schedule(allreduce(7, 1000));
   std::int64_t chunk_total = 0;
   for (const auto& c : s.chunks()) chunk_total += c.bytes.count;
   CHECK(chunk_total == 1000);
@@ -84,10 +84,14 @@ TEST_CASE("the executor rejects a schedule that leaves a rank incomplete", "[alg
 }
 
 TEST_CASE("the executor rejects reading a chunk without depending on its writer", "[algo][verify]") {
+  // Rank 0 receives two reductions in sequence, then sends without depending on either:
+  // it can neither have read the newest value (no dependency on its writer) nor the one
+  // before it (an exchange would still need the earlier write ordered before it).
   Schedule s(allreduce(3, 8), "race");
   const auto c = s.add_chunk(ChunkSpec{Bytes{8}});
-  s.add(Transfer{1, 0, Bytes{8}, c, TransferKind::Reduce}, {});
-  s.add(Transfer{0, 2, Bytes{8}, c, TransferKind::Copy}, {});  // races with the reduce above
+  const TransferId a = s.add(Transfer{1, 0, Bytes{8}, c, TransferKind::Reduce}, {});
+  s.add(Transfer{2, 0, Bytes{8}, c, TransferKind::Reduce}, {a});
+  s.add(Transfer{0, 1, Bytes{8}, c, TransferKind::Copy}, {});
   const Verification v = verify_schedule(s);
   CHECK_FALSE(v.ok);
   CHECK_THAT(v.error, Catch::Contains("without depending"));

@@ -1,0 +1,22 @@
+// Knobs every algorithm module reads: channels, pipeline slicing (bytes), ring order and
+// which host each rank sits on (for hierarchical algorithms).
+#pragma once
+
+#include <vector>
+
+#include "sim/core/units.hpp"
+
+namespace collsim {
+
+struct AlgorithmOptions {
+  std::vector<int> ring_order;    // ranks around the ring; empty: 0..N-1
+  int channels = 1;               // parallel rings/trees, the data split across them
+  Bytes slice_bytes{0};           // pipeline slice per channel and step; 0: no slicing
+  int max_slices = 64;            // bound on slices per channel (keeps schedules small)
+  std::vector<int> host_of_rank;  // host index per rank; empty: every rank its own host
+};
+
+// How many pipeline slices `bytes` (one channel's share of one piece) is cut into.
+[[nodiscard]] int slice_count(Bytes bytes, const AlgorithmOptions& opt);
+
+}  // namespace collsim

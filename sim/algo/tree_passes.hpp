@@ -1,0 +1,52 @@
+// A rank-level tree (parent per rank) and the two passes every tree algorithm is made of:
+// reduce toward the root (a rank sends once all its children's contributions arrived) and
+// broadcast away from it (a rank sends to all its children at once after receiving).
+// Slices of one pipelined stream pass the same edge in order.
+#pragma once
+
+#include <vector>
+
+#include "sim/algo/schedule.hpp"
+
+namespace collsim {
+
+class RankTree {
+ public:
+  // parent[r] = -1 for the single root; throws std::invalid_argument unless a tree.
+  explicit RankTree(std::vector<int> parent);
+
+  [[nodiscard]] int root() const { return root_; }
+  [[nodiscard]] int parent(int r) const { return parent_[static_cast<std::size_t>(r)]; }
+  [[nodiscard]] const std::vector<int>& children(int r) const { return children_[static_cast<std::size_t>(r)]; }
+  // Ranks root first, each after its parent (breadth first).
+  [[nodiscard]] const std::vector<int>& top_down() const { return order_; }
+  [[nodiscard]] int depth() const { return depth_; }  // edges on the longest root-leaf path
+
+ private:
+  std::vector<int> parent_;
+  std::vector<std::vector<int>> children_;
+  std::vector<int> order_;
+  int root_ = 0;
+  int depth_ = 0;
+};
+
+// Transfer ids of one slice's passes, per rank: up[r] = r -> parent, down[r] = parent -> r.
+struct TreePassIds {
+  std::vector<TransferId> up, down;
+  bool valid = false;
+};
+
+// Adds the reduce pass (`up`) and/or broadcast pass (`down`) of `chunk` over `tree`;
+// `previous` (if valid) is the preceding slice of the same stream, which each edge
+// follows. Returns this slice's ids.
+TreePassIds add_tree_passes(Schedule& s, const RankTree& tree, int chunk, bool up, bool down,
+                            const TreePassIds& previous);
+
+// NCCL's binary tree over 0..n-1 (in-order layout: a rank's parent flips its lowest set
+// bit and sets the next, or just clears it when that leaves the range; rank 0 is the root
+// and has one child). mirror = the complementary tree of the double binary tree: ranks
+// reversed (n even) or shifted by one (n odd), so most inner ranks of one are leaves of
+// the other.
+[[nodiscard]] std::vector<int> nccl_btree_parents(int n, bool mirror);
+
+}  // namespace collsim

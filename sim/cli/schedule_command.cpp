@@ -1,0 +1,97 @@
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "sim/algo/host_groups.hpp"
+#include "sim/algo/registry.hpp"
+#include "sim/algo/symbolic_executor.hpp"
+#include "sim/cli/commands.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/unit_parse.hpp"
+#include "sim/report/schedule_report.hpp"
+
+namespace collsim::cli {
+
+namespace {
+
+struct ScheduleArgs {
+  std::string op = "allreduce";
+  std::string algo = "ring";
+  int ranks = 8;
+  std::optional<int> hosts;
+  int root = 0;
+  std::string size = "1MiB";
+  int channels = 1;
+  std::string slice;
+  bool verify = false;
+  bool list = false;
+  std::string format = "table";
+};
+
+void run_schedule(const ScheduleArgs& a) {
+  const auto op = collective_op_from(a.op);
+  if (!op) throw ConfigError("--op", "", fmt::format("\"{}\"", a.op), fmt::format("one of: {}", fmt::join(collective_op_names(), ", ")));
+  if (!is_algorithm(a.algo)) {
+    throw ConfigError("--algo", "", fmt::format("\"{}\"", a.algo), fmt::format("one of: {}", fmt::join(algorithm_names(), ", ")));
+  }
+  if (!supports(a.algo, *op)) {
+    throw ConfigError("--algo", "", fmt::format("\"{}\"", a.algo), fmt::format("an algorithm that implements {}", a.op));
+  }
+  if (a.ranks < 1 || a.ranks > 100000) throw ConfigError("--ranks", "", std::to_string(a.ranks), "a rank count from 1 to 100000");
+  const int hosts = a.hosts.value_or(a.ranks);
+  if (hosts < 1 || hosts > a.ranks) {
+    throw ConfigError("--hosts", "", std::to_string(hosts), fmt::format("a host count from 1 to {} (the ranks)", a.ranks));
+  }
+  if (a.root < 0 || a.root >= a.ranks) {
+    throw ConfigError("--root", "", std::to_string(a.root), fmt::format("a rank from 0 to {}", a.ranks - 1));
+  }
+  if (a.channels < 1 || a.channels > 64) throw ConfigError("--channels", "", std::to_string(a.channels), "1 to 64");
+  Collective c{*op, a.ranks, a.root, Bytes{}};
+  AlgorithmOptions opt;
+  opt.channels = a.channels;
+  try {
+    c.size = parse_size(a.size);
+    if (!a.slice.empty()) opt.slice_bytes = parse_size(a.slice);
+  } catch (const UnitError& e) {
+    throw ConfigError(a.slice.empty() ? "--size" : "--size/--slice", "", e.value(), e.expected());
+  }
+  opt.host_of_rank = block_hosts(a.ranks, hosts);
+  if (needs_even_hosts(a.algo) && a.ranks % hosts != 0) {
+    throw ConfigError("--hosts", "", std::to_string(hosts),
+                      fmt::format("a host count that divides {} ranks ({} needs the same ranks on every host)", a.ranks,
+                                  a.algo));
+  }
+  const OutputFormat format = parse_format_option(a.format);
+  const Schedule s = build_schedule(a.algo, c, opt);
+  ScheduleReportOptions ro;
+  ro.hosts = hosts;
+  ro.list_transfers = a.list;
+  if (a.verify) ro.verification = verify_schedule(s);
+  write_schedule_report(std::cout, s, ro, format);
+  if (ro.verification && !ro.verification->ok) throw InternalError("schedule failed verification: " + ro.verification->error);
+}
+
+}  // namespace
+
+void add_schedule_command(CLI::App& app) {
+  auto args = std::make_shared<ScheduleArgs>();
+  CLI::App* cmd = app.add_subcommand("schedule", "Build one algorithm's schedule: steps, transfers, bytes per rank");
+  cmd->add_option("--op", args->op, "Collective: allreduce, reducescatter, allgather, broadcast, reduce, alltoall")
+      ->capture_default_str();
+  cmd->add_option("--algo", args->algo,
+                  "Algorithm: ring, tree, bintree, ps, ps_sharded, hier_ring, rhd, rd, direct, nvls, sharp")
+      ->capture_default_str();
+  cmd->add_option("--ranks", args->ranks, "Number of ranks")->capture_default_str();
+  cmd->add_option("--hosts", args->hosts, "Hosts, as contiguous blocks of ranks (default: one rank per host)");
+  cmd->add_option("--root", args->root, "Root rank of broadcast and reduce")->capture_default_str();
+  cmd->add_option("--size", args->size, "nccl-tests size in bytes with a unit")->capture_default_str();
+  cmd->add_option("--channels", args->channels, "Channels (parallel rings/trees)")->capture_default_str();
+  cmd->add_option("--slice", args->slice, "Pipeline slice per channel (default: none)");
+  cmd->add_flag("--verify", args->verify, "Prove the schedule with the symbolic executor");
+  cmd->add_flag("--list", args->list, "List every transfer with its dependencies");
+  cmd->add_option("--format", args->format, "table or json")->capture_default_str();
+  cmd->callback([args] { run_schedule(*args); });
+}
+
+}  // namespace collsim::cli

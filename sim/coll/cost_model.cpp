@@ -1,0 +1,175 @@
+#include "sim/coll/cost_model.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <span>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "sim/algo/host_groups.hpp"
+#include "sim/algo/registry.hpp"
+
+namespace collsim {
+
+namespace {
+
+// Per-channel speeds NCCL's search tries, GB/s (search.cc; reference s. 4).
+constexpr std::array<double, 13> kIntraPreSm90{40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};
+constexpr std::array<double, 19> kInterPreSm90{48, 30, 28, 24, 20, 18, 15, 12, 10, 9,
+                                                7,  6,  5,  4,  3,  2.4, 1.2, 0.24, 0.12};
+constexpr std::array<double, 11> kIntraSm90{60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
+constexpr std::array<double, 17> kInterSm90{48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12};
+constexpr std::array<double, 12> kIntraSm100{90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18};
+constexpr std::array<double, 20> kInterSm100{96, 86, 80, 48, 45.1, 42, 40, 30, 24, 22,
+                                              20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12};
+
+std::span<const double> speed_list(GpuArch arch, bool intra) {
+  if (arch == GpuArch::Blackwell) return intra ? std::span<const double>(kIntraSm100) : std::span<const double>(kInterSm100);
+  if (arch == GpuArch::Hopper) return intra ? std::span<const double>(kIntraSm90) : std::span<const double>(kInterSm90);
+  return intra ? std::span<const double>(kIntraPreSm90) : std::span<const double>(kInterPreSm90);
+}
+
+std::size_t node_column(int hosts) { return hosts <= 1 ? 0 : hosts == 2 ? 1 : 2; }
+
+}  // namespace
+
+GpuArch model_arch(const TopologyFacts& facts) { return facts.arch.value_or(GpuArch::Hopper); }
+
+ChannelPlan search_channels(const TopologyFacts& facts, const ProtocolModel& model) {
+  const GpuArch arch = model_arch(facts);
+  const double bw = facts.injection.gb_per_s();
+  const auto speeds = speed_list(arch, facts.hosts <= 1);
+  // The largest listed speed that fits; below the list, the link itself.
+  double speed = bw;
+  for (double s : speeds) {
+    if (s <= bw) {
+      speed = s;
+      break;
+    }
+  }
+  const int half_max = model.max_channels / 2;
+  ChannelPlan plan;
+  plan.channels = std::clamp(speed > 0 ? static_cast<int>(std::floor(bw / speed + 1e-9)) : 1, 1, half_max);
+  // ncclTopoDupChannels: double the channels at half speed unless speed < 25 GB/s, or
+  // (newer than Ampere) speed < 50 GB/s with more than 4 channels.
+  const bool dup = speed >= 25 && !(arch > GpuArch::Ampere && speed < 50 && plan.channels > 4);
+  if (dup) {
+    plan.channels = std::min(plan.channels * 2, model.max_channels);
+    speed /= 2;
+  }
+  plan.per_channel = Bandwidth::gb_per_s(speed);
+  if (model.channels) plan.channels = *model.channels;
+  if (model.channel_bandwidth) plan.per_channel = *model.channel_bandwidth;
+  return plan;
+}
+
+int channels_for_size(int channels, Bytes size, Protocol p, NcclRow row, int ranks, const ProtocolModel& model) {
+  const int pi = nccl_index(p);
+  if (pi < 0) return channels;
+  const auto i = static_cast<std::size_t>(pi);
+  std::int64_t threshold = model.bytes_per_thread[i];
+  if (p == Protocol::LL && row == NcclRow::Ring) threshold *= ranks;
+  int nc = channels;
+  while (nc > 1 && size.count < static_cast<std::int64_t>(nc) * model.threads[i] * threshold) --nc;
+  return nc;
+}
+
+CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, std::string_view algo, Protocol p,
+                               const ProtocolModel& model, const CostOverrides& user) {
+  CollectiveCost cost;
+  cost.options.host_of_rank = facts.host_of_rank;
+  const NcclRow row = nccl_row(algo);
+  const GpuArch arch = model_arch(facts);
+  if (!supports(algo, c.op)) {
+    cost.unusable = fmt::format("{} does not implement {}", algo, to_string(c.op));
+    return cost;
+  }
+  if (needs_even_hosts(algo) && !group_by_host(c.ranks, facts.host_of_rank).even()) {
+    cost.unusable = fmt::format("{} needs the same number of ranks on every host", algo);
+    return cost;
+  }
+  if ((row == NcclRow::Nvls || row == NcclRow::CollNet) && p != Protocol::Simple && p != Protocol::Ideal) {
+    cost.unusable = fmt::format("{} runs only with the simple protocol", algo);
+    return cost;
+  }
+  if (row == NcclRow::Nvls && (facts.hosts > 1 || !facts.nvswitch || arch < GpuArch::Hopper)) {
+    cost.unusable = "nvls needs every rank on one host's NVSwitch and Hopper or newer GPUs";
+    return cost;
+  }
+  if (p == Protocol::LL128 && !facts.arch) {
+    // NCCL enables LL128 only between GPUs whose paths keep 128-byte stores in order.
+    cost.unusable = "ll128 needs GPU ranks (the topology names no GPU model)";
+    return cost;
+  }
+  const ChannelPlan plan = search_channels(facts, model);
+  const bool nccl_protocol = p != Protocol::Ideal;
+  int channels = user.channels > 0 ? user.channels : nccl_protocol ? plan.channels : 1;
+  if (nccl_protocol && user.channels == 0) channels = channels_for_size(channels, c.size, p, row, c.ranks, model);
+  cost.channels = channels;
+  cost.options.channels = channels;
+  // `ideal` is the pure alpha-beta model: whole chunks, no pipeline slices (unless
+  // --slice asks for them), so its predictions match the textbook formulas and SimGrid.
+  cost.options.slice_bytes = user.slice.count > 0 ? user.slice
+                             : nccl_protocol      ? model.slice[static_cast<std::size_t>(nccl_index(p))]
+                                                  : Bytes{0};
+  if (row == NcclRow::Tree && p == Protocol::Simple && user.slice.count == 0) {
+    // NCCL (enqueue.cc, tree up/down pattern) halves the tree chunk until every channel
+    // has about 8 x depth of them, so the pipeline fills quickly.
+    const int depth = facts.max_ranks_per_host - 1 +
+                      (facts.hosts > 1 ? static_cast<int>(std::floor(std::log2(facts.hosts))) + 1 : 0);
+    std::int64_t chunk = cost.options.slice_bytes.count;
+    auto per_channel_chunks = [&] { return c.size.count / (static_cast<std::int64_t>(channels) * chunk); };
+    while (per_channel_chunks() < depth * 8 && chunk > 131072) chunk /= 2;
+    while (per_channel_chunks() < depth * 4 && chunk > 65536) chunk /= 2;
+    while (per_channel_chunks() < depth && chunk > 32768) chunk /= 2;
+    cost.options.slice_bytes = Bytes{chunk};
+  }
+  if (!nccl_protocol) return cost;  // ideal: route latency, payload bytes, no cap
+
+  const auto pi = static_cast<std::size_t>(nccl_index(p));
+  const auto ri = static_cast<std::size_t>(row);
+  const auto ai = static_cast<std::size_t>(arch);
+  const std::size_t col = node_column(facts.hosts);
+  cost.base_latency = model.base_latency[ri][pi];
+  cost.step.protocol_latency = true;
+  for (std::size_t k = 0; k < kLinkClasses; ++k) cost.step.step_latency[k] = model.step_latency[k][ri][pi];
+  // One rank per node: "latencies fully exposed", NCCL prices network steps with Tree's.
+  if (facts.one_rank_per_host && facts.hosts > 1) {
+    const auto net = static_cast<std::size_t>(LinkClass::Net);
+    cost.step.step_latency[net] = model.step_latency[net][static_cast<std::size_t>(NcclRow::Tree)][pi];
+  }
+  // Payload share of the wire, and payload caps per flow (one flow = one channel's step).
+  double eff = model.efficiency[pi];
+  std::optional<double> payload_cap;  // GB/s
+  const double ll_max = model.ll_max_bandwidth ? model.ll_max_bandwidth->gb_per_s()
+                        : facts.hosts <= 1     ? model.ll_max_bw[ai][0]
+                                               : model.ll_max_bw[0][col];  // multi-node: x86 row
+  const bool nccl_algo = algo == "ring" || algo == "tree";
+  if (row == NcclRow::Tree) {
+    eff = model.tree_efficiency;
+    if (p == Protocol::LL) eff *= model.tree_ll_factor;
+    if (p == Protocol::LL128) eff *= facts.hosts <= 1 ? model.tree_ll128_one_node : model.tree_ll128_multi_node;
+    payload_cap = model.tree_per_channel[ai][col];
+    if (p == Protocol::LL128) payload_cap = std::min(*payload_cap, model.tree_ll128_per_channel[ai][col]);
+  } else if (row == NcclRow::Nvls) {
+    const int nch = model.nvls_channels[ai];
+    eff = model.nvls_efficiency[ai] * (nch > 1 ? static_cast<double>(nch - 1) / nch : 1.0);
+  } else if (row == NcclRow::Ring && p == Protocol::LL128 && nccl_algo) {
+    payload_cap = model.ring_ll128_per_channel[ai][col];
+  }
+  if (p == Protocol::LL && nccl_algo) {
+    const double share = ll_max / channels;
+    payload_cap = payload_cap ? std::min(*payload_cap, share) : share;
+  }
+  cost.step.wire_inflation = 1.0 / eff;
+  if (nccl_algo) {
+    double wire_cap = plan.per_channel.gb_per_s();
+    if (payload_cap) wire_cap = std::min(wire_cap, *payload_cap / eff);
+    cost.step.flow_cap = Bandwidth::gb_per_s(wire_cap);
+  }
+  return cost;
+}
+
+}  // namespace collsim

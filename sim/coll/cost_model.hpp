@@ -1,0 +1,54 @@
+// Turns (topology, collective, algorithm, protocol) into what the schedule player needs:
+// the one-off base latency, the per-step cost (latency by link class, wire inflation,
+// per-flow cap) and the algorithm's channels and pipeline slice. The bandwidth side
+// follows NCCL's channel search in a simplified form: the largest per-channel speed of
+// NCCL's list that fits the rank's injection bandwidth, as many channels as fit, doubled
+// at half speed when NCCL would duplicate them; each channel is then capped at its speed.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "sim/algo/algorithm_options.hpp"
+#include "sim/algo/collective.hpp"
+#include "sim/coll/protocol_model.hpp"
+#include "sim/coll/schedule_player.hpp"
+#include "sim/coll/topology_facts.hpp"
+
+namespace collsim {
+
+struct ChannelPlan {
+  int channels = 1;
+  Bandwidth per_channel;  // speed of one channel (bytes/s)
+};
+
+// NCCL-style channel search (reference/nccl-model.md s. 4); a calibration's channels /
+// channel_bandwidth replace the searched values.
+[[nodiscard]] ChannelPlan search_channels(const TopologyFacts& facts, const ProtocolModel& model);
+
+// NCCL's per-size reduction: fewer channels while bytes < channels x threads x threshold.
+[[nodiscard]] int channels_for_size(int channels, Bytes size, Protocol p, NcclRow row, int ranks,
+                                    const ProtocolModel& model);
+
+// The GPU generation the model uses: the topology's, or Hopper when it names no GPU.
+[[nodiscard]] GpuArch model_arch(const TopologyFacts& facts);
+
+// User overrides: channels (0 = from the model), slice (0 = protocol's step).
+struct CostOverrides {
+  int channels = 0;
+  Bytes slice{0};
+};
+
+struct CollectiveCost {
+  Time base_latency;         // paid once per collective (NCCL baseLat)
+  StepCost step;             // per transfer
+  AlgorithmOptions options;  // channels, slice, host grouping for the schedule
+  int channels = 1;
+  std::optional<std::string> unusable;  // why this (algorithm, protocol) cannot run here
+};
+
+[[nodiscard]] CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, std::string_view algo,
+                                             Protocol p, const ProtocolModel& model, const CostOverrides& user = {});
+
+}  // namespace collsim

@@ -1,0 +1,34 @@
+#include "sim/coll/link_class.hpp"
+
+#include <algorithm>
+
+namespace collsim {
+
+LinkClass link_class(LinkKind kind) {
+  switch (kind) {
+    case LinkKind::NvLink:
+    case LinkKind::NvSwitch: return LinkClass::NvLink;
+    case LinkKind::Pcie: return LinkClass::Pci;
+    case LinkKind::Ib:
+    case LinkKind::Roce:
+    case LinkKind::Ethernet: return LinkClass::Net;
+  }
+  return LinkClass::Net;
+}
+
+std::string_view to_string(LinkClass c) {
+  switch (c) {
+    case LinkClass::NvLink: return "nvlink";
+    case LinkClass::Pci: return "pci";
+    case LinkClass::Net: return "net";
+  }
+  return "?";
+}
+
+LinkClass route_class(const Topology& topo, std::span<const LinkId> links) {
+  LinkClass out = LinkClass::NvLink;
+  for (LinkId l : links) out = std::max(out, link_class(topo.links[l].kind));
+  return out;
+}
+
+}  // namespace collsim

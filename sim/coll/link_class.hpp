@@ -1,0 +1,23 @@
+// NCCL's hardware latency classes (reference/nccl-model.md s. 1, 3): NVLINK for NVLink
+// and NVSwitch links, PCI for PCIe, NET for InfiniBand, RoCE and Ethernet. A route is
+// priced by the slowest class it crosses.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "sim/net/flow_network.hpp"
+#include "sim/topo/topology.hpp"
+
+namespace collsim {
+
+enum class LinkClass : std::uint8_t { NvLink = 0, Pci = 1, Net = 2 };
+inline constexpr int kLinkClasses = 3;
+
+[[nodiscard]] LinkClass link_class(LinkKind kind);
+[[nodiscard]] std::string_view to_string(LinkClass c);
+// The highest class (NET > PCI > NVLINK) among `links` of `topo`; NVLINK when empty.
+[[nodiscard]] LinkClass route_class(const Topology& topo, std::span<const LinkId> links);
+
+}  // namespace collsim

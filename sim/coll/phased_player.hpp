@@ -1,0 +1,36 @@
+// The fast path: plays a PhasedSchedule phase by phase. Phases are separated by
+// barriers (hierarchical ring) or continue one another's pattern (the ring's two halves
+// are one phase), and within a phase every step repeats the same transfers, a rank
+// starting step k+1 once it has sent and received step k. For each phase one step is
+// solved on the flow network (all its flows started together), then:
+//  - if no link carries transfers of two different (src, dst) groups, every group's
+//    duration is independent of timing, and the phase's end follows exactly from the
+//    max-plus recurrence T(k+1, g) = max(T(k, into src g), T(k, from src g)) + d(g),
+//    iterated until its increments settle (then extrapolated, which is exact);
+//  - else if all flows of the step end together, steps stay in lock-step: R x D;
+//  - else the phase is replayed transfer by transfer (when it has at most
+//    `max_replay_transfers`), or the result is reported not exact.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sim/algo/phased_schedule.hpp"
+#include "sim/coll/schedule_player.hpp"
+#include "sim/topo/link_graph.hpp"
+
+namespace collsim {
+
+struct PhasedResult {
+  bool exact = false;
+  Time duration;
+  std::string reason;               // why it is not exact, when it is not
+  std::uint64_t flows_solved = 0;   // flows actually simulated (one step per phase, plus replays)
+  std::uint64_t phases_replayed = 0;
+};
+
+[[nodiscard]] PhasedResult play_phased(const PhasedSchedule& schedule, LinkGraph& graph,
+                                       const PlayOptions& options = {},
+                                       std::uint64_t max_replay_transfers = 50'000'000);
+
+}  // namespace collsim

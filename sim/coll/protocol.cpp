@@ -1,0 +1,80 @@
+#include "sim/coll/protocol.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+namespace collsim {
+
+int nccl_index(Protocol p) {
+  switch (p) {
+    case Protocol::LL: return 0;
+    case Protocol::LL128: return 1;
+    case Protocol::Simple: return 2;
+    case Protocol::Ideal: break;
+  }
+  return -1;
+}
+
+std::string_view to_string(Protocol p) {
+  switch (p) {
+    case Protocol::Ideal: return "ideal";
+    case Protocol::LL: return "ll";
+    case Protocol::LL128: return "ll128";
+    case Protocol::Simple: return "simple";
+  }
+  return "?";
+}
+
+std::optional<Protocol> protocol_from(std::string_view s) {
+  std::string lower(s);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (Protocol p : {Protocol::Ideal, Protocol::LL, Protocol::LL128, Protocol::Simple}) {
+    if (to_string(p) == lower) return p;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> protocol_names() { return {"ideal", "ll", "ll128", "simple"}; }
+
+std::string_view to_string(GpuArch a) {
+  switch (a) {
+    case GpuArch::Volta: return "volta";
+    case GpuArch::Ampere: return "ampere";
+    case GpuArch::Hopper: return "hopper";
+    case GpuArch::Blackwell: return "blackwell";
+  }
+  return "?";
+}
+
+std::optional<GpuArch> gpu_arch_from_model(std::string_view model) {
+  std::string m(model);
+  std::transform(m.begin(), m.end(), m.begin(), [](unsigned char c) { return std::toupper(c); });
+  auto starts = [&m](std::string_view p) { return m.rfind(p, 0) == 0; };
+  if (starts("V100")) return GpuArch::Volta;
+  if (starts("A100") || starts("A10") || starts("A30") || starts("A40") || starts("L4") || starts("L40")) {
+    return GpuArch::Ampere;  // SM80-89 share NCCL's Ampere row
+  }
+  if (starts("H100") || starts("H200") || starts("H800") || starts("GH200")) return GpuArch::Hopper;
+  if (starts("B100") || starts("B200") || starts("GB200") || starts("B300")) return GpuArch::Blackwell;
+  return std::nullopt;
+}
+
+NcclRow nccl_row(std::string_view algorithm) {
+  if (algorithm == "tree") return NcclRow::Tree;
+  if (algorithm == "nvls") return NcclRow::Nvls;
+  if (algorithm == "sharp") return NcclRow::CollNet;
+  return NcclRow::Ring;
+}
+
+std::string_view to_string(NcclRow r) {
+  switch (r) {
+    case NcclRow::Tree: return "tree";
+    case NcclRow::Ring: return "ring";
+    case NcclRow::CollNet: return "collnet";
+    case NcclRow::Nvls: return "nvls";
+  }
+  return "?";
+}
+
+}  // namespace collsim

@@ -1,0 +1,33 @@
+// The wire protocols a collective can run with: ideal (no overheads: pure bandwidth and
+// link latency) and NCCL's LL, LL128 and Simple; and the GPU generations and NCCL table
+// rows (Tree, Ring, CollNet, NVLS) that NCCL's tuning model is indexed by.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace collsim {
+
+enum class Protocol : std::uint8_t { Ideal, LL, LL128, Simple };
+// Index of an NCCL protocol in NCCL's tables (LL 0, LL128 1, Simple 2); Ideal has none.
+[[nodiscard]] int nccl_index(Protocol p);
+[[nodiscard]] std::string_view to_string(Protocol p);
+[[nodiscard]] std::optional<Protocol> protocol_from(std::string_view s);  // case-insensitive
+[[nodiscard]] std::vector<std::string> protocol_names();
+
+enum class GpuArch : std::uint8_t { Volta = 0, Ampere = 1, Hopper = 2, Blackwell = 3 };
+[[nodiscard]] std::string_view to_string(GpuArch a);
+// From a GPU model name ("H100", "A100-SXM4", "V100", "B200"...); nullopt if unknown.
+[[nodiscard]] std::optional<GpuArch> gpu_arch_from_model(std::string_view model);
+
+// Which row of NCCL's latency/bandwidth tables prices an algorithm. NCCL's own
+// algorithms map to their rows; the others (ps, rhd, rd, direct, bintree, hier_ring) are
+// point-to-point step algorithms and are priced like Ring.
+enum class NcclRow : std::uint8_t { Tree = 0, Ring = 1, CollNet = 2, Nvls = 3 };
+[[nodiscard]] NcclRow nccl_row(std::string_view algorithm);
+[[nodiscard]] std::string_view to_string(NcclRow r);
+
+}  // namespace collsim

@@ -1,0 +1,58 @@
+// The protocol cost model: per-collective base latency and per-step latency (us, by link
+// class, NCCL row and protocol), wire efficiency, pipeline slice sizes, per-channel and
+// total bandwidth caps (GB/s, by GPU generation and node count). Defaults are NCCL
+// 2.30.7's published tuning model (src/graph/tuning.cc, summarised with the file names in
+// shared/reference/nccl-model.md); a JSON calibration file may override any of them.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+
+#include "sim/coll/link_class.hpp"
+#include "sim/coll/protocol.hpp"
+#include "sim/core/units.hpp"
+
+namespace collsim {
+
+inline constexpr int kNcclRows = 4;       // Tree, Ring, CollNet, Nvls
+inline constexpr int kNcclProtocols = 3;  // LL, LL128, Simple
+inline constexpr int kArchs = 4;          // Volta, Ampere, Hopper, Blackwell
+inline constexpr int kNodeColumns = 3;    // 1 node, 2 nodes, >= 3 nodes
+
+template <typename T>
+using PerProtocol = std::array<T, kNcclProtocols>;
+using PerArchNodes = std::array<std::array<double, kNodeColumns>, kArchs>;  // GB/s
+
+struct ProtocolModel {
+  std::string source = "NCCL 2.30.7 tuning model";
+  std::array<PerProtocol<Time>, kNcclRows> base_latency{};                     // baseLat
+  std::array<std::array<PerProtocol<Time>, kNcclRows>, kLinkClasses> step_latency{};  // hwLat
+  PerProtocol<double> efficiency{};  // ring-like payload share of link bandwidth
+  double tree_efficiency = 0;        // extra factor of Tree all-reduce (every protocol)
+  double tree_ll_factor = 0;         // Tree + LL
+  double tree_ll128_one_node = 0;    // Tree + LL128 on one node
+  double tree_ll128_multi_node = 0;  // Tree + LL128 across nodes
+  PerProtocol<Bytes> slice{};        // payload of one pipeline step (buffer / NCCL_STEPS)
+  PerProtocol<int> threads{};        // threads per channel
+  PerProtocol<int> bytes_per_thread{};  // channel-count threshold per thread
+  PerArchNodes ll_max_bw{};          // llMaxBws (total)
+  PerArchNodes ring_ll128_per_channel{};
+  PerArchNodes tree_ll128_per_channel{};
+  PerArchNodes tree_per_channel{};
+  std::array<double, kArchs> nvls_efficiency{};
+  std::array<int, kArchs> nvls_channels{};
+  int max_channels = 64;  // MAXCHANNELS
+  // Calibration overrides of the channel search.
+  std::optional<int> channels;
+  std::optional<Bandwidth> channel_bandwidth;
+  std::optional<Bandwidth> ll_max_bandwidth;
+};
+
+[[nodiscard]] ProtocolModel nccl_default_model();
+
+// Reads a calibration file over `base`; unknown keys and bad values are ConfigErrors that
+// name the file and JSON pointer.
+[[nodiscard]] ProtocolModel load_calibration(const std::string& path, ProtocolModel base);
+
+}  // namespace collsim

@@ -1,0 +1,82 @@
+#include "sim/coll/selection.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "sim/algo/registry.hpp"
+
+namespace collsim {
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+std::vector<std::string> split(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = text.find(',', start);
+    const std::size_t end = comma == std::string_view::npos ? text.size() : comma;
+    std::string item = lower(text.substr(start, end - start));
+    item.erase(std::remove_if(item.begin(), item.end(), [](unsigned char c) { return std::isspace(c); }), item.end());
+    if (item.empty()) throw std::invalid_argument(fmt::format("empty entry in \"{}\"", text));
+    out.push_back(item);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+// Resolves "auto", "a,b" and "^a,b" against `automatic` and the names `known`.
+std::vector<std::string> resolve(std::string_view text, const std::vector<std::string>& automatic,
+                                 const std::vector<std::string>& known) {
+  const std::string t = lower(text);
+  if (t == "auto") return automatic;
+  const bool negate = !t.empty() && t.front() == '^';
+  std::vector<std::string> items = split(negate ? std::string_view(t).substr(1) : std::string_view(t));
+  for (const auto& i : items) {
+    if (std::find(known.begin(), known.end(), i) == known.end()) {
+      throw std::invalid_argument(fmt::format("unknown entry \"{}\"", i));
+    }
+  }
+  if (!negate) return items;
+  std::vector<std::string> out;
+  for (const auto& a : automatic) {
+    if (std::find(items.begin(), items.end(), a) == items.end()) out.push_back(a);
+  }
+  if (out.empty()) throw std::invalid_argument(fmt::format("\"{}\" leaves no candidate", text));
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> parse_algorithm_list(std::string_view text, CollectiveOp op) {
+  std::vector<std::string> automatic;
+  for (const char* a : {"ring", "tree", "nvls"}) {
+    if (supports(a, op)) automatic.emplace_back(a);
+  }
+  if (automatic.empty()) automatic.emplace_back("direct");
+  return resolve(text, automatic, algorithm_names());
+}
+
+std::vector<Protocol> parse_protocol_list(std::string_view text) {
+  std::vector<Protocol> out;
+  for (const auto& name : resolve(text, {"ll", "ll128", "simple"}, protocol_names())) {
+    out.push_back(*protocol_from(name));
+  }
+  return out;
+}
+
+bool is_choice(std::string_view text) {
+  const std::string t = lower(text);
+  return t == "auto" || t.find(',') != std::string::npos || (!t.empty() && t.front() == '^');
+}
+
+}  // namespace collsim

@@ -1,0 +1,22 @@
+// NCCL_ALGO / NCCL_PROTO-style choice lists: "auto", a comma list ("ring,tree",
+// case-insensitive) or a negated list ("^tree": every automatic candidate but those).
+// "auto" means NCCL's own candidates: ring, tree and nvls for algorithms (direct for
+// all-to-all, which NCCL runs point to point), and ll, ll128, simple for protocols.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/algo/collective.hpp"
+#include "sim/coll/protocol.hpp"
+
+namespace collsim {
+
+// Throws std::invalid_argument naming the first unknown entry.
+[[nodiscard]] std::vector<std::string> parse_algorithm_list(std::string_view text, CollectiveOp op);
+[[nodiscard]] std::vector<Protocol> parse_protocol_list(std::string_view text);
+// Whether a list names more than one choice (so a prediction is a selection).
+[[nodiscard]] bool is_choice(std::string_view text);
+
+}  // namespace collsim

@@ -1,0 +1,47 @@
+#include "sim/coll/topology_facts.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "sim/algo/host_groups.hpp"
+
+namespace collsim {
+
+TopologyFacts topology_facts(const Topology& topo, std::optional<int> hosts_override) {
+  TopologyFacts f;
+  const int n = topo.rank_count();
+  if (hosts_override) {
+    f.host_of_rank = block_hosts(n, *hosts_override);
+  } else {
+    for (NodeIndex node : topo.ranks) {
+      const Node& nd = topo.nodes[node];
+      f.host_of_rank.push_back(static_cast<int>(nd.host.value_or(node)));
+    }
+  }
+  std::map<int, int> per_host;
+  for (int h : f.host_of_rank) ++per_host[h];
+  f.hosts = static_cast<int>(per_host.size());
+  for (const auto& [h, count] : per_host) f.max_ranks_per_host = std::max(f.max_ranks_per_host, count);
+  f.one_rank_per_host = f.max_ranks_per_host == 1;
+
+  std::vector<double> out_bw(topo.nodes.size(), 0.0);
+  std::vector<bool> on_nvswitch(topo.nodes.size(), false);
+  for (const auto& l : topo.links) {
+    out_bw[l.from] += l.bandwidth.bytes_per_s;
+    if (l.kind == LinkKind::NvSwitch) on_nvswitch[l.from] = true;
+  }
+  double inj = std::numeric_limits<double>::infinity();
+  f.nvswitch = n > 0;
+  for (NodeIndex node : topo.ranks) {
+    inj = std::min(inj, out_bw[node]);
+    f.nvswitch = f.nvswitch && on_nvswitch[node];
+    if (const auto a = gpu_arch_from_model(topo.nodes[node].model)) {
+      f.arch = f.arch ? std::min(*f.arch, *a) : *a;
+    }
+  }
+  f.injection = Bandwidth{n > 0 ? inj : 0.0};
+  return f;
+}
+
+}  // namespace collsim

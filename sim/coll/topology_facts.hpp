@@ -1,0 +1,26 @@
+// What the cost model needs to know about a topology: the ranks' hosts, the GPU
+// generation, whether ranks share an NVSwitch, and each rank's injection bandwidth.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "sim/coll/protocol.hpp"
+#include "sim/topo/topology.hpp"
+
+namespace collsim {
+
+struct TopologyFacts {
+  std::vector<int> host_of_rank;  // host label per rank (Node::host, else the node itself)
+  int hosts = 1;
+  int max_ranks_per_host = 1;
+  bool one_rank_per_host = true;
+  std::optional<GpuArch> arch;   // the oldest GPU generation among the ranks; none if no GPU model
+  bool nvswitch = false;         // every rank's node has a link of kind nvswitch
+  Bandwidth injection;           // min over ranks of the sum of the rank node's outgoing links
+};
+
+// `hosts_override`: group ranks into that many contiguous hosts instead of Node::host.
+[[nodiscard]] TopologyFacts topology_facts(const Topology& topo, std::optional<int> hosts_override = {});
+
+}  // namespace collsim

@@ -1,0 +1,60 @@
+// A priority queue keyed by Time (int64 ps) that keeps items of equal time in insertion
+// order, stored as one bucket per distinct time. Simulations of collectives schedule many
+// events at exactly the same picosecond (every flow of a ring step ends together), so
+// a push into an existing bucket is an append and a pop is an index step: cheaper than
+// a binary heap, and deterministic by construction.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "sim/core/units.hpp"
+
+namespace collsim {
+
+template <typename Item>
+class TimeBuckets {
+ public:
+  void push(Time at, Item item) {
+    if (last_ != buckets_.end() && last_->first == at.ps) {
+      last_->second.items.push_back(std::move(item));
+    } else {
+      last_ = buckets_.try_emplace(at.ps).first;
+      last_->second.items.push_back(std::move(item));
+    }
+    ++size_;
+  }
+
+  [[nodiscard]] bool empty() const { return size_ == 0; }
+  [[nodiscard]] std::size_t size() const { return size_; }
+  // Time and item at the front; only when !empty().
+  [[nodiscard]] Time front_time() const { return Time{buckets_.begin()->first}; }
+  [[nodiscard]] const Item& front() const {
+    const Bucket& b = buckets_.begin()->second;
+    return b.items[b.next];
+  }
+
+  Item pop_front() {
+    auto it = buckets_.begin();
+    Bucket& b = it->second;
+    Item item = std::move(b.items[b.next++]);
+    --size_;
+    if (b.next == b.items.size()) {
+      if (last_ == it) last_ = buckets_.end();
+      buckets_.erase(it);
+    }
+    return item;
+  }
+
+ private:
+  struct Bucket {
+    std::vector<Item> items;
+    std::size_t next = 0;
+  };
+  std::map<std::int64_t, Bucket> buckets_;
+  typename std::map<std::int64_t, Bucket>::iterator last_ = buckets_.end();
+  std::size_t size_ = 0;
+};
+
+}  // namespace collsim

@@ -1,0 +1,47 @@
+#include "sim/topo/cluster_generator.hpp"
+
+#include <fmt/format.h>
+
+namespace collsim {
+
+Topology make_cluster(const ClusterSpec& spec) {
+  Topology t;
+  t.name = fmt::format("{}x{}-{}", spec.hosts, to_string(spec.server.kind), to_string(spec.fabric.kind));
+  t.source = "generator:cluster";
+  std::vector<std::vector<NodeIndex>> nics;
+  std::vector<NodeIndex> gpus;
+  std::vector<NodeIndex> hosts;
+  for (int h = 0; h < spec.hosts; ++h) {
+    ServerPorts p = add_server(t, spec.server, fmt::format("h{}/", h));
+    nics.push_back(std::move(p.nics));
+    gpus.insert(gpus.end(), p.gpus.begin(), p.gpus.end());
+    hosts.push_back(p.host);
+  }
+  add_fabric(t, spec.fabric, nics);
+  if (spec.server.kind == ServerKind::CpuHost || spec.ranks == RankOrder::Hosts) {
+    t.ranks = hosts;
+  } else {
+    // Servers are generated one after another, so node order is host then local index.
+    t.ranks = gpus;
+  }
+  return t;
+}
+
+Topology make_tcp_cluster(const TcpClusterSpec& spec) {
+  ClusterSpec c;
+  c.hosts = spec.hosts;
+  c.server.kind = ServerKind::CpuHost;
+  c.server.nics = spec.nics_per_host;
+  c.fabric.kind = FabricKind::Star;
+  c.fabric.link_kind = LinkKind::Ethernet;
+  c.fabric.nic_bandwidth = spec.nic_bandwidth;
+  c.fabric.mtu = spec.mtu;
+  c.fabric.latency = spec.latency;
+  c.ranks = RankOrder::Hosts;
+  Topology t = make_cluster(c);
+  t.name = fmt::format("{}-host-tcp", spec.hosts);
+  t.source = "generator:tcp_cluster";
+  return t;
+}
+
+}  // namespace collsim

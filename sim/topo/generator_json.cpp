@@ -1,0 +1,210 @@
+#include "sim/topo/generator_json.hpp"
+
+#include <functional>
+
+#include <fmt/format.h>
+
+#include "sim/core/json_fields.hpp"
+#include "sim/topo/cluster_generator.hpp"
+#include "sim/topo/generators.hpp"
+#include "sim/topo/gpu_model.hpp"
+#include "sim/topo/link_overhead.hpp"
+
+namespace collsim {
+
+namespace {
+
+using Json = nlohmann::json;
+
+// Reads one JSON object field by field, recording errors instead of throwing.
+class Reader {
+ public:
+  Reader(const Json& obj, const std::string& source, std::string pointer, Diagnostics& diags)
+      : obj_(obj), source_(source), pointer_(std::move(pointer)), diags_(diags) {
+    ok_ = attempt(diags_, [&] { fields_.emplace(obj_, source_, pointer_); });
+  }
+  [[nodiscard]] bool ok() const { return ok_; }
+  [[nodiscard]] bool has(std::string_view k) const { return ok_ && fields_->has(k); }
+  [[nodiscard]] JsonFields& fields() { return *fields_; }
+  [[nodiscard]] std::string pointer(std::string_view k) const { return pointer_ + "/" + pointer_token(k); }
+  [[nodiscard]] const std::string& source() const { return source_; }
+  [[nodiscard]] Diagnostics& diags() { return diags_; }
+
+  template <typename F>
+  auto get(F&& f) {
+    using R = std::invoke_result_t<F, JsonFields&>;
+    if (!ok_) return std::optional<R>();
+    auto r = attempt(diags_, [&] { return f(*fields_); });
+    if (!r) failed_ = true;
+    return r;
+  }
+  void fail(std::string_view key, const std::string& value, const std::string& expected) {
+    diags_.emplace_back(source_, pointer(key), value, expected);
+    failed_ = true;
+  }
+  // Unknown keys; true when nothing failed in this object.
+  bool finish(const std::vector<std::string>& allowed) {
+    if (!ok_) return false;
+    const std::size_t before = diags_.size();
+    check_keys(obj_, allowed, source_, pointer_, diags_);
+    return !failed_ && diags_.size() == before;
+  }
+
+ private:
+  const Json& obj_;
+  const std::string& source_;
+  std::string pointer_;
+  Diagnostics& diags_;
+  std::optional<JsonFields> fields_;
+  bool ok_ = false;
+  bool failed_ = false;
+};
+
+std::string in_quotes(const std::string& s) { return fmt::format("\"{}\"", s); }
+
+std::optional<ServerSpec> read_server(Reader& r, ServerKind kind) {
+  ServerSpec s;
+  s.kind = kind;
+  std::vector<std::string> allowed{"kind", "nics", "nvlink_latency", "pcie_latency"};
+  if (auto n = r.get([](JsonFields& f) { return f.optional_integer("nics", 0, 64); }); n && *n) s.nics = static_cast<int>(**n);
+  if (auto v = r.get([](JsonFields& f) { return f.optional_time("nvlink_latency"); }); v && *v) s.nvlink_latency = **v;
+  if (auto v = r.get([](JsonFields& f) { return f.optional_time("pcie_latency"); }); v && *v) s.pcie_latency = **v;
+  if (kind == ServerKind::Pcie8Gpu || kind == ServerKind::CpuHost) {
+    allowed.emplace_back("pcie_gen");
+    if (auto g = r.get([](JsonFields& f) { return f.optional_integer("pcie_gen", 3, 5); }); g && *g) {
+      s.pcie_gen = static_cast<int>(**g);
+    }
+  }
+  if (kind == ServerKind::Pcie8Gpu) {
+    allowed.emplace_back("gpu_model");
+    if (auto m = r.get([](JsonFields& f) { return f.optional_string("gpu_model"); }); m && *m) {
+      if (!gpu_model_from(**m)) {
+        r.fail("gpu_model", in_quotes(**m), fmt::format("one of: {}", fmt::join(gpu_model_names(), ", ")));
+      } else {
+        s.gpu_model = **m;
+      }
+    }
+  }
+  if (!r.finish(allowed)) return std::nullopt;
+  return s;
+}
+
+std::optional<FabricSpec> read_fabric(Reader& r) {
+  FabricSpec s;
+  const auto kind = r.get([](JsonFields& f) { return f.choice("kind", fabric_kind_names()); });
+  if (kind) s.kind = *fabric_kind_from(*kind);
+  const std::vector<std::string> net_kinds{"ib", "roce", "ethernet"};
+  if (auto k = r.get([&](JsonFields& f) { return f.optional("link_kind") ? f.choice("link_kind", net_kinds) : std::string("ib"); })) {
+    s.link_kind = *link_kind_from(*k);
+  }
+  if (auto b = r.get([](JsonFields& f) { return f.bandwidth("nic_bandwidth"); })) s.nic_bandwidth = *b;
+  if (auto m = r.get([](JsonFields& f) { return f.optional_integer("mtu", kMinMtu, kMaxMtu); }); m && *m) {
+    if (s.link_kind != LinkKind::Ethernet) {
+      r.fail("mtu", std::to_string(**m), "no mtu except with link_kind \"ethernet\" (only TCP/IP over Ethernet is charged header overhead)");
+    }
+    s.mtu = static_cast<int>(**m);
+  }
+  if (auto v = r.get([](JsonFields& f) { return f.optional_time("latency"); }); v && *v) s.latency = **v;
+  std::vector<std::string> allowed{"kind", "link_kind", "nic_bandwidth", "mtu", "latency"};
+  if (!kind || *kind != "star") {
+    allowed.insert(allowed.end(), {"nics_per_leaf", "spines", "oversubscription"});
+    if (auto n = r.get([](JsonFields& f) { return f.integer("nics_per_leaf", 1, 4096); })) s.nics_per_leaf = static_cast<int>(*n);
+    if (auto n = r.get([](JsonFields& f) { return f.optional_integer("spines", 1, 4096); }); n && *n) s.spines = static_cast<int>(**n);
+    if (auto o = r.get([](JsonFields& f) { return f.optional_number("oversubscription", 1.0, 1024.0); }); o && *o) {
+      s.oversubscription = **o;
+    }
+  }
+  if (!r.finish(allowed)) return std::nullopt;
+  return s;
+}
+
+std::optional<Topology> read_cluster(Reader& r) {
+  ClusterSpec c;
+  if (auto h = r.get([](JsonFields& f) { return f.integer("hosts", 1, 100000); })) c.hosts = static_cast<int>(*h);
+  std::optional<ServerSpec> server;
+  std::optional<FabricSpec> fabric;
+  if (auto sv = r.get([](JsonFields& f) { return std::cref(f.required("server")); })) {
+    Reader sr(sv->get(), r.source(), r.pointer("server"), r.diags());
+    if (auto k = sr.get([](JsonFields& f) { return f.choice("kind", server_kind_names()); })) {
+      server = read_server(sr, *server_kind_from(*k));
+    } else {
+      (void)sr.finish({"kind", "nics", "nvlink_latency", "pcie_latency", "pcie_gen", "gpu_model"});
+    }
+  }
+  if (auto fv = r.get([](JsonFields& f) { return std::cref(f.required("fabric")); })) {
+    Reader fr(fv->get(), r.source(), r.pointer("fabric"), r.diags());
+    fabric = read_fabric(fr);
+  }
+  if (!r.finish({"kind", "hosts", "server", "fabric"}) || !server || !fabric) return std::nullopt;
+  c.server = *server;
+  c.fabric = *fabric;
+  return make_cluster(c);
+}
+
+std::optional<Topology> read_tcp_cluster(Reader& r) {
+  TcpClusterSpec s;
+  if (auto h = r.get([](JsonFields& f) { return f.integer("hosts", 1, 100000); })) s.hosts = static_cast<int>(*h);
+  if (auto n = r.get([](JsonFields& f) { return f.optional_integer("nics_per_host", 1, 64); }); n && *n) s.nics_per_host = static_cast<int>(**n);
+  if (auto b = r.get([](JsonFields& f) { return f.bandwidth("nic_bandwidth"); })) s.nic_bandwidth = *b;
+  if (auto m = r.get([](JsonFields& f) { return f.optional_integer("mtu", kMinMtu, kMaxMtu); }); m && *m) s.mtu = static_cast<int>(**m);
+  if (auto v = r.get([](JsonFields& f) { return f.optional_time("latency"); }); v && *v) s.latency = **v;
+  if (!r.finish({"kind", "hosts", "nics_per_host", "nic_bandwidth", "mtu", "latency"})) return std::nullopt;
+  return make_tcp_cluster(s);
+}
+
+std::optional<Topology> read_star(Reader& r) {
+  StarSpec s;
+  if (auto h = r.get([](JsonFields& f) { return f.integer("hosts", 1, 1 << 20); })) s.hosts = static_cast<int>(*h);
+  if (auto b = r.get([](JsonFields& f) { return f.bandwidth("bandwidth"); })) s.bandwidth = *b;
+  if (auto v = r.get([](JsonFields& f) { return f.time("latency"); })) s.latency = *v;
+  if (auto k = r.get([](JsonFields& f) { return f.optional("link_kind") ? f.choice("link_kind", {"ib", "roce", "ethernet"}) : std::string("ib"); })) {
+    s.link_kind = *link_kind_from(*k);
+  }
+  if (auto m = r.get([](JsonFields& f) { return f.optional_integer("mtu", kMinMtu, kMaxMtu); }); m && *m) {
+    if (s.link_kind != LinkKind::Ethernet) r.fail("mtu", std::to_string(**m), "no mtu except with link_kind \"ethernet\"");
+    s.mtu = static_cast<int>(**m);
+  }
+  if (!r.finish({"kind", "hosts", "bandwidth", "latency", "link_kind", "mtu"})) return std::nullopt;
+  return make_star(s);
+}
+
+std::optional<Topology> read_nvswitch_node(Reader& r) {
+  NvSwitchNodeSpec s;
+  if (auto g = r.get([](JsonFields& f) { return f.integer("gpus", 1, 1024); })) s.gpus = static_cast<int>(*g);
+  if (auto m = r.get([](JsonFields& f) { return f.optional_string("gpu_model"); }); m && *m) {
+    if (!gpu_model_from(**m)) {
+      r.fail("gpu_model", in_quotes(**m), fmt::format("one of: {}", fmt::join(gpu_model_names(), ", ")));
+    }
+    s.gpu_model = **m;
+  }
+  if (auto b = r.get([](JsonFields& f) { return f.bandwidth("bandwidth"); })) s.bandwidth = *b;
+  if (auto v = r.get([](JsonFields& f) { return f.time("latency"); })) s.latency = *v;
+  if (!r.finish({"kind", "gpus", "gpu_model", "bandwidth", "latency"})) return std::nullopt;
+  return make_nvswitch_node(s);
+}
+
+}  // namespace
+
+std::vector<std::string> generator_kind_names() {
+  std::vector<std::string> out{"star", "nvswitch_node"};
+  for (const auto& s : server_kind_names()) out.push_back(s);
+  out.emplace_back("cluster");
+  out.emplace_back("tcp_cluster");
+  return out;
+}
+
+std::optional<Topology> read_generator(const Json& block, const std::string& source, const std::string& pointer,
+                                       Diagnostics& diags) {
+  Reader r(block, source, pointer, diags);
+  const auto kind = r.get([](JsonFields& f) { return f.choice("kind", generator_kind_names()); });
+  if (!kind) return std::nullopt;
+  if (*kind == "star") return read_star(r);
+  if (*kind == "nvswitch_node") return read_nvswitch_node(r);
+  if (*kind == "cluster") return read_cluster(r);
+  if (*kind == "tcp_cluster") return read_tcp_cluster(r);
+  const auto server = read_server(r, *server_kind_from(*kind));
+  if (!server) return std::nullopt;
+  return make_server(*server);
+}
+
+}  // namespace collsim

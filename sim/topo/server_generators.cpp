@@ -1,0 +1,212 @@
+#include "sim/topo/server_generators.hpp"
+
+#include <array>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+
+namespace collsim {
+
+namespace {
+
+constexpr std::array<std::pair<ServerKind, std::string_view>, 7> kServerKinds{{
+    {ServerKind::Dgx1V100, "dgx1_v100"},
+    {ServerKind::DgxA100, "dgx_a100"},
+    {ServerKind::DgxH100, "dgx_h100"},
+    {ServerKind::HgxH200, "hgx_h200"},
+    {ServerKind::DgxB200, "dgx_b200"},
+    {ServerKind::Pcie8Gpu, "pcie_8gpu"},
+    {ServerKind::CpuHost, "cpu_host"},
+}};
+
+// One NVLink (2.0, 3.0 and 4.0 alike) carries 25 GB/s per direction: V100 datasheet
+// "NVLink 300 GB/s" over 6 links, A100 "600 GB/s" over 12, H100/H200 "900 GB/s" over 18
+// (bidirectional totals, so 50 GB/s per link both ways together). NVLink 5 doubles it:
+// B200 datasheet "1.8 TB/s" over 18 links = 50 GB/s per link per direction.
+constexpr double kNvLinkLaneGBps = 25.0;
+constexpr double kNvLink5LaneGBps = 50.0;
+
+// Links between the two CPU sockets, per direction, all links together:
+// - Xeon E5-2698 v4 (DGX-1): 2 QPI links at 9.6 GT/s x 2 bytes = 19.2 GB/s each (Intel ARK).
+// - EPYC 7742 (DGX A100): up to 4 xGMI links x16 between sockets (AMD EPYC 7002 platform);
+//   16 GT/s per lane assumed (the PCIe Gen4 PHY they share): ~31.5 GB/s each.
+// - Xeon Platinum 8480C (DGX H100, HGX H200 hosts): 4 UPI links at 16 GT/s x 2 bytes = 32 GB/s each.
+// - Xeon Platinum 8570 (DGX B200): 4 UPI links at 20 GT/s x 2 bytes = 40 GB/s each.
+// - Xeon 3rd gen Scalable (the PCIe box): 3 UPI links at 11.2 GT/s x 2 bytes = 22.4 GB/s each.
+struct SocketLink {
+  double gbps_per_link;  // GB/s per direction
+  int links;
+};
+
+struct Builder {
+  Topology& t;
+  const ServerSpec& spec;
+  const std::string& prefix;
+  ServerPorts ports;
+
+  NodeIndex node(const std::string& local, NodeKind kind, std::string model = {}) {
+    const NodeIndex n = t.add_node(prefix + local, kind, std::move(model));
+    if (kind != NodeKind::Host) t.nodes[n].host = ports.host;
+    return n;
+  }
+  void pcie(NodeIndex a, NodeIndex b, int gen) {
+    t.add_duplex(a, b, LinkKind::Pcie, pcie_lane_rate(gen), 16, spec.pcie_latency, 0);
+  }
+  void nvlink(NodeIndex a, NodeIndex b, LinkKind kind, int lanes, double lane_gbps = kNvLinkLaneGBps) {
+    t.add_duplex(a, b, kind, Bandwidth::gb_per_s(lane_gbps), lanes, spec.nvlink_latency, 0);
+  }
+
+  // Two sockets joined by their socket links; four PCIe switches, two per socket; eight
+  // GPUs, two per switch; NICs spread evenly over the switches (NIC j on switch j*4/nics).
+  // GPU g's own NIC is NIC g*nics/8: the NIC nearest to it, and rail i for GPU i when
+  // there are 8 NICs.
+  void pcie_tree(int gen, SocketLink sockets, const std::string& gpu_model, int nic_count) {
+    ports.host = t.add_node(prefix + "host", NodeKind::Host);
+    const NodeIndex cpu0 = node("cpu0", NodeKind::Cpu);
+    const NodeIndex cpu1 = node("cpu1", NodeKind::Cpu);
+    t.add_duplex(cpu0, cpu1, LinkKind::Pcie, Bandwidth::gb_per_s(sockets.gbps_per_link), sockets.links,
+                 spec.pcie_latency, 0);
+    std::array<NodeIndex, 4> sw{};
+    for (int s = 0; s < 4; ++s) {
+      sw[s] = node(fmt::format("pcie{}", s), NodeKind::PcieSwitch);
+      pcie(sw[s], s < 2 ? cpu0 : cpu1, gen);
+    }
+    for (int g = 0; g < 8; ++g) {
+      const NodeIndex gpu = node(fmt::format("gpu{}", g), NodeKind::Gpu, gpu_model);
+      pcie(gpu, sw[g / 2], gen);
+      ports.gpus.push_back(gpu);
+    }
+    for (int j = 0; j < nic_count; ++j) {
+      const NodeIndex nic = node(fmt::format("nic{}", j), NodeKind::Nic);
+      pcie(nic, sw[j * 4 / nic_count], gen);
+      ports.nics.push_back(nic);
+    }
+    if (nic_count > 0) {
+      for (int g = 0; g < 8; ++g) t.nodes[ports.gpus[g]].nic = ports.nics[g * nic_count / 8];
+    }
+  }
+
+  // One non-blocking crossbar standing for the server's NVSwitch chips; each GPU joins it
+  // with all its NVLinks bundled into one link of `lanes` x `lane_gbps` GB/s.
+  void nvswitch(int lanes, double lane_gbps = kNvLinkLaneGBps) {
+    const NodeIndex sw = node("nvswitch", NodeKind::NvSwitch);
+    for (NodeIndex gpu : ports.gpus) nvlink(gpu, sw, LinkKind::NvSwitch, lanes, lane_gbps);
+  }
+
+  // DGX-1 with V100 (NVIDIA DGX-1 System Architecture white paper, fig. "hybrid cube-mesh"):
+  // two fully connected quads 0-3 and 4-7; each GPU's six NVLinks go 1 or 2 to each of
+  // three quad peers and 2 or 1 to its counterpart in the other quad.
+  void hybrid_cube_mesh() {
+    struct Pair { int a, b, lanes; };
+    constexpr std::array<Pair, 16> kPairs{{
+        {0, 1, 1}, {0, 2, 1}, {0, 3, 2}, {1, 2, 2}, {1, 3, 1}, {2, 3, 2},  // quad 0
+        {4, 5, 1}, {4, 6, 1}, {4, 7, 2}, {5, 6, 2}, {5, 7, 1}, {6, 7, 2},  // quad 1
+        {0, 4, 2}, {1, 5, 2}, {2, 6, 1}, {3, 7, 1},                        // between quads
+    }};
+    for (const Pair& p : kPairs) nvlink(ports.gpus[p.a], ports.gpus[p.b], LinkKind::NvLink, p.lanes);
+  }
+};
+
+}  // namespace
+
+std::string_view to_string(ServerKind k) {
+  for (const auto& [kind, name] : kServerKinds) {
+    if (kind == k) return name;
+  }
+  return "?";
+}
+
+std::optional<ServerKind> server_kind_from(std::string_view s) {
+  for (const auto& [kind, name] : kServerKinds) {
+    if (name == s) return kind;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> server_kind_names() {
+  std::vector<std::string> out;
+  for (const auto& [kind, name] : kServerKinds) out.emplace_back(name);
+  return out;
+}
+
+int default_nic_count(ServerKind k) {
+  switch (k) {
+    case ServerKind::Dgx1V100: return 4;  // DGX-1 datasheet: 4x InfiniBand EDR 100 Gb/s
+    case ServerKind::DgxA100: return 8;   // DGX A100 datasheet: 8x single-port ConnectX-6 200 Gb/s HDR
+    case ServerKind::DgxH100: return 8;   // DGX H100 datasheet: 8x single-port ConnectX-7 400 Gb/s
+    case ServerKind::HgxH200: return 8;   // HGX H200 8-GPU: one 400 Gb/s ConnectX-7 per GPU (NVIDIA reference design)
+    case ServerKind::DgxB200: return 8;   // DGX B200 datasheet: 8x single-port ConnectX-7 400 Gb/s
+    case ServerKind::Pcie8Gpu: return 1;
+    case ServerKind::CpuHost: return 1;
+  }
+  return 1;
+}
+
+Bandwidth pcie_lane_rate(int gen) {
+  const double gts = gen == 3 ? 8.0 : gen == 4 ? 16.0 : 32.0;
+  return Bandwidth{gts * 1e9 * 128.0 / 130.0 / 8.0};
+}
+
+ServerPorts add_server(Topology& t, const ServerSpec& spec, const std::string& prefix) {
+  const int nics = spec.nics.value_or(default_nic_count(spec.kind));
+  if (nics < 0 || nics > 64) throw InternalError(fmt::format("add_server: {} NICs", nics));
+  Builder b{t, spec, prefix, {}};
+  switch (spec.kind) {
+    case ServerKind::Dgx1V100:
+      // PCIe Gen3 switches (PLX) under two Xeon E5-2698 v4 sockets (DGX-1 white paper).
+      b.pcie_tree(3, SocketLink{19.2, 2}, "V100", nics);
+      b.hybrid_cube_mesh();
+      break;
+    case ServerKind::DgxA100:
+      // Six NVSwitch 2.0 chips, 12 NVLinks per GPU; PCIe Gen4 under two EPYC 7742.
+      b.pcie_tree(4, SocketLink{31.5, 4}, "A100", nics);
+      b.nvswitch(12);
+      break;
+    case ServerKind::DgxH100:
+      // Four NVSwitch 3.0 chips, 18 NVLinks per GPU; PCIe Gen5 under two Xeon 8480C.
+      b.pcie_tree(5, SocketLink{32.0, 4}, "H100", nics);
+      b.nvswitch(18);
+      break;
+    case ServerKind::HgxH200:
+      // Same baseboard design as HGX H100 (18 NVLinks per GPU, 900 GB/s); host CPUs as DGX H100.
+      b.pcie_tree(5, SocketLink{32.0, 4}, "H200", nics);
+      b.nvswitch(18);
+      break;
+    case ServerKind::DgxB200:
+      // Two NVSwitch chips (NVLink 5), 18 NVLinks per GPU; PCIe Gen5 under two Xeon 8570.
+      b.pcie_tree(5, SocketLink{40.0, 4}, "B200", nics);
+      b.nvswitch(18, kNvLink5LaneGBps);
+      break;
+    case ServerKind::Pcie8Gpu:
+      b.pcie_tree(spec.pcie_gen, SocketLink{22.4, 3}, spec.gpu_model, nics);
+      break;
+    case ServerKind::CpuHost: {
+      // The host is the rank; its NICs hang off the root complex.
+      b.ports.host = t.add_node(prefix + "host", NodeKind::Host);
+      for (int j = 0; j < nics; ++j) {
+        const NodeIndex nic = b.node(fmt::format("nic{}", j), NodeKind::Nic);
+        b.pcie(b.ports.host, nic, spec.pcie_gen);
+        b.ports.nics.push_back(nic);
+      }
+      break;
+    }
+  }
+  return b.ports;
+}
+
+Topology make_server(const ServerSpec& spec) {
+  Topology t;
+  t.name = std::string(to_string(spec.kind));
+  t.source = fmt::format("generator:{}", to_string(spec.kind));
+  const ServerPorts p = add_server(t, spec, "");
+  if (spec.kind == ServerKind::CpuHost) {
+    t.ranks.push_back(p.host);
+  } else {
+    t.ranks = p.gpus;
+  }
+  return t;
+}
+
+}  // namespace collsim

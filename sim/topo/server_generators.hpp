@@ -1,0 +1,52 @@
+// Generators for single servers: DGX-1 V100 (hybrid cube-mesh NVLink), DGX A100, DGX H100,
+// HGX H200, DGX B200 (NVSwitch), a PCIe-only 8-GPU box (two sockets) and a CPU-only host. Every
+// figure is a datasheet number cited in server_generators.cpp and the README.
+// Bandwidths are per direction (bytes/s), latencies one-way per link (ps).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/topo/topology.hpp"
+
+namespace collsim {
+
+enum class ServerKind : std::uint8_t { Dgx1V100, DgxA100, DgxH100, HgxH200, DgxB200, Pcie8Gpu, CpuHost };
+
+[[nodiscard]] std::string_view to_string(ServerKind k);
+[[nodiscard]] std::optional<ServerKind> server_kind_from(std::string_view s);
+[[nodiscard]] std::vector<std::string> server_kind_names();
+
+struct ServerSpec {
+  ServerKind kind = ServerKind::DgxH100;
+  std::optional<int> nics;            // NIC count; default: the datasheet's compute NICs
+  std::string gpu_model = "A100";     // pcie_8gpu only
+  int pcie_gen = 4;                   // pcie_8gpu and cpu_host only: 3, 4 or 5
+  Time nvlink_latency = Time::from_ns(250);  // per NVLink / NVSwitch hop (round figure, not a datasheet number)
+  Time pcie_latency = Time::from_ns(250);    // per PCIe / socket-link hop (round figure, not a datasheet number)
+};
+
+// The datasheet NIC count of a server kind (DGX-1: 4, DGX A100/H100/B200, HGX H200: 8,
+// PCIe box and CPU host: 1).
+[[nodiscard]] int default_nic_count(ServerKind k);
+
+// What a fabric needs to know about one server.
+struct ServerPorts {
+  NodeIndex host = 0;
+  std::vector<NodeIndex> gpus;  // local index order
+  std::vector<NodeIndex> nics;  // NIC i is rail i
+};
+
+// Appends one server to `t`; node ids are `prefix` + local names ("h3/gpu0").
+ServerPorts add_server(Topology& t, const ServerSpec& spec, const std::string& prefix);
+
+// One server alone; ranks are its GPUs in local order (its host for a CPU host).
+[[nodiscard]] Topology make_server(const ServerSpec& spec);
+
+// PCIe x16 payload rate per direction of one lane for a generation (3, 4, 5):
+// 8, 16, 32 GT/s with 128b/130b encoding (PCI-SIG base specifications).
+[[nodiscard]] Bandwidth pcie_lane_rate(int gen);
+
+}  // namespace collsim

@@ -1,0 +1,128 @@
+#include "sim/topo/shortest_paths.hpp"
+
+#include <algorithm>
+
+namespace collsim {
+
+std::uint64_t stable_hash(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+  auto mix = [](std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+  };
+  return mix(mix(mix(a) ^ b) ^ c);
+}
+
+ShortestPaths::ShortestPaths(const Topology& topo)
+    : topo_(&topo),
+      fwd_stamp_(topo.nodes.size(), 0),
+      bwd_stamp_(topo.nodes.size(), 0),
+      dist_stamp_(topo.nodes.size(), 0),
+      fwd_(topo.nodes.size(), 0),
+      bwd_(topo.nodes.size(), 0),
+      to_go_(topo.nodes.size(), 0) {}
+
+void ShortestPaths::reset() {
+  if (++stamp_ == 0) {  // wrapped: clear every stamp once in 2^32 queries
+    std::fill(fwd_stamp_.begin(), fwd_stamp_.end(), 0);
+    std::fill(bwd_stamp_.begin(), bwd_stamp_.end(), 0);
+    std::fill(dist_stamp_.begin(), dist_stamp_.end(), 0);
+    stamp_ = 1;
+  }
+  fwd_order_.clear();
+}
+
+// Bidirectional BFS. Both searches grow one whole level at a time, the smaller frontier
+// first; the first level at which they share a node fixes the distance d = F + B (F, B:
+// levels searched forward and backward), and every node of every shortest path has then
+// been seen by one search or the other. Each node then gets `to_go` (hops left to `to`
+// along a shortest path): its backward distance, or for forward-only nodes d - fwd when
+// one successor has to_go = d - fwd - 1 (filled deepest level first). The path walks from
+// `from`, each hop choosing by hash among successors with to_go one less.
+bool ShortestPaths::find(const LinkGraphType& graph, NodeIndex from, NodeIndex to, const TransitRule& transit,
+                         std::uint64_t seed, std::vector<LinkId>& out) {
+  if (from == to) return true;
+  reset();
+  const std::uint32_t s = stamp_;
+  const auto edge_index = boost::get(boost::edge_index, graph);
+  auto passable = [&](NodeIndex v) { return v == from || v == to || transit(v); };
+
+  fwd_stamp_[from] = s;
+  fwd_[from] = 0;
+  fwd_order_.push_back(from);
+  bwd_stamp_[to] = s;
+  bwd_[to] = 0;
+  std::vector<NodeIndex> ffront{from}, bfront{to};
+  int best = -1;
+  while (best < 0 && !ffront.empty() && !bfront.empty()) {
+    next_.clear();
+    if (ffront.size() <= bfront.size()) {
+      for (NodeIndex v : ffront) {
+        if (v != from && !transit(v)) continue;
+        for (auto [e, end] = boost::out_edges(v, graph); e != end; ++e) {
+          const auto w = static_cast<NodeIndex>(boost::target(*e, graph));
+          if (fwd_stamp_[w] == s || !passable(w)) continue;
+          fwd_stamp_[w] = s;
+          fwd_[w] = static_cast<std::uint16_t>(fwd_[v] + 1);
+          fwd_order_.push_back(w);
+          next_.push_back(w);
+          if (bwd_stamp_[w] == s && (best < 0 || fwd_[w] + bwd_[w] < best)) best = fwd_[w] + bwd_[w];
+        }
+      }
+      ffront.swap(next_);
+    } else {
+      for (NodeIndex v : bfront) {
+        if (v != to && !transit(v)) continue;
+        for (auto [e, end] = boost::in_edges(v, graph); e != end; ++e) {
+          const auto u = static_cast<NodeIndex>(boost::source(*e, graph));
+          if (bwd_stamp_[u] == s || !passable(u)) continue;
+          bwd_stamp_[u] = s;
+          bwd_[u] = static_cast<std::uint16_t>(bwd_[v] + 1);
+          next_.push_back(u);
+          if (fwd_stamp_[u] == s && (best < 0 || fwd_[u] + bwd_[u] < best)) best = fwd_[u] + bwd_[u];
+        }
+      }
+      bfront.swap(next_);
+    }
+  }
+  if (best < 0) return false;
+
+  auto to_go = [&](NodeIndex v) -> int {
+    if (bwd_stamp_[v] == s) return bwd_[v];
+    if (dist_stamp_[v] == s) return to_go_[v];
+    return -1;
+  };
+  for (auto it = fwd_order_.rbegin(); it != fwd_order_.rend(); ++it) {
+    const NodeIndex v = *it;
+    if (bwd_stamp_[v] == s || (v != from && !transit(v))) continue;
+    const int want = best - fwd_[v] - 1;
+    if (want < 0) continue;
+    for (auto [e, end] = boost::out_edges(v, graph); e != end; ++e) {
+      const auto w = static_cast<NodeIndex>(boost::target(*e, graph));
+      if (passable(w) && to_go(w) == want) {
+        dist_stamp_[v] = s;
+        to_go_[v] = static_cast<std::uint16_t>(want + 1);
+        break;
+      }
+    }
+  }
+
+  std::vector<LinkId> choices;
+  NodeIndex v = from;
+  for (int hop = 0; v != to; ++hop) {
+    const int want = to_go(v) - 1;
+    choices.clear();
+    for (auto [e, end] = boost::out_edges(v, graph); e != end; ++e) {
+      const auto w = static_cast<NodeIndex>(boost::target(*e, graph));
+      if (to_go(w) == want && (w == to || transit(w))) choices.push_back(edge_index[*e]);
+    }
+    if (choices.empty()) return false;  // cannot happen: every node with to_go >= 1 has a successor
+    const LinkId pick = choices.size() == 1 ? choices[0] : choices[stable_hash(seed, static_cast<std::uint64_t>(hop), choices.size()) % choices.size()];
+    out.push_back(pick);
+    v = topo_->links[pick].to;
+  }
+  return true;
+}
+
+}  // namespace collsim

@@ -1,0 +1,52 @@
+// Fewest-hop paths between two nodes of a link graph, found by a bidirectional
+// breadth-first search that only explores what it must (a few hundred nodes on a
+// 16384-GPU fat tree), with equal-cost paths chosen by a stable hash (ECMP). Hop counts,
+// no units.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include <boost/graph/adjacency_list.hpp>
+
+#include "sim/net/flow_network.hpp"
+#include "sim/topo/topology.hpp"
+
+namespace collsim {
+
+using LinkGraphType = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, boost::no_property,
+                                            boost::property<boost::edge_index_t, std::uint32_t>>;
+
+class ShortestPaths {
+ public:
+  // Scratch space for `topo`'s nodes. The graph is passed to each query, so the owner
+  // may move both.
+  explicit ShortestPaths(const Topology& topo);
+
+  // Which nodes a path may pass through (besides its two ends).
+  using TransitRule = std::function<bool(NodeIndex)>;
+
+  // Appends to `out` the links of a fewest-hop path from `from` to `to` whose inner
+  // nodes satisfy `transit`; among equal-cost paths, hop i takes candidate
+  // hash(seed, i) mod (number of candidates), candidates in link order. False if none.
+  bool find(const LinkGraphType& graph, NodeIndex from, NodeIndex to, const TransitRule& transit, std::uint64_t seed,
+            std::vector<LinkId>& out);
+
+ private:
+  void reset();
+
+  const Topology* topo_;
+  // Per-node scratch, valid when the stamp equals the current query's.
+  std::vector<std::uint32_t> fwd_stamp_, bwd_stamp_, dist_stamp_;
+  std::vector<std::uint16_t> fwd_, bwd_, to_go_;  // hops from `from`, hops to `to`, hops left on a shortest path
+  std::vector<NodeIndex> fwd_order_;              // forward-visited nodes in discovery order
+  std::vector<NodeIndex> frontier_, next_;
+  std::uint32_t stamp_ = 0;
+};
+
+// A stable 64-bit mix (splitmix64 finaliser) of a few integers; the same inputs give the
+// same value on every platform and run.
+[[nodiscard]] std::uint64_t stable_hash(std::uint64_t a, std::uint64_t b, std::uint64_t c);
+
+}  // namespace collsim

@@ -1,0 +1,44 @@
+# collsim topo show|validate|dot: figures of a shipped server, every error of a bad file
+# with exit 2, and Graphviz output that dot accepts.
+source "$(dirname "$0")/lib.bash"
+T=$SRC/topologies
+
+# show: DGX H100 = 8 H100, 8 NICs, 18 NVLinks x 25 GB/s = 450 GB/s per GPU per direction,
+# bisection 4 x 450 + 2 x 63.0154 (PCIe Gen5 x16 below the socket link) = 1926.03 GB/s.
+"$COLLSIM" topo show "$T/dgx-h100.json" >"$TMP/show" || fail "topo show exited $?"
+grep -q '^gpus       8: 8 x H100 (hopper)$' "$TMP/show" || fail "gpus line: $(cat "$TMP/show")"
+grep -q '^nics/host  8$' "$TMP/show" || fail "nics line: $(cat "$TMP/show")"
+grep -q 'nvswitch   16        288      450 GB/s' "$TMP/show" || fail "nvswitch links: $(cat "$TMP/show")"
+grep -q 'nvlink 450 GB/s, pcie 63.0154 GB/s' "$TMP/show" || fail "injection: $(cat "$TMP/show")"
+grep -q '^bisection  1926.03 GB/s' "$TMP/show" || fail "bisection: $(cat "$TMP/show")"
+# Deterministic: same input, same bytes.
+"$COLLSIM" topo show "$T/dgx-h100.json" | cmp -s - "$TMP/show" || fail "topo show output differs between runs"
+
+# validate: every shipped file is valid.
+for f in "$T"/*.json; do
+  "$COLLSIM" topo validate "$f" >"$TMP/ok" || fail "topo validate $f exited $?: $(cat "$TMP/ok")"
+  grep -q ': valid: ' "$TMP/ok" || fail "validate $f printed: $(cat "$TMP/ok")"
+done
+
+# validate: a file with three errors lists all three, then exits 2.
+cat >"$TMP/bad.json" <<'JSON'
+{"nodes": [{"id": "a", "kind": "gpu", "model": "K80"}, {"id": "s", "kind": "nvswitch"}],
+ "links": [{"endpoints": ["a", "s"], "kind": "nvswitch", "bandwidth": "25", "latency": "1us", "mtu": 1500}]}
+JSON
+expect_error 2 "/nodes/0/model" "got \"K80\"" "/links/0/bandwidth" "/links/0/mtu" "3 errors" -- topo validate "$TMP/bad.json"
+[[ $(grep -c 'collsim: error:' "$TMP/err") == 4 ]] || fail "expected 3 errors and a summary: $(cat "$TMP/err")"
+# One error: just that error.
+echo '{"generator": {"kind": "dgx_h100", "nics": -1}}' >"$TMP/one.json"
+expect_error 2 "/generator/nics" "got -1" "an integer from 0 to 64" -- topo validate "$TMP/one.json"
+expect_error 2 "does not exist" -- topo validate "$TMP/missing.json"
+expect_error 2 "required" -- topo show
+# The collective command reports a bad topology the same way.
+expect_error 2 "/generator/nics" -- collective --topology "$TMP/one.json" --sizes 1MiB
+
+# dot: Graphviz accepts it; the DGX-1 picture has 16 NVLink edges (the hybrid cube-mesh).
+"$COLLSIM" topo dot "$T/dgx1-v100.json" >"$TMP/g.dot" || fail "topo dot exited $?"
+[[ $(grep -c 'label="nvlink' "$TMP/g.dot") == 16 ]] || fail "expected 16 nvlink edges: $(grep -c nvlink "$TMP/g.dot")"
+if command -v dot >/dev/null; then
+  dot -Tsvg "$TMP/g.dot" >/dev/null || fail "dot rejected the output"
+fi
+exit 0

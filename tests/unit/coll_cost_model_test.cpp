@@ -1,0 +1,103 @@
+// The cost model: NCCL's per-size channel reduction, the one-GPU-per-node latency rule,
+// tree efficiencies, and calibration files (one REQUIRE_THROWS_AS per validation rule).
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include "sim/coll/cost_model.hpp"
+#include "sim/core/error.hpp"
+#include "sim/topo/generators.hpp"
+
+namespace collsim {
+namespace {
+
+TEST_CASE("channels shrink for small sizes as in NCCL's enqueue", "[coll][cost]") {
+  const ProtocolModel m = nccl_default_model();
+  // Simple: 512 threads x 64 B = 32 KiB per channel; 14 channels need >= 14 x 32 KiB.
+  REQUIRE(channels_for_size(14, Bytes{14 * 32768}, Protocol::Simple, NcclRow::Ring, 8, m) == 14);
+  REQUIRE(channels_for_size(14, Bytes{14 * 32768 - 1}, Protocol::Simple, NcclRow::Ring, 8, m) == 13);
+  REQUIRE(channels_for_size(14, Bytes{8}, Protocol::Simple, NcclRow::Ring, 8, m) == 1);
+  // Ring LL: 512 threads x 8 B x nRanks.
+  REQUIRE(channels_for_size(14, Bytes{4 * 512 * 8 * 8}, Protocol::LL, NcclRow::Ring, 8, m) == 4);
+  REQUIRE(channels_for_size(14, Bytes{1 << 30}, Protocol::Ideal, NcclRow::Ring, 8, m) == 14);
+}
+
+TEST_CASE("one rank per host prices network steps with the Tree row", "[coll][cost]") {
+  const ProtocolModel m = nccl_default_model();
+  const TopologyFacts facts = topology_facts(make_star(StarSpec{16}));
+  REQUIRE(facts.one_rank_per_host);
+  REQUIRE(facts.hosts == 16);
+  const Collective c{CollectiveOp::AllReduce, 16, 0, Bytes{1024}};
+  const auto net = static_cast<std::size_t>(LinkClass::Net);
+  // hwLat(NET, Ring, LL) is 2.7 us, but NCCL uses hwLat(NET, Tree, LL) = 5.0 us when ppn = 1.
+  const CollectiveCost ring = collective_cost(facts, c, "ring", Protocol::LL, m);
+  REQUIRE(ring.step.step_latency[net] == Time::from_us(5));
+  REQUIRE(ring.base_latency == Time::from_ns(6600));
+  // 8 ranks per host: the Ring row's own 2.7 us.
+  const TopologyFacts grouped = topology_facts(make_star(StarSpec{16}), 2);
+  REQUIRE(grouped.max_ranks_per_host == 8);
+  REQUIRE(collective_cost(grouped, c, "ring", Protocol::LL, m).step.step_latency[net] == Time::from_ns(2700));
+}
+
+TEST_CASE("tree efficiency: 0.92, then 1/3.8 for LL", "[coll][cost]") {
+  const ProtocolModel m = nccl_default_model();
+  const TopologyFacts facts = topology_facts(make_star(StarSpec{16}));
+  const Collective c{CollectiveOp::AllReduce, 16, 0, Bytes{1 << 20}};
+  REQUIRE(collective_cost(facts, c, "tree", Protocol::Simple, m).step.wire_inflation == Approx(1 / 0.92));
+  REQUIRE(collective_cost(facts, c, "tree", Protocol::LL, m).step.wire_inflation == Approx(3.8 / 0.92));
+  REQUIRE(collective_cost(facts, c, "ring", Protocol::LL, m).step.wire_inflation == Approx(2.0));
+  REQUIRE(collective_cost(facts, c, "ring", Protocol::Ideal, m).step.wire_inflation == 1.0);
+  REQUIRE_FALSE(collective_cost(facts, c, "ring", Protocol::Ideal, m).step.protocol_latency);
+}
+
+std::string write_file(const std::string& name, const std::string& text) {
+  const std::string path = "/tmp/collsim_cost_test_" + name + ".json";
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST_CASE("calibration files override the model", "[coll][cost]") {
+  const std::string path = write_file("ok", R"({
+    "base_latency": {"ring": {"simple": "10us"}},
+    "step_latency": {"net": {"tree": {"ll": "3us"}}},
+    "efficiency": {"ll128": 0.9},
+    "slice": {"simple": "1MiB"},
+    "channels": 4,
+    "channel_bandwidth": "20GB/s"
+  })");
+  const ProtocolModel m = load_calibration(path, nccl_default_model());
+  REQUIRE(m.base_latency[static_cast<std::size_t>(NcclRow::Ring)][2] == Time::from_us(10));
+  REQUIRE(m.base_latency[static_cast<std::size_t>(NcclRow::Ring)][0] == Time::from_ns(6600));  // untouched
+  REQUIRE(m.step_latency[2][static_cast<std::size_t>(NcclRow::Tree)][0] == Time::from_us(3));
+  REQUIRE(m.efficiency[1] == 0.9);
+  REQUIRE(m.slice[2] == Bytes{1 << 20});
+  const ChannelPlan plan = search_channels(topology_facts(default_topology()), m);
+  REQUIRE(plan.channels == 4);
+  REQUIRE(plan.per_channel.gb_per_s() == Approx(20));
+}
+
+TEST_CASE("calibration errors name the file and field", "[coll][cost]") {
+  const ProtocolModel m = nccl_default_model();
+  REQUIRE_THROWS_AS(load_calibration(write_file("unknown", R"({"latency": {}})"), m), ConfigError);
+  REQUIRE_THROWS_AS(load_calibration(write_file("row", R"({"base_latency": {"mesh": {}}})"), m), ConfigError);
+  REQUIRE_THROWS_AS(load_calibration(write_file("proto", R"({"base_latency": {"ring": {"ll64": "1us"}}})"), m),
+                    ConfigError);
+  REQUIRE_THROWS_AS(load_calibration(write_file("unit", R"({"base_latency": {"ring": {"ll": "1"}}})"), m), ConfigError);
+  REQUIRE_THROWS_AS(load_calibration(write_file("class", R"({"step_latency": {"qpi": {}}})"), m), ConfigError);
+  REQUIRE_THROWS_AS(load_calibration(write_file("eff", R"({"efficiency": {"ll": 0}})"), m), ConfigError);
+  REQUIRE_THROWS_AS(load_calibration(write_file("slice", R"({"slice": {"ll": "0B"}})"), m), ConfigError);
+  REQUIRE_THROWS_AS(load_calibration(write_file("channels", R"({"channels": 65})"), m), ConfigError);
+  REQUIRE_THROWS_AS(load_calibration(write_file("bw", R"({"channel_bandwidth": "20"})"), m), ConfigError);
+  REQUIRE_THROWS_AS(load_calibration(write_file("json", R"({"channels": )"), m), ConfigError);
+  REQUIRE_THROWS_AS(load_calibration("/nonexistent/cal.json", m), ConfigError);
+  try {
+    (void)load_calibration(write_file("msg", R"({"efficiency": {"simple": 2}})"), m);
+    FAIL("expected a ConfigError");
+  } catch (const ConfigError& e) {
+    REQUIRE(e.source().find("msg.json") != std::string::npos);
+    REQUIRE(e.field() == "/efficiency/simple");
+  }
+}
+
+}  // namespace
+}  // namespace collsim
