@@ -28,23 +28,38 @@ class ExecSession::Iteration {
     dependents_.resize(n);
     notify_.resize(n);
     dep_total_.assign(n, 0);
+    // Joins move nothing: a transfer that depends on a join depends on the join's own
+    // (expanded) dependencies, which is what the symbolic executor assumes too.
+    std::vector<std::vector<TransferId>> deps(n);
     for (TransferId t = 0; t < n; ++t) {
-      const Transfer& tr = s.transfer(t);
+      for (TransferId d : s.deps(t)) {
+        if (s.transfer(d).kind == TransferKind::Join) {
+          deps[t].insert(deps[t].end(), deps[d].begin(), deps[d].end());
+        } else {
+          deps[t].push_back(d);
+        }
+      }
+      std::sort(deps[t].begin(), deps[t].end());
+      deps[t].erase(std::unique(deps[t].begin(), deps[t].end()), deps[t].end());
+    }
+    for (TransferId t = 0; t < n; ++t) {
+      const Transfer tr = s.transfer(t);
+      if (tr.kind == TransferKind::Join) continue;
       if (tr.src == tr.dst) throw InternalError(fmt::format("{}: transfer {} sends rank {} to itself", s.algorithm(), t, tr.src));
-      if (tr.bytes != s.chunks().at(static_cast<std::size_t>(tr.chunk)).bytes) {
-        throw InternalError(fmt::format("{}: transfer {} moves part of chunk {}; collsim-exec runs whole-chunk transfers",
-                                        s.algorithm(), t, tr.chunk));
+      if (tr.leg != TransferLeg::EndToEnd) {
+        throw InternalError(fmt::format("{}: transfer {} is an in-network (switch) reduction, which TCP cannot run",
+                                        s.algorithm(), t));
       }
       if (tr.src == rank_) {
         my_sends_.push_back(t);
-        dep_total_[t] = static_cast<std::uint32_t>(s.deps(t).size());
-        for (TransferId d : s.deps(t)) dependents_[d].push_back(t);
+        dep_total_[t] = static_cast<std::uint32_t>(deps[t].size());
+        for (TransferId d : deps[t]) dependents_[d].push_back(t);
       }
       if (tr.dst == rank_) ++receives_;
       // Rank q = tr.src learns that dependency d finished from d's receiver, unless q
       // sent d itself or received it.
-      for (TransferId d : s.deps(t)) {
-        const Transfer& dt = s.transfer(d);
+      for (TransferId d : deps[t]) {
+        const Transfer dt = s.transfer(d);
         if (dt.dst == rank_ && tr.src != rank_ && tr.src != dt.src) notify_[d].push_back(tr.src);
       }
     }
