@@ -22,3 +22,6 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktra
 echo "== all tests (Release)"
 cd "$root/build"
 ctest --output-on-failure -j "$jobs"
+
+echo "== prediction regression (collsim check on results/golden)"
+"$root/build/collsim" check --baseline "$root"/results/golden/*.json

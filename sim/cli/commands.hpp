@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -12,6 +13,19 @@
 namespace collsim::cli {
 
 void add_collective_command(CLI::App& app);
+void add_validate_command(CLI::App& app);
+void add_check_command(CLI::App& app);
+
+// A command that ran correctly but whose verdict is "fail" (a tolerance broken, a
+// prediction drifted): main() prints the message and exits 1.
+class CommandFailed : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Parses a percentage option ("10%" or "10" = 10 percent) into a fraction; throws
+// ConfigError naming the flag.
+[[nodiscard]] double parse_percent_option(const std::string& flag, const std::string& text);
 void add_schedule_command(CLI::App& app);
 void add_topo_command(CLI::App& app);  // collsim topo show|validate|dot FILE
 void add_ddp_command(CLI::App& app);

@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "Show help for every subcommand");
   app.add_flag_callback("-v,--verbose", [] { spdlog::set_level(spdlog::level::debug); }, "Log progress to stderr");
   collsim::cli::add_collective_command(app);
+  collsim::cli::add_validate_command(app);
+  collsim::cli::add_check_command(app);
   collsim::cli::add_schedule_command(app);
   collsim::cli::add_topo_command(app);
   collsim::cli::add_ddp_command(app);
@@ -33,6 +35,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::cerr << "collsim: error: " << e.what() << " (see collsim --help)\n";
     return 2;
+  } catch (const collsim::cli::CommandFailed& e) {
+    std::cerr << "collsim: " << e.what() << "\n";
+    return 1;
   } catch (const collsim::ConfigError& e) {
     std::cerr << "collsim: error: " << e.what() << "\n";
     return 2;

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# Reproduces results/validation/: for each test-bed configuration (rate, MTU) it brings
+# the namespace test bed up, runs collsim-exec (every algorithm this build has that
+# implements all-reduce; N = 2, 4, 8; 1-64 MiB), then real PyTorch DDP (N = 2 and 4;
+# bucket_cap_mb 1, 5, 25, 100; two models), takes the test bed down, and finally runs
+# `collsim validate` on all of it and writes summary.md and PNG plots.
+#
+#   scripts/validate_all.sh [--quick] [--validate-only] [--out DIR]
+#
+# --validate-only: skip the measurements and redo step 4 on the raw records in DIR/raw
+# (after a model change: new predictions for the same measurements).
+# --quick: one configuration, small sizes, few iterations (checks the pipeline in about a
+# minute; its numbers are not the committed result). Needs root (the test bed), a built
+# collsim and collsim-exec in build/, python3 with torch (DDP part; skipped with a note
+# if missing) and matplotlib (plots; skipped with a note if missing).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=$root/results/validation
+quick=0
+validate_only=0
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --quick) quick=1; shift ;;
+    --validate-only) validate_only=1; shift ;;
+    --out) out=$2; shift 2 ;;
+    *) echo "validate_all.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+[[ $(id -u) == 0 || $validate_only == 1 ]] || { echo "validate_all.sh: needs root for the test bed" >&2; exit 2; }
+COLLSIM=$root/build/collsim
+EXEC=$root/build/collsim-exec
+[[ -x $COLLSIM && -x $EXEC ]] || "$root/scripts/build.sh"
+TB=$root/scripts/testbed.sh
+PY=/usr/bin/python3
+mkdir -p "$out/topologies" "$out/raw"
+raw=$out/raw
+runlog=$raw/run.log
+[[ $validate_only == 1 ]] && runlog=/dev/null  # run.log records the measurements only
+log() { echo "[$(date -u +%H:%M:%S) load $(cut -d' ' -f1-3 /proc/loadavg)] $*" | tee -a "$runlog"; }
+ddp_note=""
+if [[ $validate_only == 0 ]]; then
+rm -f "$raw"/*.jsonl "$raw"/*.log
+trap 'bash "$TB" down >/dev/null 2>&1 || true' EXIT
+bash "$TB" down >/dev/null 2>&1 || true
+
+# Algorithms run for real: the all-reduce algorithms in this build's registry (add tree /
+# hierarchical ones here, or through COLLSIM_ALGOS, once they are merged).
+algos=${COLLSIM_ALGOS:-ring,ps}
+# Per configuration: "RATE MTU HOSTS RING_SIZES PS_SIZES PS_SIZES_AT_2_HOSTS".
+if [[ $quick == 1 ]]; then
+  configs=("200mbit 9000 2,3 1MiB,4MiB 1MiB 1MiB")
+  warmup=1; iters=2
+  ddp_worlds="2"; ddp_models="mlp:256x512x512x256"; ddp_caps="1,25"; ddp_iters=3; ddp_batch=8
+else
+  # Two rates and both MTUs. The forwarding of every host's traffic through veth, bridge
+  # and tbf costs CPU in proportion to the aggregate rate (a ring moves N x RATE at once),
+  # and this 2-core machine is shared: an earlier run at 500 Mbit/s put 8-host rings 45-59 %
+  # behind the model while PS (1 x RATE aggregate) stayed within 4 %, so the rates are
+  # 100 and 200 Mbit/s. At MTU 1500 the packet rate is 6x higher: 100 Mbit/s, up to 4 hosts.
+  # PS moves 2(N-1) x size through the server's link, so its sizes stop lower.
+  configs=("200mbit 9000 2,4,8 1MiB,4MiB,16MiB,64MiB 1MiB,4MiB,16MiB 1MiB,4MiB,16MiB,64MiB"
+           "100mbit 9000 2,4,8 1MiB,4MiB,16MiB 1MiB,4MiB 1MiB,4MiB,16MiB"
+           "100mbit 1500 2,4 1MiB,4MiB,16MiB 1MiB,4MiB 1MiB,4MiB,16MiB")
+  warmup=1; iters=3
+  ddp_worlds="2 4"; ddp_models="mlp:1024x2048x2048x1024 mlp:512x1024x1024x1024x1024x1024x512"
+  ddp_caps="1,5,25,100"; ddp_iters=6; ddp_batch=16
+fi
+
+# exec_run N TOPO ALGO SIZES: one collsim-exec process per host, rank 0 on host 0.
+exec_run() {
+  local n=$1 topo=$2 algo=$3 sizes=$4 r pids=()
+  local master; master=$(bash "$TB" addr 0)
+  for ((r = 1; r < n; r++)); do
+    bash "$TB" exec "$r" "$EXEC" --rank "$r" --world "$n" --master "$master:29600" --bind "$(bash "$TB" addr "$r")" \
+      --algo "$algo" --sizes "$sizes" --warmup "$warmup" --iters "$iters" --timeout 120s 2>>"$raw/exec_errors.log" &
+    pids+=($!)
+  done
+  bash "$TB" exec 0 "$EXEC" --rank 0 --world "$n" --master "$master:29600" --algo "$algo" --sizes "$sizes" \
+    --warmup "$warmup" --iters "$iters" --timeout 120s --topology "../topologies/$topo" \
+    --label "$(basename "$topo" .json)" --output "$raw/$5" 2>>"$raw/exec_errors.log"
+  for p in "${pids[@]}"; do wait "$p"; done
+}
+
+# 1. Collectives on each configuration.
+for cfg in "${configs[@]}"; do
+  read -r rate mtu counts ring_sizes ps_sizes ps_sizes_n2 <<<"$cfg"
+  max=${counts##*,}
+  topo=testbed-${max}x${rate}-mtu${mtu}.json
+  bash "$TB" up "$max" "$rate" "$mtu" --topology "$out/topologies/$topo" | tee -a "$raw/run.log"
+  for n in ${counts//,/ }; do
+    for algo in ${algos//,/ }; do
+      sizes=$ring_sizes
+      if [[ $algo == ps ]]; then sizes=$([[ $n == 2 ]] && echo "$ps_sizes_n2" || echo "$ps_sizes"); fi
+      log "exec $algo n=$n $rate mtu $mtu sizes $sizes"
+      exec_run "$n" "$topo" "$algo" "$sizes" collectives.jsonl
+    done
+  done
+  bash "$TB" down | tee -a "$raw/run.log"
+done
+
+# 2. A separate small calibration set (3 hosts at 300 Mbit/s, a rate used nowhere else),
+#    so the calibrated figures are not fitted to the runs they are judged on.
+cal_topo=testbed-3x300mbit-mtu9000.json
+bash "$TB" up 3 300mbit 9000 --topology "$out/topologies/$cal_topo" | tee -a "$raw/run.log"
+for algo in ${algos//,/ }; do
+  log "calibration exec $algo n=3 300mbit"
+  exec_run 3 "$cal_topo" "$algo" "2MiB,8MiB" calibration_set.jsonl
+done
+bash "$TB" down | tee -a "$raw/run.log"
+
+# 3. DDP (500 Mbit/s, MTU 9000; one gloo thread per rank).
+if ! $PY -c 'import torch' 2>/dev/null; then
+  ddp_note="DDP skipped: python3 cannot import torch"
+  log "$ddp_note"
+else
+  maxw=$(echo "$ddp_worlds" | tr ' ' '\n' | sort -n | tail -1)
+  ddp_topo=testbed-${maxw}x500mbit-mtu9000.json
+  bash "$TB" up "$maxw" 500mbit 9000 --topology "$out/topologies/$ddp_topo" | tee -a "$raw/run.log"
+  for w in $ddp_worlds; do
+    for model in $ddp_models; do
+      log "ddp $model n=$w caps $ddp_caps"
+      master=$(bash "$TB" addr 0)
+      pids=()
+      for ((r = 1; r < w; r++)); do
+        bash "$TB" exec "$r" $PY "$root/scripts/measure_ddp.py" --rank "$r" --world "$w" --init-method "tcp://$master:29500" \
+          --iface eth0 --model "$model" --bucket-cap-mb "$ddp_caps" --iters "$ddp_iters" --warmup 2 --batch-size "$ddp_batch" 2>>"$raw/ddp_errors.log" &
+        pids+=($!)
+      done
+      bash "$TB" exec 0 $PY "$root/scripts/measure_ddp.py" --rank 0 --world "$w" --init-method "tcp://$master:29500" \
+        --iface eth0 --model "$model" --bucket-cap-mb "$ddp_caps" --iters "$ddp_iters" --warmup 2 --batch-size "$ddp_batch" \
+        --topology "../topologies/$ddp_topo" --output "$raw/ddp.jsonl" 2>>"$raw/ddp_errors.log"
+      for p in "${pids[@]}"; do wait "$p"; done
+    done
+  done
+  bash "$TB" down | tee -a "$raw/run.log"
+fi
+trap - EXIT
+
+fi  # measurements
+
+# 4. Validation: the model as is (no fitting), then calibrated from the separate set.
+#    Paths relative to the repository root, so the outputs do not depend on the checkout.
+log "validate"
+cd "$root"
+rel=$(realpath --relative-to="$root" "$out")
+measured=("$rel/raw/collectives.jsonl")
+[[ -s $rel/raw/ddp.jsonl ]] && measured+=("$rel/raw/ddp.jsonl")
+set +e
+"$COLLSIM" validate --measured "${measured[@]}" --tolerance 15% --median-tolerance 5% >"$rel/validation.txt" 2>&1
+echo "exit $?" >>"$rel/validation.txt"
+"$COLLSIM" validate --measured "${measured[@]}" --tolerance 1000% --format json >"$rel/validation.json"
+"$COLLSIM" validate --measured "$rel/raw/calibration_set.jsonl" --calibrate "$rel/calibration.json" >"$rel/calibration.txt" 2>&1
+"$COLLSIM" validate --measured "$rel/raw/collectives.jsonl" --calibration "$rel/calibration.json" --tolerance 1000% --format json \
+  >"$rel/validation_calibrated.json"
+set -e
+$PY "$root/scripts/validation_report.py" --dir "$out" --note "$ddp_note" --quick "$quick"
+log "done: $out/summary.md"

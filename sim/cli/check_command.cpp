@@ -1,0 +1,203 @@
+// `collsim check`: prediction regression for CI. Each baseline file stores a collsim
+// command line and the JSON it printed; check reruns the command (this same binary, with
+// --format json) and reports every number that moved beyond the tolerance.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/cli/commands.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/json_fields.hpp"
+
+namespace collsim::cli {
+
+namespace {
+
+struct CheckArgs {
+  std::vector<std::string> baselines;
+  std::string tolerance = "0.5%";
+  bool update = false;
+};
+
+struct Baseline {
+  std::string path;
+  std::string description;
+  std::string root;
+  std::vector<std::string> command;
+  nlohmann::ordered_json expected;
+};
+
+Baseline read_baseline(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(path, "", "unreadable", "a readable baseline file (results/golden/*.json)");
+  nlohmann::ordered_json doc;
+  try {
+    doc = nlohmann::ordered_json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ConfigError(path, "", "malformed JSON", e.what());
+  }
+  const nlohmann::json plain = nlohmann::json::parse(doc.dump());
+  JsonFields f(plain, path, "");
+  Baseline b;
+  b.path = path;
+  b.description = f.optional_string("description").value_or("");
+  b.root = f.optional_string("root").value_or(".");
+  const nlohmann::json& cmd = f.array("command");
+  for (std::size_t i = 0; i < cmd.size(); ++i) {
+    if (!cmd[i].is_string()) throw ConfigError(path, fmt::format("/command/{}", i), brief(cmd[i]), "a string (one argument)");
+    b.command.push_back(cmd[i].get<std::string>());
+  }
+  if (b.command.empty()) f.fail("command", "[]", "the collsim arguments, like [\"collective\", \"--sizes\", \"1MiB\"]");
+  (void)f.required("expected");
+  f.finish();
+  b.expected = doc["expected"];
+  return b;
+}
+
+// Runs this binary with `args` in `dir`; returns its exit code and stdout.
+std::pair<int, std::string> run_self(const std::vector<std::string>& args, const std::string& dir) {
+  int pipefd[2];
+  if (::pipe(pipefd) != 0) throw std::runtime_error("pipe failed");
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    ::dup2(pipefd[1], STDOUT_FILENO);
+    ::close(pipefd[0]);
+    ::close(pipefd[1]);
+    if (::chdir(dir.c_str()) != 0) ::_exit(126);
+    std::vector<char*> argv;
+    std::string self = "collsim";
+    argv.push_back(self.data());
+    std::vector<std::string> copy = args;
+    for (auto& s : copy) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    ::execv("/proc/self/exe", argv.data());
+    ::_exit(127);
+  }
+  ::close(pipefd[1]);
+  std::string out;
+  char buf[65536];
+  ssize_t n;
+  while ((n = ::read(pipefd[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
+  ::close(pipefd[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, out};
+}
+
+struct Diff {
+  std::string where, expected, got, change;
+};
+
+void compare(const nlohmann::ordered_json& want, const nlohmann::ordered_json& got, const std::string& ptr, double tol,
+             std::vector<Diff>& diffs) {
+  if (want.is_number() && got.is_number()) {
+    const double a = want.get<double>(), b = got.get<double>();
+    const double rel = a == 0 ? std::abs(b) : std::abs(b - a) / std::abs(a);
+    if (rel > tol) diffs.push_back({ptr, want.dump(), got.dump(), a == 0 ? "from 0" : fmt::format("{:+.3f}%", (b / a - 1) * 100)});
+    return;
+  }
+  if (want.type() != got.type()) {
+    diffs.push_back({ptr, want.dump(), got.dump(), "type changed"});
+    return;
+  }
+  if (want.is_object()) {
+    for (const auto& [k, v] : want.items()) {
+      if (!got.contains(k)) {
+        diffs.push_back({ptr + "/" + pointer_token(k), v.dump(), "(missing)", "removed"});
+      } else {
+        compare(v, got.at(k), ptr + "/" + pointer_token(k), tol, diffs);
+      }
+    }
+    for (const auto& [k, v] : got.items()) {
+      if (!want.contains(k)) diffs.push_back({ptr + "/" + pointer_token(k), "(missing)", v.dump(), "added"});
+    }
+  } else if (want.is_array()) {
+    if (want.size() != got.size()) {
+      diffs.push_back({ptr, fmt::format("{} items", want.size()), fmt::format("{} items", got.size()), "length changed"});
+      return;
+    }
+    for (std::size_t i = 0; i < want.size(); ++i) compare(want[i], got[i], fmt::format("{}/{}", ptr, i), tol, diffs);
+  } else if (want != got) {
+    diffs.push_back({ptr, want.dump(), got.dump(), "changed"});
+  }
+}
+
+void run_check(const CheckArgs& a) {
+  const double tol = parse_percent_option("--tolerance", a.tolerance);
+  std::vector<std::pair<std::string, Diff>> all;
+  int updated = 0;
+  for (const auto& path : a.baselines) {
+    Baseline b = read_baseline(path);
+    const auto dir = (std::filesystem::absolute(path).parent_path() / b.root).lexically_normal();
+    std::vector<std::string> args = b.command;
+    args.push_back("--format");
+    args.push_back("json");
+    const auto [rc, out] = run_self(args, dir.string());
+    if (rc != 0) {
+      all.push_back({path, Diff{"(command)", "exit 0", fmt::format("exit {}", rc), "command failed"}});
+      continue;
+    }
+    nlohmann::ordered_json got;
+    try {
+      got = nlohmann::ordered_json::parse(out);
+    } catch (const nlohmann::json::parse_error&) {
+      all.push_back({path, Diff{"(output)", "JSON", "not JSON", "command printed no JSON"}});
+      continue;
+    }
+    if (a.update) {
+      nlohmann::ordered_json doc = nlohmann::ordered_json::parse(std::ifstream(path));
+      if (doc["expected"] != got) {
+        doc["expected"] = got;
+        std::ofstream(path) << doc.dump(2) << "\n";
+        ++updated;
+      }
+      continue;
+    }
+    std::vector<Diff> diffs;
+    compare(b.expected, got, "", tol, diffs);
+    for (auto& d : diffs) all.push_back({path, std::move(d)});
+  }
+  if (a.update) {
+    std::cout << fmt::format("check: {} of {} baselines rewritten\n", updated, a.baselines.size());
+    if (all.empty()) return;
+  }
+  if (all.empty()) {
+    std::cout << fmt::format("check: {} baselines, every prediction within {:g}%\n", a.baselines.size(), tol * 100);
+    return;
+  }
+  std::size_t wf = 8, ww = 5, we = 8;
+  for (const auto& [f, d] : all) {
+    wf = std::max(wf, f.size());
+    ww = std::max(ww, d.where.size());
+    we = std::max(we, d.expected.size());
+  }
+  std::cout << fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>16}  {}\n", "baseline", wf, "field", ww, "expected", we, "got", "change");
+  for (const auto& [f, d] : all) {
+    std::cout << fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>16}  {}\n", f, wf, d.where, ww, d.expected, we, d.got, d.change);
+  }
+  std::cout.flush();
+  throw CommandFailed(fmt::format("check: {} figures moved beyond {:g}% (collsim check --update rewrites the baseline)", all.size(),
+                                  tol * 100));
+}
+
+}  // namespace
+
+void add_check_command(CLI::App& app) {
+  auto args = std::make_shared<CheckArgs>();
+  CLI::App* cmd = app.add_subcommand("check", "Recompute stored predictions (results/golden/*.json) and fail when any moved");
+  cmd->add_option("--baseline", args->baselines, "Baseline files")->required()->expected(1, -1);
+  cmd->add_option("--tolerance", args->tolerance, "Largest relative change allowed per figure")->capture_default_str();
+  cmd->add_flag("--update", args->update, "Rewrite the baselines with the current predictions");
+  cmd->callback([args] { run_check(*args); });
+}
+
+}  // namespace collsim::cli

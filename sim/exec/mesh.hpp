@@ -1,0 +1,30 @@
+// Rendezvous on rank 0 and a full mesh of TCP connections between the ranks of one run
+// (IPv4). Rank 0 listens on the master address; every other rank listens on its own
+// address (ephemeral port), says hello to rank 0 (rank, world size, port), and gets the
+// table of everyone's address; rank i then connects to ranks 1..i-1 and accepts ranks > i.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace collsim::exec {
+
+struct MeshOptions {
+  int rank = 0;
+  int world = 1;
+  std::string master_host = "127.0.0.1";  // rank 0's address (IPv4 dotted quad)
+  std::uint16_t master_port = 29600;
+  std::string bind_host;                  // this rank's address; empty: master_host for rank 0, else any
+  std::chrono::milliseconds timeout{60000};
+  std::string congestion;                 // TCP_CONGESTION per socket ("cubic"); empty: system default
+  int socket_buffer = 0;                  // SO_SNDBUF/SO_RCVBUF bytes (forced as root); 0: kernel autotuning
+};
+
+// Returns one connected socket per rank (-1 at this rank). Throws ExecError when the
+// rendezvous does not complete within the timeout, when ranks disagree on the world size,
+// or when two processes claim one rank.
+[[nodiscard]] std::vector<int> connect_mesh(const MeshOptions& o);
+
+}  // namespace collsim::exec

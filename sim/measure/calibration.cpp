@@ -1,0 +1,77 @@
+#include "sim/measure/calibration.hpp"
+
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/core/error.hpp"
+#include "sim/core/json_fields.hpp"
+
+namespace collsim {
+
+void apply_calibration(Topology& t, const Calibration& c) {
+  for (DirectedLink& l : t.links) {
+    const auto it = c.links.find(l.kind);
+    if (it == c.links.end()) continue;
+    l.bandwidth = l.bandwidth * it->second.efficiency;
+    l.latency = it->second.latency;
+  }
+}
+
+Calibration load_calibration_file(const std::string& path) {
+  const nlohmann::json doc = read_json_file(path);
+  JsonFields top(doc, path, "");
+  Calibration c;
+  (void)top.optional_string("kind");
+  const nlohmann::json& links = top.required("links");
+  if (!links.is_object() || links.empty()) top.fail("links", brief(links), "an object of link classes, like {\"ethernet\": {...}}");
+  for (const auto& [name, value] : links.items()) {
+    const auto kind = link_kind_from(name);
+    if (!kind) {
+      throw ConfigError(path, top.pointer("links") + "/" + pointer_token(name), fmt::format("\"{}\"", name),
+                        fmt::format("a link class: {}", fmt::join(link_kind_names(), ", ")));
+    }
+    JsonFields f(value, path, top.pointer("links") + "/" + pointer_token(name));
+    LinkClassCalibration lc;
+    lc.efficiency = f.number("efficiency", 0.01, 10.0);
+    lc.latency = f.time("latency");
+    f.finish();
+    c.links[*kind] = lc;
+  }
+  if (const auto* from = top.optional("fitted_from"); from && from->is_array()) {
+    for (const auto& s : *from) c.fitted_from.push_back(s.is_string() ? s.get<std::string>() : brief(s));
+  }
+  c.cases = static_cast<int>(top.optional_integer("cases", 0, INT32_MAX).value_or(0));
+  c.median_error_before = top.optional_number("median_error_before", 0, 1e9).value_or(0);
+  c.median_error_after = top.optional_number("median_error_after", 0, 1e9).value_or(0);
+  c.max_error_before = top.optional_number("max_error_before", 0, 1e9).value_or(0);
+  c.max_error_after = top.optional_number("max_error_after", 0, 1e9).value_or(0);
+  top.finish();
+  return c;
+}
+
+void write_calibration_file(const std::string& path, const Calibration& c) {
+  nlohmann::ordered_json doc;
+  doc["kind"] = "collsim-calibration";
+  nlohmann::ordered_json links = nlohmann::ordered_json::object();
+  for (const auto& [kind, lc] : c.links) {
+    nlohmann::ordered_json l;
+    l["efficiency"] = std::round(lc.efficiency * 1e6) / 1e6;
+    l["latency"] = fmt::format("{}ns", (lc.latency.ps + Time::kPerNs / 2) / Time::kPerNs);
+    links[std::string(to_string(kind))] = l;
+  }
+  doc["links"] = links;
+  doc["fitted_from"] = c.fitted_from;
+  doc["cases"] = c.cases;
+  const auto r4 = [](double v) { return std::round(v * 1e4) / 1e4; };
+  doc["median_error_before"] = r4(c.median_error_before);
+  doc["median_error_after"] = r4(c.median_error_after);
+  doc["max_error_before"] = r4(c.max_error_before);
+  doc["max_error_after"] = r4(c.max_error_after);
+  std::ofstream out(path);
+  if (!out) throw ConfigError("--calibrate", "", path, "a writable file for the calibration");
+  out << doc.dump(2) << "\n";
+}
+
+}  // namespace collsim

@@ -1,0 +1,116 @@
+#include "sim/measure/measurement.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+#include "sim/core/json_fields.hpp"
+#include "sim/measure/nccl_tests_log.hpp"
+
+namespace collsim {
+
+namespace {
+
+std::string resolve(const std::string& dir, const std::string& path) {
+  if (path.empty() || std::filesystem::path(path).is_absolute() || dir.empty()) return path;
+  return (std::filesystem::path(dir) / path).lexically_normal().string();
+}
+
+Time micros(double us) { return Time::from_seconds(us * 1e-6); }
+
+void read_collective(JsonFields& f, const std::string& dir, MeasurementSet& out) {
+  CollectiveMeasurement m;
+  m.source = f.source();
+  const std::string op = f.choice("op", collective_op_names());
+  m.op = *collective_op_from(op);
+  m.algorithm = f.string("algorithm");
+  m.ranks = static_cast<int>(f.integer("ranks", 1, 65536));
+  m.size = Bytes{f.integer("size", 0, std::int64_t{1} << 50)};
+  m.time = micros(f.number("time_us", 1e-3, 1e12));
+  if (const auto w = f.optional_integer("wrong", 0, INT64_MAX); w && *w > 0) {
+    f.fail("wrong", std::to_string(*w), "0 wrong elements (this run's result check failed; it is not a valid measurement)");
+  }
+  m.label = f.optional_string("label").value_or("");
+  m.topology = resolve(dir, f.optional_string("topology").value_or(""));
+  (void)f.optional_string("source");
+  for (const char* k : {"warmup", "iterations"}) (void)f.optional_integer(k, 0, INT32_MAX);
+  for (const char* k : {"mean_us", "min_us", "max_us", "stddev_us", "algbw_gbps", "busbw_gbps"}) (void)f.optional_number(k, 0, 1e15);
+  if (const auto* it = f.optional("iteration_us"); it && !it->is_array()) f.fail("iteration_us", brief(*it), "an array of times in us");
+  if (const auto* tr = f.optional("transfers"); tr && !tr->is_array()) f.fail("transfers", brief(*tr), "an array of transfer timings");
+  f.finish();
+  out.collectives.push_back(std::move(m));
+}
+
+void read_ddp(JsonFields& f, const nlohmann::json& record, const std::string& dir, MeasurementSet& out) {
+  DdpMeasurement m;
+  m.source = f.source();
+  m.model = f.string("model");
+  m.ranks = static_cast<int>(f.integer("ranks", 1, 65536));
+  m.bucket_cap_mb = f.number("bucket_cap_mb", 1e-6, 1e6);
+  m.iteration = micros(f.number("time_us", 1e-3, 1e12));
+  m.stddev_us = f.optional_number("stddev_us", 0, 1e12).value_or(0);
+  m.label = f.optional_string("label").value_or("");
+  m.topology = resolve(dir, f.optional_string("topology").value_or(""));
+  for (const char* k : {"source", "backend", "torch", "model_spec", "device"}) (void)f.optional_string(k);
+  for (const char* k : {"warmup", "iterations", "parameters", "batch_size", "threads"}) (void)f.optional_integer(k, 0, INT64_MAX);
+  for (const char* k : {"median_us", "min_us", "max_us", "mean_us"}) (void)f.optional_number(k, 0, 1e15);
+  for (const char* k : {"iteration_us", "buckets", "rebuilt_buckets", "bucket_allreduce", "layers"}) {
+    if (const auto* v = f.optional(k); v && !v->is_array()) f.fail(k, brief(*v), "an array");
+  }
+  f.finish();
+  m.record = record;
+  out.ddp.push_back(std::move(m));
+}
+
+}  // namespace
+
+MeasurementSet parse_harness_records(const std::string& text, const std::string& source, const std::string& dir) {
+  MeasurementSet out;
+  std::istringstream in(text);
+  int no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++no;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = fmt::format("{}:{}", source, no);
+    const nlohmann::json record = parse_json_text(line, where);
+    JsonFields f(record, where, "");
+    const std::string kind = f.choice("kind", {"collective", "ddp"});
+    if (kind == "collective") {
+      read_collective(f, dir, out);
+    } else {
+      read_ddp(f, record, dir, out);
+    }
+  }
+  return out;
+}
+
+MeasurementSet load_measurements(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path, "", "unreadable", "a readable measurement file (harness JSON lines or an nccl-tests log)");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) throw ConfigError(path, "", "an empty file", "measurements (harness JSON lines or an nccl-tests log)");
+  if (text[first] == '{') {
+    return parse_harness_records(text, path, std::filesystem::path(path).parent_path().string());
+  }
+  MeasurementSet out;
+  for (const NcclTestsRun& run : parse_nccl_tests_log(text, path)) {
+    for (const NcclTestsRow& r : run.rows) {
+      CollectiveMeasurement m;
+      m.source = fmt::format("{}:{}", path, r.line);
+      m.op = run.op;
+      m.ranks = run.ranks;
+      m.size = r.size;
+      m.time = r.out_of_place.time;
+      out.collectives.push_back(std::move(m));
+    }
+  }
+  return out;
+}
+
+}  // namespace collsim

@@ -1,0 +1,206 @@
+#include "sim/measure/validation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "sim/algo/registry.hpp"
+#include "sim/coll/predict.hpp"
+#include "sim/core/error.hpp"
+#include "sim/topo/loader.hpp"
+
+namespace collsim {
+
+std::optional<double> ValidationRow::error() const {
+  if (!predicted || measured.ps <= 0) return std::nullopt;
+  return static_cast<double>(predicted->ps) / static_cast<double>(measured.ps) - 1.0;
+}
+
+ValidationSummary summarize(const std::vector<ValidationRow>& rows) {
+  ValidationSummary s;
+  s.rows = static_cast<int>(rows.size());
+  std::vector<double> abs;
+  double log_sum = 0;
+  for (const auto& r : rows) {
+    const auto e = r.error();
+    if (!e) continue;
+    abs.push_back(std::abs(*e));
+    log_sum += std::log1p(*e);
+  }
+  s.predicted = static_cast<int>(abs.size());
+  if (abs.empty()) return s;
+  std::sort(abs.begin(), abs.end());
+  const std::size_t n = abs.size();
+  s.median_abs_error = n % 2 ? abs[n / 2] : (abs[n / 2 - 1] + abs[n / 2]) / 2;
+  s.max_abs_error = abs.back();
+  s.geomean_ratio = std::exp(log_sum / static_cast<double>(n));
+  return s;
+}
+
+CasePredictor::CasePredictor(std::string default_topology, std::string default_algorithm)
+    : default_topology_(std::move(default_topology)), default_algorithm_(std::move(default_algorithm)) {}
+
+void CasePredictor::set_calibration(std::optional<Calibration> c) {
+  calibration_ = std::move(c);
+  graphs_.clear();
+}
+
+const Topology& CasePredictor::topology_for(const std::string& source, const std::string& path_in, int ranks) {
+  const std::string& path = path_in.empty() ? default_topology_ : path_in;
+  if (path.empty()) {
+    throw ConfigError(source, "topology", "none", "a topology: pass --topology or name one in the measurement record");
+  }
+  auto key = std::make_pair(path, ranks);
+  auto it = graphs_.find(key);
+  if (it != graphs_.end()) return *it->second.topo;
+  auto loaded = loaded_.find(path);
+  if (loaded == loaded_.end()) loaded = loaded_.emplace(path, load_topology_file(path)).first;
+  const Topology& base = loaded->second;
+  if (ranks > base.rank_count()) {
+    throw ConfigError(source, "ranks", std::to_string(ranks),
+                      fmt::format("at most {} ranks (topology {} has {}): mismatched rank count", base.rank_count(), path,
+                                  base.rank_count()));
+  }
+  Entry e;
+  e.topo = std::make_unique<Topology>(base);
+  e.topo->ranks.resize(static_cast<std::size_t>(ranks));
+  if (calibration_) apply_calibration(*e.topo, *calibration_);
+  e.graph = std::make_unique<LinkGraph>(*e.topo);
+  return *graphs_.emplace(key, std::move(e)).first->second.topo;
+}
+
+Time CasePredictor::predict(const CollectiveMeasurement& m) {
+  const std::string& algo = algorithm_for(m);
+  if (!is_algorithm(algo) || !supports(algo, m.op)) {
+    throw ConfigError(m.source, "algorithm", fmt::format("\"{}\"", algo),
+                      fmt::format("an algorithm this build implements for {}: {}", to_string(m.op),
+                                  fmt::join(algorithm_names(), ", ")));
+  }
+  const std::string& path = m.topology.empty() ? default_topology_ : m.topology;
+  (void)topology_for(m.source, path, m.ranks);
+  LinkGraph& g = *graphs_.at(std::make_pair(path, m.ranks)).graph;
+  const Collective c{m.op, m.ranks, 0, m.size};
+  return predict_collective(g, c, algo).time;
+}
+
+std::vector<ValidationRow> validate(const MeasurementSet& set, CasePredictor& predictor, const DdpPredictor& ddp,
+                                    const std::string& workload) {
+  std::vector<ValidationRow> rows;
+  for (const auto& m : set.collectives) {
+    ValidationRow r;
+    r.source = m.source;
+    r.kind = "collective";
+    r.algorithm = predictor.algorithm_for(m);
+    r.ranks = m.ranks;
+    r.size = m.size;
+    // A log does not say which algorithm ran; mark the one assumed for the prediction.
+    r.case_name = fmt::format("{} {}{} n={} {}", to_string(m.op), r.algorithm, m.algorithm.empty() ? "(assumed)" : "",
+                              m.ranks, to_string(m.size));
+    r.measured = m.time;
+    r.predicted = predictor.predict(m);
+    rows.push_back(std::move(r));
+  }
+  for (const auto& m : set.ddp) {
+    ValidationRow r;
+    r.source = m.source;
+    r.kind = "ddp";
+    r.ranks = m.ranks;
+    r.case_name = fmt::format("ddp {} n={} bucket={}MB", m.model, m.ranks, m.bucket_cap_mb);
+    r.measured = m.iteration;
+    if (ddp) {
+      std::string why;
+      r.predicted = ddp(m, predictor.topology_for(m.source, m.topology, m.ranks), workload, why);
+      if (!r.predicted) r.note = why;
+    } else {
+      r.note = "not predicted: this build has no DDP replay (sim/train)";
+    }
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+namespace {
+
+double cost(const std::vector<CollectiveMeasurement>& cases, CasePredictor& p, const Calibration& c) {
+  p.set_calibration(c);
+  double s = 0;
+  for (const auto& m : cases) {
+    const double ratio = static_cast<double>(p.predict(m).ps) / static_cast<double>(m.time.ps);
+    s += std::log(ratio) * std::log(ratio);
+  }
+  return s;
+}
+
+// Golden-section search of f on [lo, hi] (f unimodal enough for our two parameters).
+template <class F>
+double golden(F f, double lo, double hi, int steps) {
+  const double g = (std::sqrt(5.0) - 1) / 2;
+  double a = lo, b = hi;
+  double x1 = b - g * (b - a), x2 = a + g * (b - a);
+  double f1 = f(x1), f2 = f(x2);
+  for (int i = 0; i < steps; ++i) {
+    if (f1 <= f2) {
+      b = x2, x2 = x1, f2 = f1, x1 = b - g * (b - a), f1 = f(x1);
+    } else {
+      a = x1, x1 = x2, f1 = f2, x2 = a + g * (b - a), f2 = f(x2);
+    }
+  }
+  return (a + b) / 2;
+}
+
+std::pair<double, double> errors(const std::vector<CollectiveMeasurement>& cases, CasePredictor& p) {
+  std::vector<ValidationRow> rows;
+  for (const auto& m : cases) {
+    ValidationRow r;
+    r.measured = m.time;
+    r.predicted = p.predict(m);
+    rows.push_back(r);
+  }
+  const auto s = summarize(rows);
+  return {s.median_abs_error, s.max_abs_error};
+}
+
+}  // namespace
+
+Calibration fit_calibration(const std::vector<CollectiveMeasurement>& cases, CasePredictor& p) {
+  if (cases.empty()) throw ConfigError("--calibrate", "", "no collective measurements", "measured collectives to fit");
+  p.set_calibration(std::nullopt);
+  Calibration c;
+  c.cases = static_cast<int>(cases.size());
+  std::tie(c.median_error_before, c.max_error_before) = errors(cases, p);
+  // Start from the topology's own figures: efficiency 1, the first link's latency per class.
+  std::set<LinkKind> kinds;
+  for (const auto& m : cases) {
+    for (const auto& l : p.topology_for(m.source, m.topology, m.ranks).links) {
+      if (kinds.insert(l.kind).second) c.links[l.kind] = LinkClassCalibration{1.0, l.latency};
+    }
+  }
+  constexpr double kMaxLatencyUs = 1000.0;
+  for (int round = 0; round < 3; ++round) {
+    for (LinkKind k : kinds) {
+      c.links[k].efficiency = golden(
+          [&](double e) {
+            Calibration t = c;
+            t.links[k].efficiency = e;
+            return cost(cases, p, t);
+          },
+          0.2, 1.5, 40);
+      const double lat_us = golden(
+          [&](double us) {
+            Calibration t = c;
+            t.links[k].latency = Time::from_seconds(us * 1e-6);
+            return cost(cases, p, t);
+          },
+          0.0, kMaxLatencyUs, 40);
+      c.links[k].latency = Time::from_ns(static_cast<std::int64_t>(std::llround(lat_us * 1e3)));
+    }
+  }
+  for (auto& [k, lc] : c.links) lc.efficiency = std::round(lc.efficiency * 1e6) / 1e6;  // as written to the file
+  p.set_calibration(c);
+  std::tie(c.median_error_after, c.max_error_after) = errors(cases, p);
+  return c;
+}
+
+}  // namespace collsim

@@ -1,0 +1,85 @@
+// Predicts measured cases and compares: one row per measurement with measured and
+// predicted time (ps) and the relative error predicted/measured - 1, plus summary figures
+// (median and max absolute error, geometric-mean ratio). Topologies are loaded once per
+// file, cut to each case's rank count, and optionally calibrated.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/measure/calibration.hpp"
+#include "sim/measure/measurement.hpp"
+#include "sim/topo/link_graph.hpp"
+
+namespace collsim {
+
+struct ValidationRow {
+  std::string source;
+  std::string kind;       // "collective" or "ddp"
+  std::string case_name;  // "allreduce ring n=4 1MiB", "ddp mlp n=2 bucket=25MB"
+  std::string algorithm;
+  int ranks = 0;
+  Bytes size;
+  Time measured;
+  std::optional<Time> predicted;
+  std::string note;       // why there is no prediction
+  [[nodiscard]] std::optional<double> error() const;  // predicted / measured - 1
+};
+
+struct ValidationSummary {
+  int rows = 0;
+  int predicted = 0;
+  double median_abs_error = 0;  // fractions
+  double max_abs_error = 0;
+  double geomean_ratio = 1;     // geometric mean of predicted / measured
+};
+
+[[nodiscard]] ValidationSummary summarize(const std::vector<ValidationRow>& rows);
+
+// Predicts one DDP iteration; returns nullopt with a reason when it cannot. validate
+// takes one from sim/train when that exists (the DDP replay); see the README.
+// Arguments: the measurement, its topology (cut to its ranks, calibrated), the --workload
+// file (may be empty), and where to put the reason when there is no prediction.
+using DdpPredictor = std::function<std::optional<Time>(const DdpMeasurement&, const Topology&, const std::string& workload,
+                                                       std::string& why_not)>;
+
+class CasePredictor {
+ public:
+  CasePredictor(std::string default_topology, std::string default_algorithm);
+
+  void set_calibration(std::optional<Calibration> c);
+  // The algorithm a measurement is predicted with (its own, else the default).
+  [[nodiscard]] const std::string& algorithm_for(const CollectiveMeasurement& m) const {
+    return m.algorithm.empty() ? default_algorithm_ : m.algorithm;
+  }
+  // Predicted time of a measured collective. Throws ConfigError (naming the measurement)
+  // for a missing topology, too many ranks, or an unknown algorithm.
+  [[nodiscard]] Time predict(const CollectiveMeasurement& m);
+  // The topology a measurement runs on (loaded, cut to its ranks, calibrated).
+  [[nodiscard]] const Topology& topology_for(const std::string& source, const std::string& path, int ranks);
+
+ private:
+  struct Entry {
+    std::unique_ptr<Topology> topo;
+    std::unique_ptr<LinkGraph> graph;
+  };
+  std::string default_topology_;
+  std::string default_algorithm_;
+  std::optional<Calibration> calibration_;
+  std::map<std::string, Topology> loaded_;
+  std::map<std::pair<std::string, int>, Entry> graphs_;
+};
+
+[[nodiscard]] std::vector<ValidationRow> validate(const MeasurementSet& set, CasePredictor& predictor,
+                                                  const DdpPredictor& ddp, const std::string& workload = {});
+
+// Fits efficiency and latency per link class used by the cases' topologies, minimising
+// the sum of squared log errors (coordinate descent, golden-section search on each
+// parameter: efficiency 0.2..1.5, latency 0..1ms). Fills the before/after errors.
+[[nodiscard]] Calibration fit_calibration(const std::vector<CollectiveMeasurement>& cases, CasePredictor& predictor);
+
+}  // namespace collsim

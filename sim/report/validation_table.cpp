@@ -1,0 +1,107 @@
+#include "sim/report/validation_table.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace collsim {
+
+namespace {
+
+double us(Time t) { return static_cast<double>(t.ps) / Time::kPerUs; }
+double round_to(double v, double unit) { return std::round(v / unit) * unit; }
+
+std::string summary_line(const ValidationReport& r) {
+  const auto& s = r.summary;
+  std::string line = fmt::format("{} of {} rows predicted; median |error| {:.2f}%, max |error| {:.2f}%, geomean predicted/measured {:.4f} ({:+.2f}%)",
+                                 s.predicted, s.rows, s.median_abs_error * 100, s.max_abs_error * 100, s.geomean_ratio,
+                                 (s.geomean_ratio - 1) * 100);
+  if (r.tolerance) {
+    line += fmt::format("\ntolerance {:g}% per row: {}", *r.tolerance * 100,
+                        r.rows_beyond_tolerance == 0 ? std::string("ok")
+                                                     : fmt::format("broken by {} rows", r.rows_beyond_tolerance));
+  }
+  if (r.median_tolerance) {
+    line += fmt::format("\nmedian tolerance {:g}%: {}", *r.median_tolerance * 100,
+                        s.median_abs_error <= *r.median_tolerance ? "ok" : "broken");
+  }
+  return line;
+}
+
+void write_table(std::ostream& out, const ValidationReport& r) {
+  std::size_t wsrc = 6, wcase = 4;
+  for (const auto& row : r.rows) {
+    wsrc = std::max(wsrc, row.source.size());
+    wcase = std::max(wcase, row.case_name.size());
+  }
+  out << fmt::format("{:<{}}  {:<{}}  {:>14}  {:>14}  {:>8}\n", "source", wsrc, "case", wcase, "measured(us)", "predicted(us)",
+                     "error");
+  for (const auto& row : r.rows) {
+    const auto e = row.error();
+    out << fmt::format("{:<{}}  {:<{}}  {:>14.1f}  {:>14}  {:>8}{}\n", row.source, wsrc, row.case_name, wcase, us(row.measured),
+                       row.predicted ? fmt::format("{:.1f}", us(*row.predicted)) : "-",
+                       e ? fmt::format("{:+.2f}%", *e * 100) : "-", row.note.empty() ? "" : "  " + row.note);
+  }
+  out << summary_line(r) << "\n";
+}
+
+void write_json(std::ostream& out, const ValidationReport& r) {
+  nlohmann::ordered_json doc;
+  doc["rows"] = nlohmann::ordered_json::array();
+  for (const auto& row : r.rows) {
+    nlohmann::ordered_json j;
+    j["source"] = row.source;
+    j["kind"] = row.kind;
+    j["case"] = row.case_name;
+    j["algorithm"] = row.algorithm;
+    j["ranks"] = row.ranks;
+    j["size_bytes"] = row.size.count;
+    j["measured_us"] = round_to(us(row.measured), 1e-3);
+    j["predicted_us"] = row.predicted ? nlohmann::ordered_json(round_to(us(*row.predicted), 1e-3)) : nlohmann::ordered_json();
+    const auto e = row.error();
+    j["error"] = e ? nlohmann::ordered_json(round_to(*e, 1e-6)) : nlohmann::ordered_json();
+    if (!row.note.empty()) j["note"] = row.note;
+    doc["rows"].push_back(std::move(j));
+  }
+  nlohmann::ordered_json s;
+  s["rows"] = r.summary.rows;
+  s["predicted"] = r.summary.predicted;
+  s["median_abs_error"] = round_to(r.summary.median_abs_error, 1e-6);
+  s["max_abs_error"] = round_to(r.summary.max_abs_error, 1e-6);
+  s["geomean_ratio"] = round_to(r.summary.geomean_ratio, 1e-6);
+  if (r.tolerance) s["tolerance"] = *r.tolerance;
+  if (r.median_tolerance) s["median_tolerance"] = *r.median_tolerance;
+  s["rows_beyond_tolerance"] = r.rows_beyond_tolerance;
+  doc["summary"] = s;
+  out << doc.dump(2) << "\n";
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+void write_csv(std::ostream& out, const ValidationReport& r) {
+  out << "source,kind,case,algorithm,ranks,size_bytes,measured_us,predicted_us,error,note\n";
+  for (const auto& row : r.rows) {
+    const auto e = row.error();
+    out << fmt::format("{},{},{},{},{},{},{:.3f},{},{},{}\n", csv_field(row.source), row.kind, csv_field(row.case_name), row.algorithm,
+                       row.ranks, row.size.count, us(row.measured), row.predicted ? fmt::format("{:.3f}", us(*row.predicted)) : "",
+                       e ? fmt::format("{:.6f}", *e) : "", csv_field(row.note));
+  }
+}
+
+}  // namespace
+
+void write_validation_report(std::ostream& out, const ValidationReport& report, OutputFormat format) {
+  switch (format) {
+    case OutputFormat::Table: write_table(out, report); break;
+    case OutputFormat::Json: write_json(out, report); break;
+    case OutputFormat::Csv: write_csv(out, report); break;
+  }
+}
+
+}  // namespace collsim

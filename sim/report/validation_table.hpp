@@ -1,0 +1,25 @@
+// Writes `collsim validate` results: per row the measured and predicted time (us) and the
+// error (predicted/measured - 1, in %), then the summary (median / max |error|, geometric
+// mean of predicted/measured), as a table, JSON or CSV.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <vector>
+
+#include "sim/measure/validation.hpp"
+#include "sim/report/collective_table.hpp"
+
+namespace collsim {
+
+struct ValidationReport {
+  std::vector<ValidationRow> rows;
+  ValidationSummary summary;
+  std::optional<double> tolerance;         // per-row |error| bound (fraction)
+  std::optional<double> median_tolerance;  // bound on the median |error| (fraction)
+  int rows_beyond_tolerance = 0;
+};
+
+void write_validation_report(std::ostream& out, const ValidationReport& report, OutputFormat format);
+
+}  // namespace collsim

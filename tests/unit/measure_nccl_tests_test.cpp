@@ -1,0 +1,164 @@
+// The nccl-tests importer on every shared log (../shared/data/nccl-tests) and on two
+// constructed inputs for the formats the shared logs lack (2017 ms times, broadcast).
+#include <catch2/catch.hpp>
+
+#include "sim/core/error.hpp"
+#include "sim/measure/measurement.hpp"
+#include "sim/measure/nccl_tests_log.hpp"
+
+using namespace collsim;
+
+namespace {
+const std::string kShared = std::string(COLLSIM_SOURCE_DIR) + "/../shared/data/nccl-tests/";
+const std::string kData = std::string(COLLSIM_TEST_DATA) + "/nccl-tests/";
+double us(Time t) { return t.us(); }
+}  // namespace
+
+TEST_CASE("importer reads the current-format H100 two-node log", "[measure][nccl-tests]") {
+  const auto runs = import_nccl_tests_log(kShared + "h100x8_2nodes_gcp_a3mega_allreduce.txt");
+  REQUIRE(runs.size() == 1);
+  const auto& r = runs[0];
+  CHECK(r.format == NcclTestsFormat::Current);
+  CHECK(r.op == CollectiveOp::AllReduce);
+  // No rank lines; nThread 1 nGpus 1 per process (mpirun -np 16). The fastest row has
+  // busbw/algbw = 338.82/180.71 = 1.875 = 2(n-1)/n -> n = 16.
+  CHECK(r.ranks == 16);
+  CHECK(r.ranks_from == "busbw/algbw");
+  // -b 8 -e 8G -f 2: 2^3 .. 2^33 = 31 rows.
+  REQUIRE(r.rows.size() == 31);
+  CHECK(r.rows[0].size.count == 8);
+  CHECK(r.rows[0].count == 2);
+  CHECK(r.rows[0].root == -1);
+  CHECK(r.rows[0].redop == "sum");
+  CHECK(us(r.rows[0].out_of_place.time) == Approx(135.8));
+  CHECK(us(r.rows[0].in_place->time) == Approx(123.5));
+  // The last row prints a time too wide for 2 decimals: "47535" us.
+  CHECK(r.rows[30].size.count == 8589934592LL);
+  CHECK(us(r.rows[30].out_of_place.time) == Approx(47535));
+  CHECK(r.rows[30].out_of_place.busbw_gbps == Approx(338.82));
+  CHECK(us(r.rows[30].in_place->time) == Approx(47743));
+  CHECK(r.rows[30].out_of_place.check == "0");
+  CHECK(r.avg_busbw_gbps == Approx(70.742));
+}
+
+TEST_CASE("importer reads the partial 2019-format all_gather log", "[measure][nccl-tests]") {
+  const auto runs = import_nccl_tests_log(kShared + "rtx2080ti_x2_nvlink_bridge_allgather_oldformat.txt");
+  REQUIRE(runs.size() == 1);
+  const auto& r = runs[0];
+  // The "# columns:" comment names algbw/busbw/error: the 2019-2022 layout.
+  CHECK(r.format == NcclTestsFormat::Error2019);
+  // The comment names all_gather_perf first; the file name says allgather too.
+  CHECK(r.op == CollectiveOp::AllGather);
+  // Gather tables print size = ranks x count x 4 B: 32768 = n x 4096 x 4 -> n = 2.
+  CHECK(r.ranks == 2);
+  CHECK(r.ranks_from == "size/count");
+  // Rows 32 KiB .. 128 MiB by factor 2 = 13 rows (smaller sizes were not in the post).
+  REQUIRE(r.rows.size() == 13);
+  CHECK(r.rows[0].size.count == 32768);
+  CHECK(r.rows[0].redop.empty());
+  CHECK_FALSE(r.rows[0].root.has_value());
+  CHECK(us(r.rows[0].out_of_place.time) == Approx(13.39));
+  CHECK(r.rows[0].out_of_place.check == "0e+00");
+  CHECK(us(r.rows[12].out_of_place.time) == Approx(3298.6));
+  CHECK(us(r.rows[12].in_place->time) == Approx(3070.3));
+  CHECK(r.rows[12].in_place->busbw_gbps == Approx(21.86));
+  CHECK(r.avg_busbw_gbps == Approx(6.6972));
+}
+
+TEST_CASE("importer splits the two-run RTX 4090 file", "[measure][nccl-tests]") {
+  const auto runs = import_nccl_tests_log(kShared + "rtx4090x8_1node_pcie_nop2p_vs_p2p_allreduce.txt");
+  REQUIRE(runs.size() == 2);
+  for (const auto& r : runs) {
+    CHECK(r.format == NcclTestsFormat::Current);
+    CHECK(r.op == CollectiveOp::AllReduce);
+    // busbw/algbw: run A 14.45/8.26, run B 20.64/11.79, both 1.75 = 2(8-1)/8.
+    CHECK(r.ranks == 8);
+    REQUIRE(r.rows.size() == 25);  // 8 B .. 128 MiB by factor 2
+  }
+  CHECK(us(runs[0].rows[24].out_of_place.time) == Approx(16253));
+  CHECK(us(runs[1].rows[24].out_of_place.time) == Approx(11382));
+  CHECK(us(runs[0].rows[0].out_of_place.time) == Approx(38.83));
+  CHECK(us(runs[1].rows[0].out_of_place.time) == Approx(38.82));
+  CHECK(runs[0].avg_busbw_gbps == Approx(4.85265));
+  CHECK(runs[1].avg_busbw_gbps == Approx(6.11168));
+  CHECK(runs[1].first_line > runs[0].rows.back().line);
+}
+
+TEST_CASE("importer reads the 2019-format V100 all_reduce log", "[measure][nccl-tests]") {
+  const auto runs = import_nccl_tests_log(kShared + "v100sxm2x8_1node_nvlink_hybridcube_allreduce_oldformat.txt");
+  REQUIRE(runs.size() == 1);
+  const auto& r = runs[0];
+  CHECK(r.format == NcclTestsFormat::Error2019);
+  CHECK(r.op == CollectiveOp::AllReduce);
+  CHECK(r.ranks == 8);  // 129.14 / 73.80 = 1.75 = 2(8-1)/8
+  REQUIRE(r.rows.size() == 25);
+  CHECK(r.rows[0].redop == "sum");
+  CHECK_FALSE(r.rows[0].root.has_value());
+  CHECK(r.rows[0].out_of_place.check == "1e-07");
+  CHECK(us(r.rows[24].out_of_place.time) == Approx(1818.8));
+  CHECK(r.rows[24].out_of_place.algbw_gbps == Approx(73.80));
+  CHECK(r.rows[24].out_of_place.check == "2e-07");
+  CHECK(r.avg_busbw_gbps == Approx(25.9598));
+}
+
+TEST_CASE("importer reads 2017 ms times under MPI prefixes", "[measure][nccl-tests]") {
+  const auto runs = import_nccl_tests_log(kData + "constructed_2017_ms_mpi_prefix_allreduce.txt");
+  REQUIRE(runs.size() == 1);
+  const auto& r = runs[0];
+  CHECK(r.format == NcclTestsFormat::Ms2017);
+  CHECK(r.ranks == 4);  // four "Rank" lines
+  CHECK(r.ranks_from == "rank lines");
+  REQUIRE(r.rows.size() == 2);
+  // 0.105 ms = 105 us; 1.396 ms = 1396 us.
+  CHECK(us(r.rows[0].out_of_place.time) == Approx(105.0));
+  CHECK(us(r.rows[1].in_place->time) == Approx(1396.0));
+  CHECK(r.avg_busbw_gbps == Approx(16.5275));  // footer without '#'
+}
+
+TEST_CASE("importer reads a current broadcast log with [0] prefixes", "[measure][nccl-tests]") {
+  const auto runs = import_nccl_tests_log(kData + "constructed_current_broadcast_rank_prefix.txt");
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].op == CollectiveOp::Broadcast);  // "Collective test starting: broadcast_perf"
+  CHECK(runs[0].ranks == 2);
+  CHECK(runs[0].rows[0].root == 0);
+  CHECK(runs[0].rows[0].redop == "none");
+  CHECK(runs[0].rows[1].in_place->check == "N/A");
+  CHECK(us(runs[0].rows[1].out_of_place.time) == Approx(80.0));
+}
+
+TEST_CASE("importer time unit falls back to algbw consistency without a header", "[measure][nccl-tests]") {
+  // 1 MiB at 0.105 (ms) gives algbw 9.99 GB/s; read as us it would be 9986 GB/s.
+  const std::string text = "    1048576        262144   float     sum    0.105   9.99  14.98    0e+00    0.104  10.08  15.12    0e+00\n";
+  const auto runs = parse_nccl_tests_log(text, "x_allreduce.txt", NcclTestsImportOptions{std::nullopt, 4});
+  CHECK(runs[0].rows[0].out_of_place.time == Time::from_us(105));
+  CHECK(runs[0].format == NcclTestsFormat::Ms2017);
+}
+
+TEST_CASE("importer rejects what it cannot read", "[measure][nccl-tests]") {
+  CHECK_THROWS_AS(import_nccl_tests_log(kData + "no_such_file.txt"), ConfigError);
+  CHECK_THROWS_AS(parse_nccl_tests_log("# nothing here\n", "x_allreduce.txt"), ConfigError);
+  // A data row with 5 fields.
+  CHECK_THROWS_AS(parse_nccl_tests_log("1024 256 float sum 3.0\n", "x_allreduce.txt"), ConfigError);
+  // No collective named anywhere (file name, comments).
+  CHECK_THROWS_AS(parse_nccl_tests_log("1024 256 float sum -1 3.0 0.34 0.60 0 3.0 0.34 0.60 0\n", "log.txt"), ConfigError);
+  // Collective named but rank count unknowable: broadcast (busbw factor 1), no rank lines.
+  CHECK_THROWS_AS(parse_nccl_tests_log("1024 256 float none 0 3.0 0.34 0.34 0 3.0 0.34 0.34 0\n", "bcast_broadcast.txt"),
+                  ConfigError);
+  try {
+    (void)parse_nccl_tests_log("# x\n1024 256 float sum -1 3.0 abc 0.60 0 3.0 0.34 0.60 0\n", "y_allreduce.txt");
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK(e.source() == "y_allreduce.txt");
+    CHECK(e.field() == "line 2");
+    CHECK(e.value() == "abc");
+  }
+}
+
+TEST_CASE("load_measurements turns log rows into measured collectives", "[measure]") {
+  const auto set = load_measurements(kShared + "v100sxm2x8_1node_nvlink_hybridcube_allreduce_oldformat.txt");
+  REQUIRE(set.collectives.size() == 25);
+  CHECK(set.collectives[24].time.us() == Approx(1818.8));
+  CHECK(set.collectives[24].ranks == 8);
+  CHECK(set.collectives[24].algorithm.empty());
+  CHECK(set.collectives[0].source.find(".txt:16") != std::string::npos);  // the first data row is line 16
+}

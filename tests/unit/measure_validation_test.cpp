@@ -1,0 +1,138 @@
+// Harness records, validation summaries and the calibration fit.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "sim/core/error.hpp"
+#include "sim/measure/measurement.hpp"
+#include "sim/measure/validation.hpp"
+
+using namespace collsim;
+
+namespace {
+
+const char* kRecord =
+    R"({"kind":"collective","source":"collsim-exec","op":"allreduce","algorithm":"ring","ranks":2,"size":1048576,)"
+    R"("warmup":1,"iterations":3,"time_us":1000.5,"mean_us":1001,"min_us":999,"max_us":1003,"stddev_us":2,)"
+    R"("algbw_gbps":1.04,"busbw_gbps":1.04,"wrong":0,"topology":"topo.json"})";
+
+// Three hosts on one switch at 1 GB/s, 10 us per link; InfiniBand links, so the loader
+// charges no TCP/IP header overhead (payload = line rate).
+std::string write_topology() {
+  const std::string path = (std::filesystem::temp_directory_path() / "collsim_measure_test_topo.json").string();
+  std::ofstream(path) << R"({"name":"two","nodes":[{"id":"h0","kind":"host"},{"id":"h1","kind":"host"},)"
+                         R"({"id":"h2","kind":"host"},{"id":"sw","kind":"switch"}],"links":[)"
+                         R"({"endpoints":["h0","sw"],"kind":"ib","bandwidth":"1GB/s","latency":"10us","duplex":true},)"
+                         R"({"endpoints":["h1","sw"],"kind":"ib","bandwidth":"1GB/s","latency":"10us","duplex":true},)"
+                         R"({"endpoints":["h2","sw"],"kind":"ib","bandwidth":"1GB/s","latency":"10us","duplex":true}]})";
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("harness records: collective fields and topology path", "[measure]") {
+  const auto set = parse_harness_records(kRecord, "m.jsonl", "/data/run1");
+  REQUIRE(set.collectives.size() == 1);
+  const auto& m = set.collectives[0];
+  CHECK(m.op == CollectiveOp::AllReduce);
+  CHECK(m.algorithm == "ring");
+  CHECK(m.ranks == 2);
+  CHECK(m.size == Bytes{1048576});
+  CHECK(m.time == Time::from_ns(1000500));  // time_us 1000.5
+  CHECK(m.topology == "/data/run1/topo.json");  // relative to the measurement file
+  CHECK(m.source == "m.jsonl:1");
+}
+
+TEST_CASE("harness records: bad input is a ConfigError naming line and field", "[measure]") {
+  std::string wrong = kRecord;
+  wrong.replace(wrong.find("\"wrong\":0"), 9, "\"wrong\":5");
+  CHECK_THROWS_AS(parse_harness_records(wrong, "m.jsonl", ""), ConfigError);
+  std::string unknown = kRecord;
+  unknown.insert(1, "\"colour\":\"red\",");
+  CHECK_THROWS_AS(parse_harness_records(unknown, "m.jsonl", ""), ConfigError);
+  CHECK_THROWS_AS(parse_harness_records("{\"kind\":\"collective\"}", "m.jsonl", ""), ConfigError);
+  CHECK_THROWS_AS(parse_harness_records("{not json", "m.jsonl", ""), ConfigError);
+  try {
+    (void)parse_harness_records(std::string("\n") + "{\"kind\":\"teapot\"}", "m.jsonl", "");
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK(e.source() == "m.jsonl:2");
+    CHECK(e.field() == "/kind");
+  }
+  CHECK_THROWS_AS(load_measurements("/nonexistent/m.jsonl"), ConfigError);
+}
+
+TEST_CASE("harness records: ddp", "[measure]") {
+  const auto set = parse_harness_records(
+      R"({"kind":"ddp","model":"mlp","ranks":2,"bucket_cap_mb":25,"time_us":52000,"stddev_us":800,"buckets":[],"layers":[]})",
+      "d.jsonl", "");
+  REQUIRE(set.ddp.size() == 1);
+  CHECK(set.ddp[0].bucket_cap_mb == 25);
+  CHECK(set.ddp[0].iteration == Time::from_us(52000));
+}
+
+TEST_CASE("summary: median, max and geometric mean of the errors", "[measure]") {
+  std::vector<ValidationRow> rows(4);
+  // errors +10 %, -5 %, +2 %, and one row without prediction
+  rows[0].measured = Time::from_us(100), rows[0].predicted = Time::from_us(110);
+  rows[1].measured = Time::from_us(100), rows[1].predicted = Time::from_us(95);
+  rows[2].measured = Time::from_us(100), rows[2].predicted = Time::from_us(102);
+  rows[3].measured = Time::from_us(100);
+  const auto s = summarize(rows);
+  CHECK(s.rows == 4);
+  CHECK(s.predicted == 3);
+  CHECK(s.median_abs_error == Approx(0.05));  // |errors| sorted 0.02, 0.05, 0.10
+  CHECK(s.max_abs_error == Approx(0.10));
+  CHECK(s.geomean_ratio == Approx(std::cbrt(1.10 * 0.95 * 1.02)));
+}
+
+TEST_CASE("validate predicts with the record's topology cut to its ranks", "[measure]") {
+  const std::string topo = write_topology();
+  CasePredictor p(topo, "ring");
+  CollectiveMeasurement m;
+  m.source = "t";
+  m.op = CollectiveOp::AllReduce;
+  m.ranks = 2;
+  m.size = Bytes{1000000};
+  m.algorithm = "ring";
+  // Ring on 2 ranks: 2 steps, each 500000 B over two links at 1 GB/s (0.5 ms) after
+  // 2 x 10 us of route latency: 2 x 520 us = 1040 us.
+  CHECK(p.predict(m) == Time::from_us(1040));
+  m.ranks = 4;  // the topology has 3 hosts
+  CHECK_THROWS_AS(p.predict(m), ConfigError);
+  m.ranks = 2;
+  m.algorithm = "no-such-algo";
+  CHECK_THROWS_AS(p.predict(m), ConfigError);
+}
+
+TEST_CASE("calibration fit recovers a known efficiency and latency", "[measure]") {
+  const std::string topo = write_topology();
+  // Synthetic "measurements": the same model with the links at 80 % efficiency and 50 us
+  // per link. The fit starts from efficiency 1 and 10 us and should land on 0.8 / 50 us.
+  Calibration truth;
+  truth.links[LinkKind::Ib] = LinkClassCalibration{0.8, Time::from_us(50)};
+  CasePredictor p(topo, "ring");
+  p.set_calibration(truth);
+  std::vector<CollectiveMeasurement> cases;
+  for (int ranks : {2, 3}) {
+    for (std::int64_t size : {64 * 1024, 1024 * 1024, 16 * 1024 * 1024}) {
+      for (const char* algo : {"ring", "ps"}) {
+        CollectiveMeasurement m;
+        m.source = "synthetic";
+        m.ranks = ranks;
+        m.size = Bytes{size};
+        m.algorithm = algo;
+        m.time = p.predict(m);
+        cases.push_back(m);
+      }
+    }
+  }
+  const Calibration c = fit_calibration(cases, p);
+  REQUIRE(c.links.count(LinkKind::Ib) == 1);
+  CHECK(c.links.at(LinkKind::Ib).efficiency == Approx(0.8).epsilon(0.005));
+  CHECK(c.links.at(LinkKind::Ib).latency.us() == Approx(50).margin(1.0));
+  CHECK(c.median_error_before > 0.1);  // uncalibrated: 25 % too fast on bandwidth alone
+  CHECK(c.max_error_after < 0.005);
+}
