@@ -19,9 +19,9 @@ echo "== unit tests under sanitizers"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 (cd "$root/build-asan" && ctest --output-on-failure -j "$jobs" -LE cli)
 
+echo "== prediction regression (collsim check on results/golden)"
+"$root/build/collsim" check --baseline "$root"/results/golden/*.json
+
 echo "== all tests (Release)"
 cd "$root/build"
 ctest --output-on-failure -j "$jobs"
-
-echo "== prediction regression (collsim check on results/golden)"
-"$root/build/collsim" check --baseline "$root"/results/golden/*.json
