@@ -7,9 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/coll/flow_driver.hpp"
 #include "sim/coll/flow_plan.hpp"
-#include "sim/core/event_queue.hpp"
-#include "sim/net/flow_network.hpp"
 
 namespace collsim {
 
@@ -29,15 +28,7 @@ StepSolve solve_step(const std::vector<Transfer>& step, LinkGraph& graph, const 
   std::map<std::pair<std::int32_t, std::int32_t>, std::int32_t> group_of;
   const auto& topo = graph.topology();
   std::vector<std::int32_t> link_group(topo.links.size(), -1);
-  FlowNetwork net;
-  for (const auto& link : topo.links) net.add_link(link.bandwidth);
-  BasicEventQueue<std::pair<std::size_t, FlowPlan>> latency_done;
-  std::vector<std::size_t> owner;
-  auto launch = [&](std::size_t j, const FlowPlan& plan, Time now) {
-    const FlowId f = net.start_flow(now, plan.links, plan.wire, plan.cap);
-    if (owner.size() <= f) owner.resize(f + 1);
-    owner[f] = j;
-  };
+  FlowDriver driver(topo);
   for (std::size_t j = 0; j < step.size(); ++j) {
     const Transfer& t = step[j];
     const auto [it, fresh] = group_of.try_emplace({t.src, t.dst}, static_cast<std::int32_t>(out.groups.size()));
@@ -48,30 +39,9 @@ StepSolve solve_step(const std::vector<Transfer>& step, LinkGraph& graph, const 
       if (link_group[l] >= 0 && link_group[l] != it->second) out.independent = false;
       link_group[l] = it->second;
     }
-    if (plan.latency.ps == 0) {
-      launch(j, plan, Time{0});
-    } else {
-      latency_done.schedule(plan.latency, {j, plan});
-    }
+    driver.add(static_cast<std::uint32_t>(j), plan, Time{0});
   }
-  std::vector<FlowId> done;
-  while (true) {
-    const auto tq = latency_done.next_time();
-    const auto tn = net.next_completion();
-    if (!tq && !tn) break;
-    if (tn && (!tq || *tn <= *tq)) {
-      done.clear();
-      net.complete_until(*tn, done);
-      latency_done.advance_to(*tn);
-      for (FlowId f : done) out.end[owner[f]] = *tn;
-    } else {
-      const Time at = *tq;
-      do {
-        const auto [j, plan] = latency_done.pop();
-        launch(j, plan, at);
-      } while (latency_done.next_time() == at);
-    }
-  }
+  driver.run([&out](std::uint32_t j, Time t) { out.end[j] = t; });
   return out;
 }
 
@@ -120,7 +90,7 @@ Time recurrence(const StepSolve& st, std::int64_t repeats) {
 // Replays a phase transfer by transfer: `repeats` steps, each transfer waiting for the
 // previous step's transfers into and out of its source rank.
 Time replay_phase(const SchedulePhase& phase, const Collective& c, LinkGraph& graph, const PlayOptions& options) {
-  Schedule s(Collective{c.op, c.ranks, c.root, c.size}, "phase:" + phase.name);
+  Schedule s(c, "phase:" + phase.name);
   std::map<std::int64_t, std::int32_t> chunk_of_bytes;
   std::vector<std::int32_t> chunk(phase.step.size());
   for (std::size_t j = 0; j < phase.step.size(); ++j) {

@@ -3,9 +3,8 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/coll/flow_driver.hpp"
 #include "sim/coll/flow_plan.hpp"
-#include "sim/core/event_queue.hpp"
-#include "sim/net/flow_network.hpp"
 
 namespace collsim {
 
@@ -38,8 +37,8 @@ struct Dependents {
 
 class Player {
  public:
-  Player(const Schedule& s, LinkGraph& g, const PlayOptions& o) : s_(s), graph_(g), opt_(o), deps_(s) {
-    for (const auto& link : g.topology().links) net_.add_link(link.bandwidth);
+  Player(const Schedule& s, LinkGraph& g, const PlayOptions& o)
+      : s_(s), graph_(g), opt_(o), deps_(s), driver_(g.topology()) {
     if (opt_.record_timings) timings_.resize(s.size());
   }
 
@@ -47,31 +46,12 @@ class Player {
     for (TransferId t = 0; t < s_.size(); ++t) {
       if (deps_.indegree[t] == 0) start(t, Time{0});
     }
-    std::vector<FlowId> done;
-    while (true) {
-      const auto tq = latency_done_.next_time();
-      const auto tn = net_.next_completion();
-      if (!tq && !tn) break;
-      if (tn && (!tq || *tn <= *tq)) {
-        done.clear();
-        net_.complete_until(*tn, done);
-        latency_done_.advance_to(*tn);
-        for (FlowId f : done) finish(flow_owner_[f], *tn);
-      } else {
-        // Start every flow due at this instant before the network re-solves its rates,
-        // so an incast of N flows is solved once, not N times.
-        const Time at = *tq;
-        do {
-          const Waiting w = latency_done_.pop();
-          launch(w.transfer, w.plan, at);
-        } while (latency_done_.next_time() == at);
-      }
-    }
+    driver_.run([this](TransferId t, Time now) { finish(t, now); });
     if (finished_ != s_.size()) {
       throw InternalError(fmt::format("{}: {} of {} transfers never ran (a dependency cycle?)", s_.algorithm(),
                                       s_.size() - finished_, s_.size()));
     }
-    return PlayResult{end_, std::move(timings_), flows_};
+    return PlayResult{end_, std::move(timings_), driver_.flows_started()};
   }
 
  private:
@@ -82,20 +62,7 @@ class Player {
       finish(t, now);
       return;
     }
-    const FlowPlan plan = plan_flow(tr, graph_, opt_.cost);
-    if (plan.latency.ps == 0) {
-      launch(t, plan, now);
-    } else {
-      latency_done_.schedule(now + plan.latency, Waiting{t, plan});
-    }
-  }
-
-  // The latency has elapsed: the bytes start to flow.
-  void launch(TransferId t, const FlowPlan& plan, Time now) {
-    const FlowId f = net_.start_flow(now, plan.links, plan.wire, plan.cap);
-    if (flow_owner_.size() <= f) flow_owner_.resize(f + 1);
-    flow_owner_[f] = t;
-    ++flows_;
+    driver_.add(t, plan_flow(tr, graph_, opt_.cost), now);
   }
 
   void finish(TransferId t, Time now) {
@@ -112,16 +79,9 @@ class Player {
   LinkGraph& graph_;
   PlayOptions opt_;
   Dependents deps_;
-  struct Waiting {
-    TransferId transfer;
-    FlowPlan plan;
-  };
-  BasicEventQueue<Waiting> latency_done_;
-  FlowNetwork net_;
-  std::vector<TransferId> flow_owner_;
+  FlowDriver driver_;
   std::vector<TransferTiming> timings_;
   std::size_t finished_ = 0;
-  std::uint64_t flows_ = 0;
   Time end_{};
 };
 
