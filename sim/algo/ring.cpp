@@ -141,11 +141,4 @@ Schedule ring_schedule(const Collective& c, const AlgorithmOptions& opt) {
   return s;
 }
 
-Schedule ring_allreduce(const Collective& c, std::span<const int> order) {
-  if (c.op != CollectiveOp::AllReduce) throw std::invalid_argument("ring_allreduce builds an allreduce");
-  AlgorithmOptions opt;
-  opt.ring_order.assign(order.begin(), order.end());
-  return ring_schedule(c, opt);
-}
-
 }  // namespace collsim

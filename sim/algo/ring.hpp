@@ -6,7 +6,6 @@
 // A rank starts step k+1 of a slice once it has sent and received step k of it.
 #pragma once
 
-#include <span>
 
 #include "sim/algo/algorithm_options.hpp"
 #include "sim/algo/schedule.hpp"
@@ -15,8 +14,5 @@ namespace collsim {
 
 // Any op but all-to-all. `opt.ring_order` (a permutation of 0..N-1) sets the ring.
 [[nodiscard]] Schedule ring_schedule(const Collective& c, const AlgorithmOptions& opt = {});
-
-// One-channel, unsliced ring all-reduce around `order` (empty: 0..N-1).
-[[nodiscard]] Schedule ring_allreduce(const Collective& c, std::span<const int> order = {});
 
 }  // namespace collsim
