@@ -30,6 +30,7 @@ void add_schedule_command(CLI::App& app);
 void add_topo_command(CLI::App& app);  // collsim topo show|validate|dot FILE
 void add_ddp_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
+void add_plan_command(CLI::App& app);  // collsim plan PLAN.json (capacity planning)
 
 // --topology FILE (or the built-in node when empty), cut to the first `ranks` ranks.
 [[nodiscard]] Topology load_topology_option(const std::string& path, std::optional<int> ranks);

@@ -1,0 +1,117 @@
+// The one-page markdown report of a capacity plan: candidates and prices, the Pareto set,
+// recommendations per workload, the full table, plots and the assumptions behind it.
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "sim/report/plan_report.hpp"
+
+namespace collsim {
+
+namespace {
+
+std::string md_row(const std::vector<std::string>& cells) {
+  std::string s = "|";
+  for (const auto& c : cells) s += " " + (c.empty() ? std::string(" ") : c) + " |";
+  return s + "\n";
+}
+
+std::string describe(const PlanReport& rep, const PlanRow& r) {
+  const Plan& p = *rep.plan;
+  return fmt::format("**{}** with {} on {} GPUs ({:.3f} ms/step, {:.1f} samples/s, {:.2f} {} per million samples)",
+                     p.candidates[r.candidate].name, p.variants[r.variant].label, r.world,
+                     static_cast<double>(r.step.ps) / Time::kPerMs, r.samples_per_s, r.cost_per_million, p.currency);
+}
+
+void recommendations(std::ostream& out, const PlanReport& rep) {
+  const Plan& p = *rep.plan;
+  const auto& rows = rep.result.rows;
+  for (std::size_t wi = 0; wi < p.workloads.size(); ++wi) {
+    fmt::print(out, "- {} (global batch {}):\n", rep.workload_names[wi], p.workloads[wi].global_batch);
+    const PlanRow* fastest = nullptr;
+    const PlanRow* cheapest = nullptr;
+    for (const auto& r : rows) {
+      if (r.workload != wi || r.status != PlanStatus::Ok) continue;
+      if (!fastest || r.step < fastest->step) fastest = &r;
+      if (!cheapest || r.cost_per_million < cheapest->cost_per_million) cheapest = &r;
+    }
+    if (!fastest) {
+      fmt::print(out, "  - no combination fits in GPU memory: add a sharded strategy, activation checkpointing or more GPUs\n");
+      continue;
+    }
+    fmt::print(out, "  - fastest: {}\n", describe(rep, *fastest));
+    fmt::print(out, "  - cheapest: {}\n", describe(rep, *cheapest));
+    // The fastest Pareto point whose cost is within 10 % of the cheapest.
+    const PlanRow* balanced = nullptr;
+    for (const auto& r : rows) {
+      if (r.workload != wi || !r.pareto || r.cost_per_million > 1.10 * cheapest->cost_per_million) continue;
+      if (!balanced || r.step < balanced->step) balanced = &r;
+    }
+    if (balanced && balanced != cheapest) fmt::print(out, "  - fastest within 10 % of the cheapest cost: {}\n", describe(rep, *balanced));
+    std::map<std::string, int> unfit;  // strategy label -> combinations that do not fit
+    for (const auto& r : rows) {
+      if (r.workload == wi && r.status == PlanStatus::DoesNotFit) ++unfit[p.variants[r.variant].label];
+    }
+    for (const auto& [label, n] : unfit) fmt::print(out, "  - {}: does not fit in {} combination(s) (see margin_gib)\n", label, n);
+  }
+}
+
+}  // namespace
+
+void write_plan_markdown(std::ostream& out, const PlanReport& rep, const std::vector<std::string>& plots,
+                         const std::string& plot_note) {
+  const Plan& p = *rep.plan;
+  fmt::print(out, "# Capacity plan: {}\n\n", p.name);
+  if (!p.description.empty()) fmt::print(out, "{}\n\n", p.description);
+  fmt::print(out, "Source: `{}`. {} combinations, {} simulated. Costs in {}.\n\n", p.source, rep.result.rows.size(),
+             rep.result.simulations, p.currency);
+  fmt::print(out, "## Candidates\n\n");
+  out << md_row({"candidate", "GPU", "GPUs/host", "algorithm", "price per GPU-hour", "world sizes"});
+  out << md_row({"---", "---", "---:", "---", "---", "---"});
+  for (const auto& c : p.candidates) {
+    std::string sizes;
+    for (int n : c.world_sizes) sizes += (sizes.empty() ? "" : ", ") + std::to_string(n);
+    out << md_row({c.name, c.gpu_model, c.gpus_per_host ? std::to_string(c.gpus_per_host) : "-", c.algorithm,
+                   c.price.describe(), sizes});
+  }
+  fmt::print(out, "\n## Pareto-best (step time, cost per million samples), per workload\n\n");
+  const auto cols = plan_columns();
+  out << md_row(cols);
+  out << md_row(std::vector<std::string>(cols.size(), "---"));
+  for (const auto& r : rep.result.rows) {
+    if (r.pareto) out << md_row(plan_row_cells(rep, r));
+  }
+  fmt::print(out, "\n## Recommendations\n\n");
+  recommendations(out, rep);
+  fmt::print(out, "\n## Plots\n\n");
+  if (plots.empty()) fmt::print(out, "{}\n", plot_note);
+  for (const auto& png : plots) fmt::print(out, "![{}]({})\n\n", png, png);
+  fmt::print(out, "\n## All combinations\n\n");
+  out << md_row(cols);
+  out << md_row(std::vector<std::string>(cols.size(), "---"));
+  for (const auto& r : rep.result.rows) out << md_row(plan_row_cells(rep, r));
+  fmt::print(out, "\n## Assumptions\n\n");
+  fmt::print(out,
+             "- Step time: one optimizer step (all gradient-accumulation micro-steps) simulated by collsim's DDP or "
+             "sharded (ZeRO/FSDP) timeline; collectives predicted on the candidate's topology with its algorithm "
+             "(DDP all-reduces from an affine fit of three plays per world size, checked at a third size).\n"
+             "- Per-GPU micro-batch = global batch / (GPUs x accumulation steps); the workload's compute, given for its "
+             "own batch_per_gpu, is scaled linearly to the micro-batch (small micro-batches reach lower GPU efficiency "
+             "in practice, so small-batch rows are optimistic). Rows whose global batch does not divide are listed as "
+             "\"batch indivisible\".\n"
+             "- Scaling efficiency is strong scaling at fixed global batch: T(base) x base / (T x GPUs), base = the "
+             "smallest world size of the same candidate, workload and strategy.\n"
+             "- Memory: parameters, gradients and optimizer state per the ZeRO paper's formulas for the strategy and "
+             "precision, DDP buckets or FSDP units unsharded at the peak, activations of the micro-batch; capacity = the "
+             "GPU's HBM from the device catalogue. Allocator fragmentation, CUDA context and NCCL buffers are not "
+             "counted (keep a few GiB of margin).\n"
+             "- Cost per million samples = GPUs x price per GPU-hour x step time / global batch x 1e6; cost per hour = "
+             "GPUs x price per GPU-hour. Pareto-best: no other fitting combination of the same workload is at least as "
+             "fast and at least as cheap, and better in one.\n"
+             "- HYBRID_SHARD and ZeRO inter-node groups: concurrent groups sharing fabric links are not charged for "
+             "each other (optimistic on oversubscribed fabrics).\n");
+}
+
+}  // namespace collsim

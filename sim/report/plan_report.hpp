@@ -1,0 +1,35 @@
+// Writes a capacity plan's results: one row per combination (candidate, workload,
+// strategy, world size) with step time (ms), samples/s, strong-scaling efficiency (%),
+// exposed communication (%), per-GPU memory and margin (GiB), cost per hour and per
+// million samples (plan currency) and the Pareto mark, as a table, JSON or CSV; and the
+// one-page markdown report (table, Pareto set, recommendations, assumptions).
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sim/report/collective_table.hpp"
+#include "sim/train/plan_eval.hpp"
+
+namespace collsim {
+
+struct PlanReport {
+  const Plan* plan = nullptr;
+  PlanResult result;
+  std::vector<std::string> workload_names;  // per plan workload (as loaded)
+};
+
+void write_plan_report(std::ostream& out, const PlanReport& report, OutputFormat format);
+
+// The column names and one row's cells exactly as the table and CSV print them ("-" where
+// a combination was not simulated).
+[[nodiscard]] std::vector<std::string> plan_columns();
+[[nodiscard]] std::vector<std::string> plan_row_cells(const PlanReport& report, const PlanRow& row);
+
+// In sim/report/plan_markdown.cpp. `plots`: PNG file names written beside report.md (empty when none); `plot_note`: why
+// plots are missing, printed in their place.
+void write_plan_markdown(std::ostream& out, const PlanReport& report, const std::vector<std::string>& plots,
+                         const std::string& plot_note);
+
+}  // namespace collsim

@@ -1,0 +1,356 @@
+#include "sim/train/plan.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "sim/algo/registry.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/json_fields.hpp"
+#include "sim/topo/loader.hpp"
+#include "sim/train/device_catalogue.hpp"
+#include "sim/train/workload.hpp"
+#include "sim/train/workload_path.hpp"
+
+namespace collsim {
+
+namespace {
+
+constexpr double kHoursPerYear = 8760;  // 365 x 24
+
+GpuPrice parse_price(const nlohmann::json& j, const std::string& source, const std::string& pointer) {
+  JsonFields f(j, source, pointer);
+  GpuPrice p;
+  constexpr double kMax = 1e12;
+  p.per_gpu_hour = f.optional_number("per_gpu_hour", 0, kMax);
+  p.purchase_per_gpu = f.optional_number("purchase_per_gpu", 0, kMax);
+  p.amortization_years = f.optional_number("amortization_years", 0.01, 100);
+  p.power_watts = f.optional_number("power_watts_per_gpu", 0, 1e6);
+  p.per_kwh = f.optional_number("per_kwh", 0, kMax);
+  p.pue = f.optional_number("pue", 1, 10);
+  f.finish();
+  if (!p.per_gpu_hour && !p.purchase_per_gpu && !p.power_watts) {
+    throw ConfigError(source, pointer, brief(j), "at least one of per_gpu_hour, purchase_per_gpu (+ amortization_years), power_watts_per_gpu (+ per_kwh)");
+  }
+  if (p.purchase_per_gpu && !p.amortization_years) {
+    f.fail("amortization_years", "missing", "the years over which purchase_per_gpu is spread (e.g. 4)");
+  }
+  if (p.power_watts && !p.per_kwh) f.fail("per_kwh", "missing", "the electricity price per kWh, needed with power_watts_per_gpu");
+  if (p.pue && !p.power_watts) f.fail("pue", brief(*f.optional("pue")), "pue only together with power_watts_per_gpu");
+  return p;
+}
+
+std::vector<int> parse_world_sizes(JsonFields& f) {
+  const auto& arr = f.array("world_sizes");
+  if (arr.empty()) f.fail("world_sizes", "[]", "at least one world size");
+  std::vector<int> out;
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const auto& v = arr[i];
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > (1 << 20)) {
+      f.fail(fmt::format("world_sizes/{}", i), brief(v), "a world size from 1 to 1048576");
+    }
+    const int n = v.get<int>();
+    if (!out.empty() && n <= out.back()) f.fail(fmt::format("world_sizes/{}", i), brief(v), "world sizes in ascending order, no repeats");
+    out.push_back(n);
+  }
+  return out;
+}
+
+// The generator block of a topology document when it is a cluster whose host count the
+// plan may set, else nullptr.
+const nlohmann::json* scalable_generator(const nlohmann::json& doc) {
+  if (!doc.is_object() || !doc.contains("generator")) return nullptr;
+  const auto& g = doc["generator"];
+  if (!g.is_object() || !g.contains("kind") || !g["kind"].is_string()) return nullptr;
+  const auto kind = g["kind"].get<std::string>();
+  return kind == "cluster" || kind == "tcp_cluster" ? &g : nullptr;
+}
+
+Topology generate(const nlohmann::json& doc, const std::string& source, bool scales, int hosts) {
+  if (!scales) return load_topology_json(doc, source);
+  nlohmann::json copy = doc;
+  copy["generator"]["hosts"] = hosts;
+  return load_topology_json(copy, source);
+}
+
+PlanCandidate parse_candidate(const nlohmann::json& j, const std::string& source, const std::string& pointer,
+                              const std::string& base_dir) {
+  JsonFields f(j, source, pointer);
+  PlanCandidate c;
+  c.name = f.string("name");
+  c.description = f.optional_string("description").value_or("");
+  const auto& topo = f.required("topology");
+  if (topo.is_string()) {
+    const std::filesystem::path p = std::filesystem::path(base_dir) / topo.get<std::string>();
+    if (!std::filesystem::exists(p)) {
+      f.fail("topology", brief(topo), fmt::format("an existing topology file (looked for {})", p.string()));
+    }
+    c.topology = read_json_file(p.string());
+    c.topology_source = p.string();
+  } else if (topo.is_object()) {
+    c.topology = topo;
+    c.topology_source = fmt::format("{}#{}", source, f.pointer("topology"));
+  } else {
+    f.fail("topology", brief(topo), "a topology file path or an inline topology object (e.g. {\"generator\": {...}})");
+  }
+  c.world_sizes = parse_world_sizes(f);
+  c.algorithm = f.optional_string("algorithm").value_or("ring");
+  const auto names = algorithm_names();
+  if (std::find(names.begin(), names.end(), c.algorithm) == names.end()) {
+    f.fail("algorithm", fmt::format("\"{}\"", c.algorithm), fmt::format("one of: {}", fmt::join(names, ", ")));
+  }
+  c.price = parse_price(f.required("price"), source, f.pointer("price"));
+  f.finish();
+
+  c.scales_hosts = scalable_generator(c.topology) != nullptr;
+  const Topology one = generate(c.topology, c.topology_source, c.scales_hosts, 1);
+  if (one.ranks.empty()) f.fail("topology", c.topology_source, "a topology with at least one rank");
+  if (c.scales_hosts) {
+    c.gpus_per_host = one.rank_count();
+  } else {
+    c.max_ranks = one.rank_count();
+  }
+  for (std::size_t i = 0; i < c.world_sizes.size(); ++i) {
+    const int n = c.world_sizes[i];
+    if (c.scales_hosts && n % c.gpus_per_host != 0) {
+      f.fail(fmt::format("world_sizes/{}", i), std::to_string(n),
+             fmt::format("a multiple of the {} ranks of one host of this cluster", c.gpus_per_host));
+    }
+    if (!c.scales_hosts && n > c.max_ranks) {
+      f.fail(fmt::format("world_sizes/{}", i), std::to_string(n),
+             fmt::format("at most the topology's {} ranks (a cluster generator scales with the world size)", c.max_ranks));
+    }
+  }
+  // Check the topology at the smallest size (errors carry the topology's own pointers).
+  const Topology first = plan_topology(c, c.world_sizes.front());
+  c.gpu_model = first.nodes[first.ranks.front()].model;
+  if (c.gpu_model.empty() || !find_device(c.gpu_model)) {
+    f.fail("topology", fmt::format("GPU model \"{}\"", c.gpu_model),
+           fmt::format("a topology whose ranks are GPUs of a catalogued model ({})", fmt::join(device_names(), ", ")));
+  }
+  return c;
+}
+
+ShardingOptions base_options(JsonFields& f, Sharding s) {
+  ShardingOptions o;
+  o.strategy = s;
+  const auto prec = f.optional_string("precision").value_or("adam_mixed");
+  if (prec == "adam_mixed") {
+    o.precision = adam_mixed_precision();
+  } else if (prec == "adam_fp32") {
+    o.precision = adam_fp32();
+  } else if (prec == "sgd_momentum_fp32") {
+    o.precision = sgd_momentum_fp32();
+  } else {
+    f.fail("precision", fmt::format("\"{}\"", prec), "one of: adam_mixed, adam_fp32, sgd_momentum_fp32");
+  }
+  o.activation_checkpointing = f.boolean("activation_checkpointing", false);
+  return o;
+}
+
+std::vector<std::int64_t> int_list(JsonFields& f, std::string_view key, std::int64_t lo, std::int64_t hi,
+                                   std::vector<std::int64_t> fallback) {
+  const auto* v = f.optional(key);
+  if (!v) return fallback;
+  if (!v->is_array() || v->empty()) f.fail(key, brief(*v), fmt::format("a non-empty array of integers from {} to {}", lo, hi));
+  std::vector<std::int64_t> out;
+  for (const auto& e : *v) {
+    if (!e.is_number_integer() || e.get<std::int64_t>() < lo || e.get<std::int64_t>() > hi) {
+      f.fail(key, brief(*v), fmt::format("a non-empty array of integers from {} to {}", lo, hi));
+    }
+    out.push_back(e.get<std::int64_t>());
+  }
+  return out;
+}
+
+std::vector<PlanStrategyVariant> parse_strategy(const nlohmann::json& j, const std::string& source, const std::string& pointer,
+                                                std::string& name) {
+  JsonFields f(j, source, pointer);
+  name = f.string("name");
+  const auto kind = f.choice("kind", {"ddp", "zero", "fsdp"});
+  const auto accumulate = int_list(f, "accumulate", 1, 4096, {1});
+  std::vector<PlanStrategyVariant> out;
+  auto add = [&](ShardingOptions o, const std::string& what, double bucket_mb, bool view) {
+    for (auto k : accumulate) {
+      PlanStrategyVariant v;
+      v.strategy = name;
+      v.sharding = o;
+      v.sharding.accumulate = static_cast<int>(k);
+      v.bucket_mb = bucket_mb;
+      v.gradient_as_bucket_view = view;
+      v.label = fmt::format("{} k{}", what, k);
+      out.push_back(std::move(v));
+    }
+  };
+  if (kind == "ddp") {
+    const ShardingOptions o = base_options(f, Sharding::Ddp);
+    const bool view = f.boolean("gradient_as_bucket_view", false);
+    std::vector<double> mbs{25};
+    if (const auto* v = f.optional("bucket_mb")) {
+      mbs.clear();
+      if (!v->is_array() || v->empty()) f.fail("bucket_mb", brief(*v), "a non-empty array of bucket_cap_mb values (MiB, > 0)");
+      for (const auto& e : *v) {
+        if (!e.is_number() || !(e.get<double>() > 0) || e.get<double>() > 65536) {
+          f.fail("bucket_mb", brief(*v), "a non-empty array of bucket_cap_mb values (MiB, > 0 and <= 65536)");
+        }
+        mbs.push_back(e.get<double>());
+      }
+    }
+    for (double mb : mbs) add(o, fmt::format("ddp b{}", mb), mb, view);
+  } else if (kind == "zero") {
+    ShardingOptions o = base_options(f, Sharding::Zero1);
+    if (auto mb = f.optional_number("reduce_bucket_mb", 1e-3, 65536)) {
+      o.reduce_bucket_bytes = static_cast<std::int64_t>(*mb * 1024 * 1024);
+    }
+    for (auto s : int_list(f, "stages", 1, 3, {1, 2, 3})) {
+      o.strategy = s == 1 ? Sharding::Zero1 : s == 2 ? Sharding::Zero2 : Sharding::Zero3;
+      add(o, fmt::format("zero{}", s), 0, false);
+    }
+  } else {
+    ShardingOptions o = base_options(f, Sharding::FsdpFullShard);
+    const auto bp = f.optional_string("backward_prefetch").value_or("pre");
+    if (bp == "pre") {
+      o.backward_prefetch = BackwardPrefetch::Pre;
+    } else if (bp == "post") {
+      o.backward_prefetch = BackwardPrefetch::Post;
+    } else if (bp == "none") {
+      o.backward_prefetch = BackwardPrefetch::None;
+    } else {
+      f.fail("backward_prefetch", fmt::format("\"{}\"", bp), "one of: pre, post, none");
+    }
+    o.forward_prefetch = f.boolean("forward_prefetch", false);
+    o.all_gather_limit = f.boolean("limit_all_gathers", true) ? 2 : 0;
+    if (auto mp = f.optional_integer("min_unit_params", 1, std::int64_t{1} << 50)) {
+      o.unit_policy = UnitPolicy::MinParams;
+      o.min_unit_params = *mp;
+    }
+    std::vector<std::string> variants{"full_shard"};
+    if (const auto* v = f.optional("sharding")) {
+      variants.clear();
+      const std::string expected = "a non-empty array of: full_shard, shard_grad_op, hybrid_shard";
+      if (!v->is_array() || v->empty()) f.fail("sharding", brief(*v), expected);
+      for (const auto& e : *v) {
+        if (!e.is_string()) f.fail("sharding", brief(*v), expected);
+        const auto s = e.get<std::string>();
+        if (s != "full_shard" && s != "shard_grad_op" && s != "hybrid_shard") f.fail("sharding", brief(e), expected);
+        variants.push_back(s);
+      }
+    }
+    for (const auto& s : variants) {
+      o.strategy = s == "full_shard" ? Sharding::FsdpFullShard
+                   : s == "shard_grad_op" ? Sharding::FsdpShardGradOp
+                                          : Sharding::FsdpHybridShard;
+      add(o, std::string(to_string(o.strategy)) + (o.activation_checkpointing ? " ckpt" : ""), 0, false);
+    }
+  }
+  f.finish();
+  return out;
+}
+
+std::string resolve_relative(const std::string& base_dir, const std::string& value) {
+  const std::filesystem::path p = std::filesystem::path(base_dir) / value;
+  if (std::filesystem::exists(p)) return p.string();
+  return resolve_workload_path(value);
+}
+
+}  // namespace
+
+double GpuPrice::hourly() const {
+  double h = per_gpu_hour.value_or(0);
+  if (purchase_per_gpu) h += *purchase_per_gpu / (*amortization_years * kHoursPerYear);
+  if (power_watts) h += *power_watts / 1000.0 * pue.value_or(1.0) * *per_kwh;
+  return h;
+}
+
+std::string GpuPrice::describe() const {
+  std::vector<std::string> parts;
+  if (per_gpu_hour) parts.push_back(fmt::format("{:.4g} per GPU-hour rental", *per_gpu_hour));
+  if (purchase_per_gpu) parts.push_back(fmt::format("{:.6g} per GPU over {:.3g} years", *purchase_per_gpu, *amortization_years));
+  if (power_watts) {
+    parts.push_back(fmt::format("{:.6g} W per GPU x PUE {:.3g} at {:.4g} per kWh", *power_watts, pue.value_or(1.0), *per_kwh));
+  }
+  return fmt::format("{} = {:.4f} per GPU-hour", fmt::join(parts, " + "), hourly());
+}
+
+std::vector<const PlanStrategyVariant*> Plan::variants_of(const std::string& strategy) const {
+  std::vector<const PlanStrategyVariant*> out;
+  for (const auto& v : variants) {
+    if (v.strategy == strategy) out.push_back(&v);
+  }
+  return out;
+}
+
+Topology plan_topology(const PlanCandidate& c, int world) {
+  Topology t = generate(c.topology, c.topology_source, c.scales_hosts, c.scales_hosts ? world / c.gpus_per_host : 0);
+  t.ranks.resize(static_cast<std::size_t>(world));
+  return t;
+}
+
+Plan parse_plan(const nlohmann::json& doc, const std::string& source, const std::string& base_dir) {
+  JsonFields f(doc, source, "");
+  Plan plan;
+  plan.source = source;
+  plan.name = f.string("name");
+  plan.description = f.optional_string("description").value_or("");
+  plan.currency = f.optional_string("currency").value_or("USD");
+  const auto& strategies = f.array("strategies");
+  if (strategies.empty()) f.fail("strategies", "[]", "at least one strategy");
+  for (std::size_t i = 0; i < strategies.size(); ++i) {
+    std::string name;
+    auto vs = parse_strategy(strategies[i], source, fmt::format("/strategies/{}", i), name);
+    if (std::find(plan.strategy_names.begin(), plan.strategy_names.end(), name) != plan.strategy_names.end()) {
+      throw ConfigError(source, fmt::format("/strategies/{}/name", i), fmt::format("\"{}\"", name), "a strategy name used once");
+    }
+    plan.strategy_names.push_back(name);
+    for (auto& v : vs) plan.variants.push_back(std::move(v));
+  }
+  const auto& workloads = f.array("workloads");
+  if (workloads.empty()) f.fail("workloads", "[]", "at least one workload");
+  for (std::size_t i = 0; i < workloads.size(); ++i) {
+    JsonFields wf(workloads[i], source, fmt::format("/workloads/{}", i));
+    PlanWorkload w;
+    const auto file = wf.string("file");
+    w.path = resolve_relative(base_dir, file);
+    if (!std::filesystem::exists(w.path)) {
+      wf.fail("file", fmt::format("\"{}\"", file), "a workload file (relative to the plan) or a shipped workload name");
+    }
+    w.name = wf.optional_string("name").value_or(load_workload_file(w.path).name);
+    w.global_batch = wf.integer("global_batch", 1, std::int64_t{1} << 40);
+    if (const auto* s = wf.optional("strategies")) {
+      if (!s->is_array() || s->empty()) wf.fail("strategies", brief(*s), "a non-empty array of strategy names");
+      for (const auto& e : *s) {
+        const bool known = e.is_string() && std::find(plan.strategy_names.begin(), plan.strategy_names.end(),
+                                                      e.get<std::string>()) != plan.strategy_names.end();
+        if (!known) wf.fail("strategies", brief(e), fmt::format("names from /strategies ({})", fmt::join(plan.strategy_names, ", ")));
+        w.strategies.push_back(e.get<std::string>());
+      }
+    } else {
+      w.strategies = plan.strategy_names;
+    }
+    wf.finish();
+    plan.workloads.push_back(std::move(w));
+  }
+  const auto& candidates = f.array("candidates");
+  if (candidates.empty()) f.fail("candidates", "[]", "at least one candidate cluster");
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    plan.candidates.push_back(parse_candidate(candidates[i], source, fmt::format("/candidates/{}", i), base_dir));
+    if (!names.insert(plan.candidates.back().name).second) {
+      throw ConfigError(source, fmt::format("/candidates/{}/name", i), fmt::format("\"{}\"", plan.candidates.back().name),
+                        "a candidate name used once");
+    }
+  }
+  f.finish();
+  return plan;
+}
+
+Plan load_plan_file(const std::string& path) {
+  const auto doc = read_json_file(path);
+  const auto dir = std::filesystem::path(path).parent_path().string();
+  return parse_plan(doc, path, dir.empty() ? "." : dir);
+}
+
+}  // namespace collsim

@@ -1,0 +1,84 @@
+// A capacity plan as data: candidate clusters (a topology scaled to each world size, with
+// prices), workloads with their global batch, and training strategies (DDP bucket sizes,
+// ZeRO stages, FSDP variants, gradient accumulation). Prices in the plan's currency per
+// GPU-hour or per GPU, power in watts, sizes in bytes.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/topo/topology.hpp"
+#include "sim/train/sharding.hpp"
+
+namespace collsim {
+
+// What one GPU costs per hour: the sum of the components the plan states.
+struct GpuPrice {
+  std::optional<double> per_gpu_hour;        // rental price per GPU-hour
+  std::optional<double> purchase_per_gpu;    // purchase price per GPU (server share included)
+  std::optional<double> amortization_years;  // required with purchase_per_gpu
+  std::optional<double> power_watts;         // power per GPU, its share of the server (W)
+  std::optional<double> per_kwh;             // electricity price, required with power_watts
+  std::optional<double> pue;                 // datacenter PUE multiplying the power (default 1)
+
+  // Currency units per GPU-hour: rental + purchase / (years x 8760 h) + W/1000 x PUE x per-kWh.
+  [[nodiscard]] double hourly() const;
+  [[nodiscard]] std::string describe() const;  // "2.50/GPU-h rental + ..."
+};
+
+struct PlanCandidate {
+  std::string name;
+  std::string description;
+  nlohmann::json topology;   // a topology document (from a file or inline)
+  std::string topology_source;  // file name, or "<plan>#/candidates/i/topology"
+  bool scales_hosts = false;  // a cluster generator: hosts = world / gpus_per_host
+  int gpus_per_host = 0;      // ranks of one host (scales_hosts), else 0
+  int max_ranks = 0;          // fixed topology: its rank count; else 0
+  std::vector<int> world_sizes;  // ascending
+  std::string algorithm = "ring";
+  std::string gpu_model;      // of rank 0 (device catalogue name)
+  GpuPrice price;
+};
+
+struct PlanStrategyVariant {
+  std::string strategy;  // the plan's strategy name
+  std::string label;     // e.g. "ddp b25 k1", "fsdp_full_shard k2"
+  ShardingOptions sharding;     // strategy (Ddp for DDP) and its options, accumulate included
+  double bucket_mb = 0;         // DDP bucket_cap_mb (0 otherwise)
+  bool gradient_as_bucket_view = false;  // DDP
+};
+
+struct PlanWorkload {
+  std::string name;
+  std::string path;      // resolved workload file
+  std::int64_t global_batch = 0;  // samples per optimizer step, all ranks together
+  std::vector<std::string> strategies;  // strategy names this workload runs (plan order)
+};
+
+struct Plan {
+  std::string name;
+  std::string description;
+  std::string source;   // the plan file
+  std::string currency = "USD";
+  std::vector<PlanCandidate> candidates;
+  std::vector<PlanWorkload> workloads;
+  std::vector<PlanStrategyVariant> variants;  // every strategy expanded, plan order
+  std::vector<std::string> strategy_names;
+
+  // The variants of one named strategy, in plan order.
+  [[nodiscard]] std::vector<const PlanStrategyVariant*> variants_of(const std::string& strategy) const;
+};
+
+// Reads a plan file strictly: every bad or unknown field is a ConfigError naming the file,
+// the JSON pointer, the value and what was expected. Topologies are generated once at the
+// smallest world size to check them; workload files are checked to exist and parse.
+[[nodiscard]] Plan load_plan_file(const std::string& path);
+[[nodiscard]] Plan parse_plan(const nlohmann::json& doc, const std::string& source, const std::string& base_dir);
+
+// The candidate's topology at `world` ranks (hosts substituted, or the first ranks kept).
+[[nodiscard]] Topology plan_topology(const PlanCandidate& c, int world);
+
+}  // namespace collsim

@@ -1,0 +1,32 @@
+#include "sim/train/plan_batch.hpp"
+
+#include <cmath>
+
+#include "sim/core/error.hpp"
+
+namespace collsim {
+
+std::optional<int> micro_batch(std::int64_t global_batch, int world, int accumulate) {
+  const std::int64_t per_step = static_cast<std::int64_t>(world) * accumulate;
+  if (per_step < 1 || global_batch % per_step != 0 || global_batch / per_step < 1) return std::nullopt;
+  return static_cast<int>(global_batch / per_step);
+}
+
+Workload with_micro_batch(const Workload& w, int micro) {
+  if (micro < 1 || w.batch_per_gpu < 1) throw InternalError("with_micro_batch: batch sizes must be >= 1");
+  const double f = static_cast<double>(micro) / static_cast<double>(w.batch_per_gpu);
+  Workload out = w;
+  out.batch_per_gpu = micro;
+  auto scale = [f](std::optional<Time>& t) {
+    if (t) t = Time{static_cast<std::int64_t>(std::llround(static_cast<double>(t->ps) * f))};
+  };
+  for (auto& l : out.layers) {
+    scale(l.compute.forward_time);
+    scale(l.compute.backward_time);
+    l.compute.forward_flops *= f;
+    l.compute.backward_flops *= f;
+  }
+  return out;
+}
+
+}  // namespace collsim

@@ -1,0 +1,233 @@
+#include "sim/train/plan_eval.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "sim/core/error.hpp"
+#include "sim/topo/link_graph.hpp"
+#include "sim/train/affine_collective_cost.hpp"
+#include "sim/train/bucket_assignment.hpp"
+#include "sim/train/compute_model.hpp"
+#include "sim/train/ddp_timeline.hpp"
+#include "sim/train/device_catalogue.hpp"
+#include "sim/train/plan_batch.hpp"
+#include "sim/train/plan_sharded.hpp"
+
+namespace collsim {
+
+namespace {
+
+constexpr double kPsPerS = 1e12;
+constexpr double kPsPerHour = 3600 * kPsPerS;
+
+struct Loaded {
+  Workload workload;
+  std::vector<const PlanStrategyVariant*> variants;  // the workload's strategies expanded
+  std::vector<std::size_t> variant_index;            // into plan.variants
+  Bytes largest_bucket{0};                           // over its DDP variants
+};
+
+// Everything that one (candidate, world size) evaluates: its own topology, graph and caches.
+std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>& loaded, std::size_t ci, int world,
+                                    const std::function<void()>& tick, std::size_t& simulations) {
+  const PlanCandidate& c = plan.candidates[ci];
+  const Topology topo = plan_topology(c, world);
+  LinkGraph graph(topo);
+  const DeviceSpec device = *find_device(c.gpu_model);
+  const double hourly = c.price.hourly();
+  std::optional<ShardedCosts> sharded;  // built on first use
+  std::vector<PlanRow> rows;
+  for (std::size_t wi = 0; wi < loaded.size(); ++wi) {
+    const Loaded& l = loaded[wi];
+    const std::int64_t global = plan.workloads[wi].global_batch;
+    std::optional<AffineCollectiveCost> ddp_cost;
+    std::map<int, Workload> scaled;  // per micro-batch
+    for (std::size_t k = 0; k < l.variants.size(); ++k) {
+      const PlanStrategyVariant& v = *l.variants[k];
+      PlanRow row;
+      row.candidate = ci;
+      row.workload = wi;
+      row.variant = l.variant_index[k];
+      row.world = world;
+      row.cost_per_hour = hourly * world;
+      const auto micro = micro_batch(global, world, v.sharding.accumulate);
+      if (!micro) {
+        row.status = PlanStatus::BatchInvalid;
+        rows.push_back(row);
+        tick();
+        continue;
+      }
+      row.micro_batch = *micro;
+      auto it = scaled.find(*micro);
+      if (it == scaled.end()) it = scaled.emplace(*micro, with_micro_batch(l.workload, *micro)).first;
+      const Workload& w = it->second;
+      const ComputeModel cm = make_compute_model(w, device);
+      MemoryInputs mi;
+      mi.parameters = w.parameter_count();
+      mi.world_size = world;
+      mi.sharding = v.sharding;
+      mi.sharding.ranks_per_node = c.gpus_per_host > 0 ? c.gpus_per_host : world;
+      mi.capacity = device.hbm_capacity;
+      mi.activations = activation_bytes(w, *micro, v.sharding.activation_checkpointing);
+      if (v.sharding.strategy == Sharding::Ddp) {
+        if (!ddp_cost) ddp_cost.emplace(graph, c.algorithm, l.largest_bucket);
+        DdpOptions o;
+        o.buckets.bucket_cap = bucket_cap_from_mb(v.bucket_mb);
+        o.gradient_as_bucket_view = v.gradient_as_bucket_view;
+        o.accumulate = v.sharding.accumulate;
+        const DdpResult r = simulate_ddp(w, cm, [&](CollectiveOp op, Bytes b) { return ddp_cost->time(op, b); }, o);
+        row.step = r.iteration;
+        row.comm_total = r.comm_total;
+        row.exposed_comm = r.exposed_comm;
+        mi.ddp_bucket_cap = o.buckets.bucket_cap;
+        mi.gradient_as_bucket_view = v.gradient_as_bucket_view;
+      } else {
+        if (!sharded) sharded.emplace(graph, topo, c.gpus_per_host, c.algorithm);
+        ShardingOptions o = mi.sharding;
+        const ShardedResult r = simulate_sharded(w, cm, sharded->cost(), o, world);
+        row.step = r.iteration;
+        row.comm_total = r.comm_total;
+        row.exposed_comm = r.exposed_comm;
+        mi.largest_unit = largest_unit_bytes(w, o);
+        if (r.peak_unsharded.count > mi.largest_unit.count) mi.largest_unit = r.peak_unsharded;
+      }
+      ++simulations;
+      row.memory = estimate_memory(mi);
+      row.status = row.memory.fits ? PlanStatus::Ok : PlanStatus::DoesNotFit;
+      const double step_ps = static_cast<double>(row.step.ps);
+      row.samples_per_s = step_ps > 0 ? static_cast<double>(global) * kPsPerS / step_ps : 0;
+      row.exposed_percent = step_ps > 0 ? 100.0 * static_cast<double>(row.exposed_comm.ps) / step_ps : 0;
+      row.cost_per_million = row.cost_per_hour * (step_ps / kPsPerHour) / static_cast<double>(global) * 1e6;
+      rows.push_back(row);
+      tick();
+    }
+  }
+  return rows;
+}
+
+std::vector<Loaded> load_workloads(const Plan& plan) {
+  std::vector<Loaded> out;
+  for (const auto& pw : plan.workloads) {
+    Loaded l{load_workload_file(pw.path), {}, {}, Bytes{0}};
+    for (const auto& name : pw.strategies) {
+      for (std::size_t i = 0; i < plan.variants.size(); ++i) {
+        const auto& v = plan.variants[i];
+        if (v.strategy != name) continue;
+        l.variants.push_back(&v);
+        l.variant_index.push_back(i);
+        if (v.sharding.strategy == Sharding::Ddp) {
+          BucketOptions bo;
+          bo.bucket_cap = bucket_cap_from_mb(v.bucket_mb);
+          for (const auto& b : rebuilt_buckets(l.workload, l.workload.grad_ready_order(), bo).buckets) {
+            l.largest_bucket = std::max(l.largest_bucket, b.bytes);
+          }
+        }
+      }
+    }
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view to_string(PlanStatus s) {
+  switch (s) {
+    case PlanStatus::Ok: return "ok";
+    case PlanStatus::DoesNotFit: return "does not fit";
+    case PlanStatus::BatchInvalid: return "batch indivisible";
+  }
+  return "?";
+}
+
+void finish_plan_rows(std::vector<PlanRow>& rows) {
+  // Strong scaling at fixed global batch: the same candidate, workload and variant at its
+  // smallest simulated world size is the base; perfect scaling keeps T x N constant.
+  for (auto& r : rows) {
+    r.efficiency_base = 0;
+    r.scaling_efficiency = 0;
+    r.pareto = false;
+    if (r.status == PlanStatus::BatchInvalid) continue;
+    for (const auto& b : rows) {
+      if (b.candidate != r.candidate || b.workload != r.workload || b.variant != r.variant) continue;
+      if (b.status == PlanStatus::BatchInvalid) continue;
+      if (r.efficiency_base == 0 || b.world < r.efficiency_base) {
+        r.efficiency_base = b.world;
+        r.scaling_efficiency = static_cast<double>(b.step.ps) * b.world / (static_cast<double>(r.step.ps) * r.world);
+      }
+    }
+  }
+  for (auto& r : rows) {
+    if (r.status != PlanStatus::Ok) continue;
+    const bool dominated = std::any_of(rows.begin(), rows.end(), [&](const PlanRow& o) {
+      if (&o == &r || o.status != PlanStatus::Ok || o.workload != r.workload) return false;
+      const bool no_worse = o.step <= r.step && o.cost_per_million <= r.cost_per_million;
+      const bool better = o.step < r.step || o.cost_per_million < r.cost_per_million;
+      return no_worse && better;
+    });
+    r.pareto = !dominated;
+  }
+}
+
+PlanResult evaluate_plan(const Plan& plan, int jobs, const PlanProgress& progress) {
+  const std::vector<Loaded> loaded = load_workloads(plan);
+  std::size_t per_world = 0;
+  for (const auto& l : loaded) per_world += l.variants.size();
+  std::vector<std::pair<std::size_t, int>> groups;  // (candidate, world), plan order
+  for (std::size_t ci = 0; ci < plan.candidates.size(); ++ci) {
+    for (int n : plan.candidates[ci].world_sizes) groups.emplace_back(ci, n);
+  }
+  const std::size_t total = groups.size() * per_world;
+  std::vector<std::vector<PlanRow>> out(groups.size());
+  std::vector<std::size_t> sims(groups.size(), 0);
+  std::vector<std::exception_ptr> errors(groups.size());
+  std::atomic<std::size_t> next{0};
+  std::mutex progress_mutex;
+  std::size_t done = 0;
+  const std::function<void()> tick = [&] {
+    if (!progress) return;
+    const std::lock_guard<std::mutex> lock(progress_mutex);
+    progress(++done, total);
+  };
+  auto worker = [&] {
+    for (std::size_t g = next++; g < groups.size(); g = next++) {
+      try {
+        out[g] = evaluate_group(plan, loaded, groups[g].first, groups[g].second, tick, sims[g]);
+      } catch (...) {
+        errors[g] = std::current_exception();
+      }
+    }
+  };
+  const int n = std::max(1, std::min<int>(jobs, static_cast<int>(groups.size())));
+  std::vector<std::thread> threads;
+  for (int t = 1; t < n; ++t) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  for (const auto& e : errors) {
+    if (e) std::rethrow_exception(e);  // the first failing group in plan order
+  }
+  PlanResult result;
+  // Reorder: candidate, workload, variant, world size.
+  for (std::size_t ci = 0; ci < plan.candidates.size(); ++ci) {
+    for (std::size_t wi = 0; wi < loaded.size(); ++wi) {
+      for (std::size_t vi : loaded[wi].variant_index) {
+        for (std::size_t g = 0; g < groups.size(); ++g) {
+          if (groups[g].first != ci) continue;
+          for (const auto& r : out[g]) {
+            if (r.workload == wi && r.variant == vi) result.rows.push_back(r);
+          }
+        }
+      }
+    }
+  }
+  for (auto s : sims) result.simulations += s;
+  finish_plan_rows(result.rows);
+  return result;
+}
+
+}  // namespace collsim

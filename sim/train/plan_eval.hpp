@@ -1,0 +1,57 @@
+// Evaluates every combination of a capacity plan (candidate x world size x workload x
+// strategy variant): step time, throughput, strong-scaling efficiency at fixed global
+// batch, exposed communication, per-GPU memory and fit, cost, and the Pareto-best set on
+// (step time, cost) per workload. Work runs on N threads with results in a fixed order.
+// Times in ps, sizes in bytes, costs in the plan's currency.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/train/memory_model.hpp"
+#include "sim/train/plan.hpp"
+
+namespace collsim {
+
+enum class PlanStatus : std::uint8_t {
+  Ok,            // simulated and fits in HBM
+  DoesNotFit,    // simulated, but the per-GPU memory exceeds the GPU's HBM
+  BatchInvalid,  // global batch does not split evenly into world x accumulate micro-batches
+};
+[[nodiscard]] std::string_view to_string(PlanStatus s);  // "ok", "does not fit", "batch indivisible"
+
+struct PlanRow {
+  std::size_t candidate = 0, workload = 0, variant = 0;  // indices into the plan
+  int world = 0;
+  PlanStatus status = PlanStatus::Ok;
+  int micro_batch = 0;            // samples per GPU per micro-step (0 when BatchInvalid)
+  Time step;                      // one optimizer step (all accumulation micro-steps)
+  Time comm_total, exposed_comm;
+  double samples_per_s = 0;       // global batch / step
+  double exposed_percent = 0;     // exposed_comm / step x 100
+  int efficiency_base = 0;        // world size the efficiency is measured against (0: none)
+  double scaling_efficiency = 0;  // strong scaling: T(base) x base / (T(world) x world)
+  MemoryEstimate memory;
+  double cost_per_hour = 0;       // world x price per GPU-hour
+  double cost_per_million = 0;    // cost of 1e6 samples at this step time
+  bool pareto = false;            // not dominated on (step, cost_per_million) within its workload
+};
+
+struct PlanResult {
+  std::vector<PlanRow> rows;  // candidate, workload, variant, world size (each in plan order)
+  std::size_t simulations = 0;
+};
+
+using PlanProgress = std::function<void(std::size_t done, std::size_t total)>;
+
+// `jobs` worker threads (>= 1); each (candidate, world size) is one unit of work with its
+// own topology, LinkGraph and collective-cost caches. Output does not depend on `jobs`.
+// `progress` is called from worker threads, serialised.
+[[nodiscard]] PlanResult evaluate_plan(const Plan& plan, int jobs, const PlanProgress& progress = {});
+
+// Marks the Pareto-best rows (Ok rows only) per workload, and fills scaling efficiency.
+void finish_plan_rows(std::vector<PlanRow>& rows);
+
+}  // namespace collsim

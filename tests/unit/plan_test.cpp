@@ -1,0 +1,157 @@
+// Capacity plans: plan-file parsing and its errors, the micro-batch split and compute
+// rescaling, prices, strong-scaling efficiency and the Pareto set on hand-made rows.
+#include <catch2/catch.hpp>
+
+#include "sim/core/error.hpp"
+#include "sim/train/plan.hpp"
+#include "sim/train/plan_batch.hpp"
+#include "sim/train/plan_eval.hpp"
+
+namespace collsim {
+namespace {
+
+const std::string kSrc = COLLSIM_SOURCE_DIR;
+
+// A minimal valid plan: 2 DGX H100 hosts on one IB switch, BERT-large DDP.
+nlohmann::json minimal_plan() {
+  return nlohmann::json::parse(R"({
+    "name": "t",
+    "candidates": [{"name": "c", "topology": {"generator": {"kind": "cluster", "server": {"kind": "dgx_h100"},
+                    "fabric": {"kind": "star", "link_kind": "ib", "nic_bandwidth": "400Gbps"}}},
+                    "world_sizes": [8, 16], "price": {"per_gpu_hour": 2.0}}],
+    "workloads": [{"file": "workloads/bert-large.json", "global_batch": 256}],
+    "strategies": [{"name": "ddp", "kind": "ddp", "bucket_mb": [25, 50], "accumulate": [1, 2]}]
+  })");
+}
+
+std::string error_of(const nlohmann::json& doc) {
+  try {
+    (void)parse_plan(doc, "p.json", kSrc);
+  } catch (const ConfigError& e) {
+    return std::string(e.field()) + " | " + e.value() + " | " + e.expected();
+  }
+  return "no error";
+}
+
+PlanRow row(std::size_t variant, int world, std::int64_t step_ps, double cost, PlanStatus s = PlanStatus::Ok) {
+  PlanRow r;
+  r.variant = variant;
+  r.world = world;
+  r.step = Time{step_ps};
+  r.cost_per_million = cost;
+  r.status = s;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("micro-batch = global / (world x accumulate), whole samples only", "[plan]") {
+  // 4096 / (64 x 4) = 16; 4096 / (1024 x 4) = 1; 1024 / (1024 x 4) = 0.25 -> invalid;
+  // 1000 / (64 x 1) = 15.6 -> invalid.
+  CHECK(micro_batch(4096, 64, 4) == 16);
+  CHECK(micro_batch(4096, 1024, 4) == 1);
+  CHECK_FALSE(micro_batch(1024, 1024, 4).has_value());
+  CHECK_FALSE(micro_batch(1000, 64, 1).has_value());
+}
+
+TEST_CASE("compute scales linearly from batch_per_gpu to the micro-batch", "[plan]") {
+  Workload w;
+  w.batch_per_gpu = 8;
+  Layer l;
+  l.compute.forward_time = Time{1000};
+  l.compute.backward_time = Time{2001};
+  l.compute.forward_flops = 8e9;
+  w.layers.push_back(l);
+  const Workload s = with_micro_batch(w, 2);
+  // Factor 2/8 = 0.25: 1000 -> 250 ps, 2001 -> 500.25 -> 500 ps (rounded), 8e9 -> 2e9.
+  CHECK(s.batch_per_gpu == 2);
+  CHECK(s.layers[0].compute.forward_time->ps == 250);
+  CHECK(s.layers[0].compute.backward_time->ps == 500);
+  CHECK(s.layers[0].compute.forward_flops == Approx(2e9));
+}
+
+TEST_CASE("GPU-hour price sums rental, amortised purchase and power", "[plan]") {
+  GpuPrice p;
+  p.purchase_per_gpu = 48000;
+  p.amortization_years = 4;
+  p.power_watts = 1275;
+  p.per_kwh = 0.10;
+  p.pue = 1.3;
+  // 48000 / (4 x 8760) = 1.369863; 1.275 kW x 1.3 x 0.10 = 0.16575; sum 1.535613.
+  CHECK(p.hourly() == Approx(1.535613).epsilon(1e-6));
+  p.per_gpu_hour = 1.0;  // + rental
+  CHECK(p.hourly() == Approx(2.535613).epsilon(1e-6));
+}
+
+TEST_CASE("plan parsing expands strategies and scales the cluster generator", "[plan]") {
+  const Plan p = parse_plan(minimal_plan(), "p.json", kSrc);
+  REQUIRE(p.candidates.size() == 1);
+  // One DGX H100 host has 8 GPU ranks; 16 GPUs = 2 hosts.
+  CHECK(p.candidates[0].gpus_per_host == 8);
+  CHECK(p.candidates[0].gpu_model == "H100");
+  CHECK(plan_topology(p.candidates[0], 16).rank_count() == 16);
+  // 2 bucket sizes x 2 accumulation counts = 4 variants, bucket-major.
+  REQUIRE(p.variants.size() == 4);
+  CHECK(p.variants[0].label == "ddp b25 k1");
+  CHECK(p.variants[1].label == "ddp b25 k2");
+  CHECK(p.variants[3].label == "ddp b50 k2");
+  CHECK(p.workloads[0].name == "bert-large");
+}
+
+TEST_CASE("plan errors name the JSON pointer, the value and the expectation", "[plan]") {
+  auto doc = minimal_plan();
+  doc["strategies"][0]["kind"] = "zero4";
+  CHECK(error_of(doc) == "/strategies/0/kind | \"zero4\" | one of: ddp, zero, fsdp");
+
+  doc = minimal_plan();
+  doc["candidates"][0]["world_sizes"] = {8, 12};
+  // 12 is not a whole number of 8-GPU hosts.
+  CHECK(error_of(doc) == "/candidates/0/world_sizes/1 | 12 | a multiple of the 8 ranks of one host of this cluster");
+
+  doc = minimal_plan();
+  doc["candidates"][0]["price"] = nlohmann::json::object({{"purchase_per_gpu", 30000}});
+  CHECK(error_of(doc).starts_with("/candidates/0/price/amortization_years | missing"));
+
+  doc = minimal_plan();
+  doc["candidates"][0]["price"] = nlohmann::json::object();
+  CHECK(error_of(doc).starts_with("/candidates/0/price | {} | at least one of"));
+
+  doc = minimal_plan();
+  doc["workloads"][0]["strategies"] = {"fsdp"};
+  CHECK(error_of(doc).starts_with("/workloads/0/strategies | \"fsdp\" | names from /strategies"));
+
+  doc = minimal_plan();
+  doc["workloads"][0]["global_batch"] = 0;
+  CHECK(error_of(doc).starts_with("/workloads/0/global_batch | 0 |"));
+
+  doc = minimal_plan();
+  doc["extra"] = 1;
+  CHECK(error_of(doc).starts_with("/extra | "));
+}
+
+TEST_CASE("strong-scaling efficiency and the Pareto set on hand-made rows", "[plan]") {
+  // Variant 0 at 8, 16, 32 GPUs: 100, 60, 40 ms. Efficiency vs 8 GPUs = T8 x 8 / (T x N):
+  // 16 -> 800/960 = 0.8333; 32 -> 800/1280 = 0.625. Variant 1 at 8 (batch invalid) and
+  // 16: its base is 16 -> 1.0.
+  std::vector<PlanRow> rows{row(0, 8, 100, 10.0), row(0, 16, 60, 12.0), row(0, 32, 40, 16.0),
+                            row(1, 8, 0, 0, PlanStatus::BatchInvalid), row(1, 16, 50, 12.0, PlanStatus::DoesNotFit),
+                            row(2, 16, 70, 12.5)};
+  finish_plan_rows(rows);
+  CHECK(rows[0].scaling_efficiency == Approx(1.0));
+  CHECK(rows[1].scaling_efficiency == Approx(800.0 / 960.0));
+  CHECK(rows[2].scaling_efficiency == Approx(0.625));
+  CHECK(rows[2].efficiency_base == 8);
+  CHECK(rows[4].efficiency_base == 16);
+  CHECK(rows[3].efficiency_base == 0);
+  // Pareto among Ok rows: (100, 10), (60, 12), (40, 16) trade off; (70, 12.5) is slower and
+  // dearer than (60, 12); the row that does not fit (50, 12) would dominate (60, 12) but is
+  // excluded.
+  CHECK(rows[0].pareto);
+  CHECK(rows[1].pareto);
+  CHECK(rows[2].pareto);
+  CHECK_FALSE(rows[3].pareto);
+  CHECK_FALSE(rows[4].pareto);
+  CHECK_FALSE(rows[5].pareto);
+}
+
+}  // namespace collsim
