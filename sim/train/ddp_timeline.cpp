@@ -96,7 +96,7 @@ class ProgramBuilder {
   }
 
   std::size_t comm(std::string name, std::string category, CollectiveOp op, Bytes bytes, std::vector<std::size_t> after) {
-    p_.comm.push_back(CommTask{std::move(name), std::move(category), cost_(op, bytes), std::move(after), {}, bytes, false});
+    p_.comm.push_back(CommTask{std::move(name), std::move(category), cost_(op, bytes), std::move(after), {}, bytes, false, {}});
     return p_.comm.size() - 1;
   }
 

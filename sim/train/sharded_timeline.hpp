@@ -45,8 +45,18 @@ struct UnitTiming {
   Time reduce_start, reduce_end;                    // gradient reduce-scatter (or all-reduce)
 };
 
+// ZeRO-1/2 gradient bucket (DeepSpeed's reduce bucket): gradients in ready order; a
+// bucket is reduced when the next gradient would overflow it, or at the end of backward.
+struct GradientBucket {
+  std::vector<std::size_t> params;  // indices into Workload::parameters, in ready order
+  std::int64_t numel = 0;
+  Time ready;                       // when its reduce-scatter was issued (in the last micro-step)
+  Time reduce_start, reduce_end;
+};
+
 struct ShardedResult {
-  std::vector<ShardUnit> units;
+  std::vector<ShardUnit> units;      // FSDP units (empty for ZeRO-1/2, which have none)
+  std::vector<GradientBucket> buckets;  // ZeRO-1/2 only
   StreamProgram program;
   StreamTimeline timeline;
   std::vector<UnitTiming> unit_timings;

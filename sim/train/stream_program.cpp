@@ -70,6 +70,8 @@ class StreamPlayer {
         const std::size_t c = fifo_.front();
         const auto& after = p_.comm[c].after;
         if (!std::all_of(after.begin(), after.end(), [&](std::size_t d) { return done_[d]; })) break;
+        const auto& after_compute = p_.comm[c].after_compute;
+        if (!std::all_of(after_compute.begin(), after_compute.end(), [&](std::size_t t) { return t < ci_; })) break;
         fifo_.pop_front();
         tl_.comm[c].start = Time{now_};
         if (p_.comm[c].work.ps == 0) {

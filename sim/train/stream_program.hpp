@@ -24,6 +24,10 @@ struct CommTask {
   std::optional<std::size_t> bucket;
   Bytes bytes;                 // bytes per rank on the wire
   bool issued_at_start = false;  // issued at time 0 (before any compute)
+  // Compute tasks that must have finished before it starts (a GPU event it waits on, e.g.
+  // FSDP's all-gather rate limiter). While it waits, the collectives issued after it wait
+  // too: the communication stream runs in issue order.
+  std::vector<std::size_t> after_compute;
 };
 
 struct ComputeTask {

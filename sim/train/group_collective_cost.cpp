@@ -1,0 +1,171 @@
+#include "sim/train/group_collective_cost.hpp"
+
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "sim/algo/registry.hpp"
+#include "sim/coll/cost_model.hpp"
+#include "sim/coll/predict.hpp"
+#include "sim/coll/schedule_player.hpp"
+#include "sim/coll/topology_facts.hpp"
+#include "sim/core/error.hpp"
+
+namespace collsim {
+
+namespace {
+
+std::string_view group_name(CommGroup g) {
+  switch (g) {
+    case CommGroup::World: return "world";
+    case CommGroup::IntraNode: return "intra-node";
+    case CommGroup::InterNode: return "inter-node";
+  }
+  return "?";
+}
+
+// `one` (a schedule over ranks 0..m-1 of a group) copied once per group onto the job's
+// ranks: group g's transfers move between its ranks, on chunks and dependencies of its own.
+Schedule merge(const Schedule& one, const std::vector<std::vector<int>>& groups, int job_ranks) {
+  Collective c = one.collective();
+  c.ranks = job_ranks;
+  Schedule merged(c, one.algorithm());
+  const auto transfers = static_cast<TransferId>(one.size());
+  merged.reserve(one.size() * groups.size(), 0);
+  for (const auto& group : groups) {
+    const std::int32_t chunk_base = static_cast<std::int32_t>(merged.chunks().size());
+    for (const ChunkSpec& spec : one.chunks()) {
+      ChunkSpec s = spec;
+      if (s.origin != ChunkSpec::kEveryRank) s.origin = group[static_cast<std::size_t>(s.origin)];
+      if (s.destination != ChunkSpec::kEveryRank) s.destination = group[static_cast<std::size_t>(s.destination)];
+      merged.add_chunk(s);
+    }
+    const auto base = static_cast<TransferId>(merged.size());
+    std::vector<TransferId> deps;
+    for (TransferId t = 0; t < transfers; ++t) {
+      Transfer tr = one.transfer(t);
+      tr.src = group[static_cast<std::size_t>(tr.src)];
+      tr.dst = group[static_cast<std::size_t>(tr.dst)];
+      tr.chunk += chunk_base;
+      deps.clear();
+      for (TransferId d : one.deps(t)) deps.push_back(base + d);
+      merged.add(tr, deps);
+    }
+  }
+  return merged;
+}
+
+}  // namespace
+
+int ranks_per_node(const Topology& topo) {
+  const int n = topo.rank_count();
+  if (n == 0) return 1;
+  auto host = [&topo](int r) {
+    const NodeIndex node = topo.ranks[static_cast<std::size_t>(r)];
+    return topo.nodes[node].host.value_or(node);
+  };
+  int per = 1;
+  while (per < n && host(per) == host(0)) ++per;
+  std::set<NodeIndex> seen;
+  for (int r = 0; r < n; ++r) {
+    // Block r / per must be one host, not seen in an earlier block.
+    const bool ok = n % per == 0 && host(r) == host(r - r % per) && (r % per != 0 || seen.insert(host(r)).second);
+    if (!ok) {
+      throw ConfigError("topology", "/ranks", topo.nodes[topo.ranks[static_cast<std::size_t>(r)]].id,
+                        fmt::format("the same number of ranks ({}) on every host, each host's ranks consecutive", per));
+    }
+  }
+  return per;
+}
+
+GroupCollectiveCost::GroupCollectiveCost(LinkGraph& graph, std::string algorithm, int ranks_per_node, Protocol protocol)
+    : graph_(graph), algorithm_(std::move(algorithm)), ranks_per_node_(ranks_per_node), protocol_(protocol) {
+  const int n = graph.topology().rank_count();
+  if (ranks_per_node < 1 || n % ranks_per_node != 0) {
+    throw ConfigError("--ranks-per-node", "", std::to_string(ranks_per_node),
+                      fmt::format("a divisor of the job's {} ranks", n));
+  }
+  if (!is_algorithm(algorithm_)) {
+    throw ConfigError("--algorithm", "", algorithm_, fmt::format("one of {}", fmt::join(algorithm_names(), ", ")));
+  }
+}
+
+std::vector<std::vector<int>> GroupCollectiveCost::groups(CommGroup group) const {
+  const int n = graph_.topology().rank_count();
+  const int per = ranks_per_node_;
+  const int nodes = n / per;
+  std::vector<std::vector<int>> out;
+  switch (group) {
+    case CommGroup::World:
+      out.emplace_back();
+      for (int r = 0; r < n; ++r) out.back().push_back(r);
+      break;
+    case CommGroup::IntraNode:
+      for (int k = 0; k < nodes; ++k) {
+        out.emplace_back();
+        for (int i = 0; i < per; ++i) out.back().push_back(k * per + i);
+      }
+      break;
+    case CommGroup::InterNode:
+      for (int i = 0; i < per; ++i) {
+        out.emplace_back();
+        for (int k = 0; k < nodes; ++k) out.back().push_back(k * per + i);
+      }
+      break;
+  }
+  return out;
+}
+
+Time GroupCollectiveCost::time(CollectiveOp op, Bytes bytes, CommGroup group) {
+  const auto key = std::make_tuple(op, bytes.count, group);
+  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+  const auto g = groups(group);
+  Time t{};
+  if (bytes.count > 0 && g.front().size() > 1) {
+    if (!supports(algorithm_, op)) {
+      throw ConfigError("--algorithm", "", algorithm_,
+                        fmt::format("an algorithm that implements {} (needed by the {} group)", to_string(op), group_name(group)));
+    }
+    t = play_groups(op, bytes, g);
+  }
+  cache_.emplace(key, t);
+  return t;
+}
+
+Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups) {
+  const Topology& topo = graph_.topology();
+  const int m = static_cast<int>(groups.front().size());
+  const Collective c{op, m, 0, bytes};
+  try {
+    if (groups.size() == 1 && m == topo.rank_count()) {
+      // The whole job: the predictor itself (with its step-per-phase fast path).
+      CollectiveRequest request;
+      request.algorithms = {algorithm_};
+      request.protocols = {protocol_};
+      return predict_collective(graph_, c, request).time;
+    }
+    // Every group costs the same on its own sub-topology (same algorithm, same rank count,
+    // group 0's placement); build group 0's schedule and copy it onto every group.
+    Topology sub = topo;
+    sub.ranks.clear();
+    for (int r : groups.front()) sub.ranks.push_back(topo.ranks[static_cast<std::size_t>(r)]);
+    const CollectiveCost cost = collective_cost(topology_facts(sub), c, algorithm_, protocol_, nccl_default_model());
+    if (cost.unusable) throw std::invalid_argument(*cost.unusable);
+    const Schedule one = build_schedule(algorithm_, c, cost.options);
+    if (one.size() == 0) return Time{};
+    const Schedule merged = merge(one, groups, topo.rank_count());
+    PlayOptions play;
+    play.cost = cost.step;
+    return play_schedule(merged, graph_, play).duration + cost.base_latency;
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError("--algorithm", "", algorithm_, fmt::format("an algorithm that runs {} on {} ranks ({})", to_string(op), m, e.what()));
+  }
+}
+
+GroupCostFn GroupCollectiveCost::function() {
+  return [this](CollectiveOp op, Bytes bytes, CommGroup group) { return time(op, bytes, group); };
+}
+
+}  // namespace collsim

@@ -1,0 +1,53 @@
+// Collective times for a sharded job's process groups on a topology: the whole job
+// (World), every node's ranks at once (IntraNode) or ranks_per_node replica groups of one
+// rank per node at once (InterNode). Concurrent groups are played as one merged schedule,
+// so groups that share links (NICs, fabric) share their bandwidth. Cached per
+// (operation, bytes, group). Times in ps, sizes in bytes (nccl-tests size).
+#pragma once
+
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "sim/algo/collective.hpp"
+#include "sim/coll/protocol.hpp"
+#include "sim/topo/link_graph.hpp"
+#include "sim/train/sharded_timeline.hpp"
+
+namespace collsim {
+
+class GroupCollectiveCost {
+ public:
+  // `graph` must outlive the cache; its topology's ranks are the job's ranks, node by
+  // node: ranks [k L, (k+1) L) are node k's (L = ranks_per_node, as torch's HYBRID_SHARD
+  // groups them). Throws ConfigError (source "--ranks-per-node") unless L >= 1 divides
+  // the rank count, and (source "--algorithm") for an unknown algorithm.
+  GroupCollectiveCost(LinkGraph& graph, std::string algorithm, int ranks_per_node, Protocol protocol = Protocol::Ideal);
+
+  // Time until the last of the concurrent groups finishes; 0 for one-rank groups or 0 B.
+  // Throws ConfigError (source "--algorithm") when the algorithm cannot run the operation.
+  [[nodiscard]] Time time(CollectiveOp op, Bytes bytes, CommGroup group);
+  // A GroupCostFn calling time(); the cache must outlive it.
+  [[nodiscard]] GroupCostFn function();
+
+  // The concurrent groups of a kind, as job rank indices.
+  [[nodiscard]] std::vector<std::vector<int>> groups(CommGroup group) const;
+  [[nodiscard]] std::size_t plays() const { return cache_.size(); }
+
+ private:
+  [[nodiscard]] Time play_groups(CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups);
+
+  LinkGraph& graph_;
+  std::string algorithm_;
+  int ranks_per_node_;
+  Protocol protocol_;
+  std::map<std::tuple<CollectiveOp, std::int64_t, CommGroup>, Time> cache_;
+};
+
+// Ranks per node of a topology: how many ranks share the first rank's host, checked to be
+// the same on every host and hosts to hold consecutive ranks; throws ConfigError (source
+// "topology") otherwise. A rank without a host is a node of its own (1).
+[[nodiscard]] int ranks_per_node(const Topology& topo);
+
+}  // namespace collsim

@@ -1,0 +1,112 @@
+// Group collective costs on topologies: a node's ranks, one rank per node, the whole job;
+// concurrent groups that share a NIC share its bandwidth.
+#include <catch2/catch.hpp>
+
+#include "sim/core/error.hpp"
+#include "sim/train/cluster_topology.hpp"
+#include "sim/train/group_collective_cost.hpp"
+
+namespace collsim {
+namespace {
+
+// 2 hosts x 2 GPUs. In a host both GPUs sit on an NVSwitch (450 GB/s, 250 ns per link);
+// every GPU reaches its host's single NIC over PCIe (63 GB/s, 500 ns), the NICs a switch
+// over 100 Gb/s = 12.5 GB/s links (1 us). Both GPUs of a host share that NIC.
+Topology shared_nic_cluster() {
+  Topology t;
+  t.name = "shared-nic";
+  t.source = "test";
+  const NodeIndex sw = t.add_node("switch", NodeKind::Switch);
+  for (int h = 0; h < 2; ++h) {
+    const NodeIndex host = t.add_node("host" + std::to_string(h), NodeKind::Host);
+    const NodeIndex nvs = t.add_node("nvswitch" + std::to_string(h), NodeKind::NvSwitch);
+    const NodeIndex nic = t.add_node("nic" + std::to_string(h), NodeKind::Nic);
+    t.nodes[nvs].host = host;
+    t.nodes[nic].host = host;
+    t.add_duplex(nic, sw, LinkKind::Ib, Bandwidth::gbps(100), Time::from_us(1));
+    for (int g = 0; g < 2; ++g) {
+      const NodeIndex gpu = t.add_node("gpu" + std::to_string(h) + "." + std::to_string(g), NodeKind::Gpu, "H100");
+      t.nodes[gpu].host = host;
+      t.add_duplex(gpu, nvs, LinkKind::NvSwitch, Bandwidth::gb_per_s(450), Time::from_ns(250));
+      t.add_duplex(gpu, nic, LinkKind::Pcie, Bandwidth::gb_per_s(63), Time::from_ns(500));
+      t.ranks.push_back(gpu);
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("groups of a 2 x 2 job", "[sharded][group_cost]") {
+  const Topology topo = shared_nic_cluster();
+  LinkGraph g(topo);
+  CHECK(ranks_per_node(topo) == 2);
+  GroupCollectiveCost cost(g, "ring", 2);
+  CHECK(cost.groups(CommGroup::World) == std::vector<std::vector<int>>{{0, 1, 2, 3}});
+  CHECK(cost.groups(CommGroup::IntraNode) == std::vector<std::vector<int>>{{0, 1}, {2, 3}});
+  CHECK(cost.groups(CommGroup::InterNode) == std::vector<std::vector<int>>{{0, 2}, {1, 3}});
+}
+
+TEST_CASE("concurrent inter-node groups share a host's NIC", "[sharded][group_cost]") {
+  const Topology topo = shared_nic_cluster();
+  LinkGraph g(topo);
+  GroupCollectiveCost cost(g, "ring", 2);
+  const Bytes s{1'000'000};
+  // Ring all-gather of S over 2 ranks: one step, each rank sends its S/2 = 500,000 B.
+  // IntraNode: GPU -> NVSwitch -> GPU, 2 x 250 ns + 500,000 B / 450 GB/s = 0.5 us +
+  // 1,111.111 ns; both hosts run their group at once on disjoint links.
+  CHECK(cost.time(CollectiveOp::AllGather, s, CommGroup::IntraNode).ps == Approx(1'611'111).margin(2));
+  // InterNode alone (one group): GPU -> PCIe -> NIC -> switch -> NIC -> PCIe -> GPU,
+  // latency 0.5 + 1 + 1 + 0.5 = 3 us, bottleneck 12.5 GB/s: 3 us + 40 us = 43 us.
+  Topology one = topo;
+  one.ranks = {topo.ranks[0], topo.ranks[2]};
+  LinkGraph g1(one);
+  GroupCollectiveCost alone(g1, "ring", 1);
+  CHECK(alone.time(CollectiveOp::AllGather, s, CommGroup::World) == Time::from_us(43));
+  // Both replica groups at once: host 0's two GPUs both send 500,000 B through nic0 ->
+  // switch, 6.25 GB/s each: 3 us + 80 us = 83 us (contention between groups is modelled).
+  CHECK(cost.time(CollectiveOp::AllGather, s, CommGroup::InterNode) == Time::from_us(83));
+  // The whole job's 4-rank ring crosses the NICs too: far slower than inside a node.
+  CHECK(cost.time(CollectiveOp::AllGather, s, CommGroup::World) > Time::from_us(43));
+  // One-rank groups and empty buffers cost nothing; results are cached per key.
+  GroupCollectiveCost per_rank(g, "ring", 1);
+  CHECK(per_rank.time(CollectiveOp::AllGather, s, CommGroup::IntraNode) == Time{});
+  CHECK(cost.time(CollectiveOp::ReduceScatter, Bytes{0}, CommGroup::World) == Time{});
+  const std::size_t plays = cost.plays();
+  CHECK(cost.function()(CollectiveOp::AllGather, s, CommGroup::InterNode) == Time::from_us(83));
+  CHECK(cost.plays() == plays);
+}
+
+TEST_CASE("on 2 x DGX H100 an intra-node all-gather beats the whole job's", "[sharded][group_cost]") {
+  SweepClusterSpec spec;
+  spec.hosts = 2;
+  const Topology topo = make_sweep_cluster(spec);
+  LinkGraph g(topo);
+  CHECK(ranks_per_node(topo) == 8);
+  GroupCollectiveCost cost(g, "ring", ranks_per_node(topo));
+  const Bytes s{64 * 1024 * 1024};
+  const Time intra = cost.time(CollectiveOp::AllGather, s, CommGroup::IntraNode);
+  const Time world = cost.time(CollectiveOp::AllGather, s, CommGroup::World);
+  const Time inter = cost.time(CollectiveOp::AllGather, s, CommGroup::InterNode);
+  // Bandwidth terms: intra 7 steps of S/8 at 450 GB/s = 7/8 x 67.1 MB / 450 GB/s ~ 130 us;
+  // world 15 steps of S/16 whose slowest transfers cross 50 GB/s NICs ~ 15/16 x 67.1 MB /
+  // 50 GB/s ~ 1.26 ms; inter: 8 rails, each on its own NIC: S/2 at 50 GB/s ~ 671 us.
+  // Latencies (0.5 us per intra step, 3 us per NIC crossing) add a few per cent at most.
+  CHECK(intra < world);
+  CHECK(intra.seconds() == Approx(7.0 / 8 * static_cast<double>(s.count) / 450e9).epsilon(0.05));
+  CHECK(world.seconds() == Approx(15.0 / 16 * static_cast<double>(s.count) / 50e9).epsilon(0.08));
+  CHECK(inter.seconds() == Approx(0.5 * static_cast<double>(s.count) / 50e9).epsilon(0.02));
+}
+
+TEST_CASE("bad group cost settings are ConfigErrors", "[sharded][group_cost]") {
+  const Topology topo = shared_nic_cluster();
+  LinkGraph g(topo);
+  REQUIRE_THROWS_AS(GroupCollectiveCost(g, "ring", 3), ConfigError);
+  REQUIRE_THROWS_AS(GroupCollectiveCost(g, "ring", 0), ConfigError);
+  REQUIRE_THROWS_AS(GroupCollectiveCost(g, "no-such-algorithm", 2), ConfigError);
+  Topology uneven = topo;
+  uneven.ranks = {topo.ranks[0], topo.ranks[1], topo.ranks[2]};
+  REQUIRE_THROWS_AS(ranks_per_node(uneven), ConfigError);
+}
+
+}  // namespace collsim
