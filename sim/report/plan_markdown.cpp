@@ -110,8 +110,8 @@ void write_plan_markdown(std::ostream& out, const PlanReport& rep, const std::ve
              "- Cost per million samples = GPUs x price per GPU-hour x step time / global batch x 1e6; cost per hour = "
              "GPUs x price per GPU-hour. Pareto-best: no other fitting combination of the same workload is at least as "
              "fast and at least as cheap, and better in one.\n"
-             "- HYBRID_SHARD and ZeRO inter-node groups: concurrent groups sharing fabric links are not charged for "
-             "each other (optimistic on oversubscribed fabrics).\n");
+             "- Sharded strategies: all-gathers and reduce-scatters over all GPUs, every node's GPUs or one GPU per "
+             "node (HYBRID_SHARD), the concurrent groups played together so that they share NICs and fabric links.\n");
 }
 
 }  // namespace collsim

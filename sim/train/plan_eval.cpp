@@ -16,7 +16,8 @@
 #include "sim/train/ddp_timeline.hpp"
 #include "sim/train/device_catalogue.hpp"
 #include "sim/train/plan_batch.hpp"
-#include "sim/train/plan_sharded.hpp"
+#include "sim/train/group_collective_cost.hpp"
+#include "sim/train/sharded_timeline.hpp"
 
 namespace collsim {
 
@@ -24,6 +25,13 @@ namespace {
 
 constexpr double kPsPerS = 1e12;
 constexpr double kPsPerHour = 3600 * kPsPerS;
+
+// Unsharded parameter bytes of the largest FSDP/ZeRO-3 unit under `o`'s wrapping policy.
+Bytes largest_unit_bytes(const Workload& w, const ShardingOptions& o) {
+  std::int64_t largest = 0;
+  for (const auto& u : make_units(w, o)) largest = std::max(largest, u.numel);
+  return Bytes{largest * o.precision.param_bytes};
+}
 
 struct Loaded {
   Workload workload;
@@ -40,7 +48,9 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
   LinkGraph graph(topo);
   const DeviceSpec device = *find_device(c.gpu_model);
   const double hourly = c.price.hourly();
-  std::optional<ShardedCosts> sharded;  // built on first use
+  // Node = one host of the cluster generator, else as the topology groups its ranks.
+  const int node_ranks = c.gpus_per_host > 0 ? c.gpus_per_host : ranks_per_node(topo);
+  std::optional<GroupCollectiveCost> sharded;  // built on first use
   std::vector<PlanRow> rows;
   for (std::size_t wi = 0; wi < loaded.size(); ++wi) {
     const Loaded& l = loaded[wi];
@@ -71,7 +81,7 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
       mi.parameters = w.parameter_count();
       mi.world_size = world;
       mi.sharding = v.sharding;
-      mi.sharding.ranks_per_node = c.gpus_per_host > 0 ? c.gpus_per_host : world;
+      mi.sharding.ranks_per_node = node_ranks;
       mi.capacity = device.hbm_capacity;
       mi.activations = activation_bytes(w, *micro, v.sharding.activation_checkpointing);
       if (v.sharding.strategy == Sharding::Ddp) {
@@ -87,13 +97,14 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
         mi.ddp_bucket_cap = o.buckets.bucket_cap;
         mi.gradient_as_bucket_view = v.gradient_as_bucket_view;
       } else {
-        if (!sharded) sharded.emplace(graph, topo, c.gpus_per_host, c.algorithm);
-        ShardingOptions o = mi.sharding;
-        const ShardedResult r = simulate_sharded(w, cm, sharded->cost(), o, world);
+        if (!sharded) sharded.emplace(graph, c.algorithm, node_ranks);
+        const ShardingOptions& o = mi.sharding;
+        const ShardedResult r = simulate_sharded(w, cm, sharded->function(), o, world);
         row.step = r.iteration;
         row.comm_total = r.comm_total;
         row.exposed_comm = r.exposed_comm;
-        mi.largest_unit = largest_unit_bytes(w, o);
+        const bool units = o.strategy != Sharding::Zero1 && o.strategy != Sharding::Zero2;
+        if (units) mi.largest_unit = largest_unit_bytes(w, o);
         if (r.peak_unsharded.count > mi.largest_unit.count) mi.largest_unit = r.peak_unsharded;
       }
       ++simulations;

@@ -155,3 +155,40 @@ TEST_CASE("strong-scaling efficiency and the Pareto set on hand-made rows", "[pl
 }
 
 }  // namespace collsim
+
+namespace collsim {
+
+TEST_CASE("evaluating a DDP plan: every combination, in plan order, same rows for any thread count", "[plan]") {
+  const Plan p = parse_plan(minimal_plan(), "p.json", kSrc);
+  const PlanResult one = evaluate_plan(p, 1);
+  const PlanResult two = evaluate_plan(p, 2);
+  // 1 candidate x 1 workload x 4 variants x 2 world sizes = 8 rows, variant-major then world.
+  REQUIRE(one.rows.size() == 8);
+  REQUIRE(two.rows.size() == 8);
+  for (std::size_t i = 0; i < one.rows.size(); ++i) {
+    CHECK(one.rows[i].variant == two.rows[i].variant);
+    CHECK(one.rows[i].world == two.rows[i].world);
+    CHECK(one.rows[i].step == two.rows[i].step);
+    CHECK(one.rows[i].memory.total == two.rows[i].memory.total);
+  }
+  const PlanRow& r = one.rows[1];  // ddp b25 k1 at 16 GPUs
+  CHECK(r.variant == 0);
+  CHECK(r.world == 16);
+  // 256 samples / (16 GPUs x 1 step) = 16 per GPU.
+  CHECK(r.micro_batch == 16);
+  REQUIRE(r.step.ps > 0);
+  // samples/s = 256 / step; cost per hour = 16 GPUs x 2.0; per million samples = that x
+  // step in hours / 256 x 1e6.
+  const double step_s = static_cast<double>(r.step.ps) / 1e12;
+  CHECK(r.samples_per_s == Approx(256 / step_s));
+  CHECK(r.cost_per_hour == Approx(32.0));
+  CHECK(r.cost_per_million == Approx(32.0 * step_s / 3600 / 256 * 1e6));
+  // With 2 accumulation steps at 8 GPUs: 256 / (8 x 2) = 16 per micro-step.
+  CHECK(one.rows[2].micro_batch == 16);
+  // Efficiency of the 16-GPU row against its 8-GPU base: T8 x 8 / (T16 x 16).
+  CHECK(r.efficiency_base == 8);
+  CHECK(r.scaling_efficiency ==
+        Approx(static_cast<double>(one.rows[0].step.ps) * 8 / (static_cast<double>(r.step.ps) * 16)));
+}
+
+}  // namespace collsim
