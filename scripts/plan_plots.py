@@ -13,6 +13,7 @@ try:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import ScalarFormatter
 except ImportError as e:  # collsim says so in report.md and on stderr
     print(f"python3 cannot import matplotlib ({e})")
     sys.exit(3)
@@ -48,6 +49,12 @@ def main(folder):
                 ax.plot([p["gpus"] for p in unfit], [p["samples_per_s"] for p in unfit], "x", color="red", markersize=9)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
+        worlds = sorted({p["gpus"] for pts in series.values() for p in pts})
+        if worlds:
+            ax.set_xticks(worlds)
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.xaxis.set_minor_formatter(ScalarFormatter())
+        ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
         ax.set_xlabel("GPUs")
         ax.set_ylabel("samples/s (fixed global batch)")
         ax.set_title(f"Strong scaling on {name} (red x: does not fit)")
@@ -73,6 +80,8 @@ def main(folder):
         if pareto:
             ax.plot([p["step_ms"] for p in pareto], [p["cost_per_m_samples"] for p in pareto], "k--", linewidth=1, label="Pareto-best")
         ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.xaxis.set_minor_formatter(ScalarFormatter())
         ax.set_xlabel("step time (ms)")
         ax.set_ylabel(f"cost per million samples ({plan['currency']})")
         ax.set_title(workload)

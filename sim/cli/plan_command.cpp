@@ -6,6 +6,7 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -46,7 +47,15 @@ std::vector<std::string> render_plots(const std::filesystem::path& dir, std::str
     note = fmt::format("PNG plots not written: the plot script {} is missing.", script.string());
     return {};
   }
-  const std::string cmd = fmt::format("python3 '{}' '{}' 2>&1", script.string(), dir.string());
+  // $COLLSIM_PYTHON, else Debian's /usr/bin/python3 (where apt's python3-matplotlib
+  // lives, whatever python3 comes first on PATH), else python3 on PATH.
+  std::string python = "python3";
+  if (const char* env = std::getenv("COLLSIM_PYTHON"); env && *env) {
+    python = env;
+  } else if (std::filesystem::exists("/usr/bin/python3")) {
+    python = "/usr/bin/python3";
+  }
+  const std::string cmd = fmt::format("'{}' '{}' '{}' 2>&1", python, script.string(), dir.string());
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) {
     note = "PNG plots not written: could not start python3.";
@@ -61,7 +70,7 @@ std::vector<std::string> render_plots(const std::filesystem::path& dir, std::str
   if (rc != 0) {
     std::string why = output;
     while (!why.empty() && why.back() == '\n') why.pop_back();
-    if (rc == 127) why = "python3 was not found on PATH";
+    if (rc == 127) why = fmt::format("{} was not found", python);
     note = fmt::format("PNG plots not written: {} (install python3 and python3-matplotlib, e.g. scripts/setup.sh).", why);
     return {};
   }

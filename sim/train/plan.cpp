@@ -50,10 +50,12 @@ std::vector<int> parse_world_sizes(JsonFields& f) {
   for (std::size_t i = 0; i < arr.size(); ++i) {
     const auto& v = arr[i];
     if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > (1 << 20)) {
-      f.fail(fmt::format("world_sizes/{}", i), brief(v), "a world size from 1 to 1048576");
+      throw ConfigError(f.source(), fmt::format("{}/{}", f.pointer("world_sizes"), i), brief(v), "a world size from 1 to 1048576");
     }
     const int n = v.get<int>();
-    if (!out.empty() && n <= out.back()) f.fail(fmt::format("world_sizes/{}", i), brief(v), "world sizes in ascending order, no repeats");
+    if (!out.empty() && n <= out.back()) {
+      throw ConfigError(f.source(), fmt::format("{}/{}", f.pointer("world_sizes"), i), brief(v), "world sizes in ascending order, no repeats");
+    }
     out.push_back(n);
   }
   return out;
@@ -116,12 +118,12 @@ PlanCandidate parse_candidate(const nlohmann::json& j, const std::string& source
   for (std::size_t i = 0; i < c.world_sizes.size(); ++i) {
     const int n = c.world_sizes[i];
     if (c.scales_hosts && n % c.gpus_per_host != 0) {
-      f.fail(fmt::format("world_sizes/{}", i), std::to_string(n),
-             fmt::format("a multiple of the {} ranks of one host of this cluster", c.gpus_per_host));
+      throw ConfigError(source, fmt::format("{}/{}", f.pointer("world_sizes"), i), std::to_string(n),
+                        fmt::format("a multiple of the {} ranks of one host of this cluster", c.gpus_per_host));
     }
     if (!c.scales_hosts && n > c.max_ranks) {
-      f.fail(fmt::format("world_sizes/{}", i), std::to_string(n),
-             fmt::format("at most the topology's {} ranks (a cluster generator scales with the world size)", c.max_ranks));
+      throw ConfigError(source, fmt::format("{}/{}", f.pointer("world_sizes"), i), std::to_string(n),
+                        fmt::format("at most the topology's {} ranks (a cluster generator scales with the world size)", c.max_ranks));
     }
   }
   // Check the topology at the smallest size (errors carry the topology's own pointers).
