@@ -29,6 +29,12 @@ std::vector<std::size_t> Workload::grad_ready_order() const {
   return order;
 }
 
+Bytes Workload::activation_bytes_per_sample() const {
+  Bytes b{};
+  for (const auto& l : layers) b += l.activation_bytes_per_sample;
+  return b;
+}
+
 namespace {
 
 constexpr std::int64_t kMaxElements = std::int64_t{1} << 46;
@@ -79,6 +85,10 @@ Layer read_layer(const nlohmann::json& j, const std::string& source, const std::
     l.compute.forward_flops = f.number("forward_flops", 0, 1e21);
     l.compute.backward_flops = f.number("backward_flops", 0, 1e21);
   }
+  // Integers of bytes; 2^50 per sample is far beyond any GPU's memory.
+  constexpr std::int64_t kMaxSampleBytes = std::int64_t{1} << 50;
+  l.activation_bytes_per_sample = Bytes{f.optional_integer("activation_bytes_per_sample", 0, kMaxSampleBytes).value_or(0)};
+  l.checkpoint_bytes_per_sample = Bytes{f.optional_integer("checkpoint_bytes_per_sample", 0, kMaxSampleBytes).value_or(0)};
   const nlohmann::json& params = f.array("params");
   for (std::size_t i = 0; i < params.size(); ++i) {
     const std::string where = fmt::format("{}/params/{}", pointer, i);

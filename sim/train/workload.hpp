@@ -1,7 +1,7 @@
 // A training workload as data: parameters in model.parameters() order (element counts,
 // dtypes, sparse-gradient flags), layers in forward order with compute (measured times in
 // ps, or FLOPs per iteration), which parameters each layer's backward makes ready, buffers,
-// and the optimizer's cost.
+// per-sample activation bytes, and the optimizer's cost.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +41,11 @@ struct Layer {
   // Indices into Workload::parameters whose gradients this layer's backward produces,
   // in the order they become ready.
   std::vector<std::size_t> params;
+  // Activation memory per sample (multiply by the micro-batch): bytes this layer's forward
+  // saves for its backward, and its input's bytes (what activation checkpointing keeps).
+  // Both 0 when the workload file does not give them.
+  Bytes activation_bytes_per_sample;
+  Bytes checkpoint_bytes_per_sample;
 };
 
 struct Buffer {
@@ -71,6 +76,8 @@ struct Workload {
   [[nodiscard]] std::int64_t parameter_count() const;
   // Gradient-ready order: layers in reverse, each layer's params in its listed order.
   [[nodiscard]] std::vector<std::size_t> grad_ready_order() const;
+  // Sum of every layer's activation_bytes_per_sample.
+  [[nodiscard]] Bytes activation_bytes_per_sample() const;
 };
 
 // Reads a workload JSON file; every error is a ConfigError naming the file and pointer.
