@@ -89,7 +89,10 @@ void run_plan_command(const PlanArgs& a) {
   const Plan plan = load_plan_file(a.plan);
   PlanReport rep;
   rep.plan = &plan;
-  for (const auto& w : plan.workloads) rep.workload_names.push_back(w.name);
+  for (const auto& w : plan.workloads) {
+    rep.workload_names.push_back(w.name);
+    rep.activations_known.push_back(load_workload_file(w.path).activation_bytes_per_sample().count > 0);
+  }
 
   const bool bar = a.progress || isatty(STDERR_FILENO) != 0;
   const auto t0 = std::chrono::steady_clock::now();

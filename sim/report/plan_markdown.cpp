@@ -106,7 +106,14 @@ void write_plan_markdown(std::ostream& out, const PlanReport& rep, const std::ve
              "- Memory: parameters, gradients and optimizer state per the ZeRO paper's formulas for the strategy and "
              "precision, DDP buckets or FSDP units unsharded at the peak, activations of the micro-batch; capacity = the "
              "GPU's HBM from the device catalogue. Allocator fragmentation, CUDA context and NCCL buffers are not "
-             "counted (keep a few GiB of margin).\n"
+             "counted (keep a few GiB of margin).\n");
+  for (std::size_t wi = 0; wi < p.workloads.size(); ++wi) {
+    if (wi < rep.activations_known.size() && !rep.activations_known[wi]) {
+      fmt::print(out, "- {}: its workload file gives no per-layer activation bytes, so activations count as 0 "
+                      "and its memory is a lower bound.\n", rep.workload_names[wi]);
+    }
+  }
+  fmt::print(out,
              "- Cost per million samples = GPUs x price per GPU-hour x step time / global batch x 1e6; cost per hour = "
              "GPUs x price per GPU-hour. Pareto-best: no other fitting combination of the same workload is at least as "
              "fast and at least as cheap, and better in one.\n"

@@ -18,6 +18,7 @@ struct PlanReport {
   const Plan* plan = nullptr;
   PlanResult result;
   std::vector<std::string> workload_names;  // per plan workload (as loaded)
+  std::vector<bool> activations_known;      // per plan workload: the file gives activation bytes
 };
 
 void write_plan_report(std::ostream& out, const PlanReport& report, OutputFormat format);

@@ -105,7 +105,6 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
         row.exposed_comm = r.exposed_comm;
         const bool units = o.strategy != Sharding::Zero1 && o.strategy != Sharding::Zero2;
         if (units) mi.largest_unit = largest_unit_bytes(w, o);
-        if (r.peak_unsharded.count > mi.largest_unit.count) mi.largest_unit = r.peak_unsharded;
       }
       ++simulations;
       row.memory = estimate_memory(mi);
