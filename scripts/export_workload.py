@@ -21,8 +21,10 @@ What it records:
                      successive gradient-ready events, charged to the layer owning the
                      gradient that became ready;
   * per-layer activation memory, when the model declares it (the built-in transformers do,
-    from Korthikanti et al. 2022, see collsim_models.py): activation_bytes_per_sample (what
-    the layer's forward saves for backward, 16-bit activations) and, for every layer,
+    from Korthikanti et al. 2022, see collsim_models.py) or with --saved-activations (the
+    tensors autograd saves in one forward, counted once per storage, charged like FLOPs):
+    activation_bytes_per_sample (what the layer's forward saves for backward, 16-bit
+    activations) and, for every layer,
     checkpoint_bytes_per_sample (its input per sample: floating-point inputs at the compute
     precision's size, integer inputs at their own), which activation checkpointing keeps;
   * buffers (for broadcast_buffers), and the optimizer's HBM traffic per parameter
@@ -36,7 +38,7 @@ device, so exporting the 70B model allocates no weights). Your own model: --modu
 returns (model, example_input) with example_input one per-GPU batch.
 
 Examples:
-  /usr/bin/python3 scripts/export_workload.py --model resnet50 --batch 64 --out workloads/resnet50.json
+  /usr/bin/python3 scripts/export_workload.py --model resnet50 --batch 64 --saved-activations --out workloads/resnet50.json
   /usr/bin/python3 scripts/export_workload.py --model llama2-7b --batch 2 --seq 4096 --optimizer adam --out workloads/llama2-7b.json
   /usr/bin/python3 scripts/export_workload.py --module mynet.py:make --mode measure --out mynet.json
 """
@@ -113,6 +115,48 @@ def layer_flops(m, inputs, output):
         return 5 * (x.numel() if x is not None else out.numel())
     print(f"warning: no FLOPs rule for {type(m).__name__}; counted as 0", file=sys.stderr)
     return 0
+
+
+def saved_activation_bytes(model, example, layers, precision):
+    """Per-sample bytes of the tensors autograd saves for backward during one forward, per
+    layer: every saved tensor that is not a parameter or buffer, counted once per storage
+    (an in-place ReLU's saved output and the next conv's saved input are one tensor), floating
+    point at the compute precision's size, integers (max-pool indices) at their own; charged
+    to the parameter-owning module running when it is saved, or, for parameter-free work
+    between layers, to the next layer (as FLOPs are)."""
+    skip = {t.storage().data_ptr() for t in list(model.parameters()) + list(model.buffers())}
+    seen, per_layer, state = set(), {n: 0 for n in layers}, {"stack": [], "pending": 0, "last": None}
+
+    def pack(t):
+        ptr = t.storage().data_ptr()
+        if ptr not in skip and ptr not in seen:
+            seen.add(ptr)
+            size = FLOAT_BYTES[precision] if t.is_floating_point() else t.element_size()
+            if state["stack"]:
+                per_layer[state["stack"][-1]] += t.numel() * size
+            else:
+                state["pending"] += t.numel() * size
+        return t
+
+    def pre(name):
+        def hook(m, inputs):
+            state["stack"].append(name)
+            per_layer[name] += state["pending"]
+            state["pending"] = 0
+        return hook
+
+    def post(m, inputs, output):
+        state["last"] = state["stack"].pop()
+
+    handles = [h for n, m in layers.items() for h in (m.register_forward_pre_hook(pre(n)), m.register_forward_hook(post))]
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        model(example)
+    for h in handles:
+        h.remove()
+    if state["last"] is not None:
+        per_layer[state["last"]] += state["pending"]  # work after the last layer (e.g. flatten)
+    batch = example.shape[0]
+    return {n: v // batch for n, v in per_layer.items()}
 
 
 def grad_ready_order(params):
@@ -210,6 +254,11 @@ def export(model, example, description, args):
     # Activation fields only when the model declares its activation memory (all-or-nothing:
     # a checkpoint estimate without activations would be meaningless).
     declared = any(hasattr(m, "collsim_activation_bytes_per_sample") for m in layers.values())
+    saved = None
+    if args.saved_activations:
+        with torch.random.fork_rng():
+            saved = saved_activation_bytes(model, example, layers, args.precision)
+        declared = True
     out_layers = []
     for n in forward_order:
         mine = sorted((i for i, o in owner.items() if o == n), key=lambda i: rank.get(i, -1))
@@ -227,7 +276,8 @@ def export(model, example, description, args):
             layer["forward_flops"] = float(f * args.flops_scale)
             layer["backward_flops"] = float(b * args.flops_scale)
         if declared:
-            layer["activation_bytes_per_sample"] = int(getattr(layers[n], "collsim_activation_bytes_per_sample", 0))
+            act = saved[n] if saved is not None else getattr(layers[n], "collsim_activation_bytes_per_sample", 0)
+            layer["activation_bytes_per_sample"] = int(act)
             layer["checkpoint_bytes_per_sample"] = int(input_bytes.get(n, 0))
         out_layers.append(layer)
     derived = [position[p] for l in reversed(out_layers) for p in l["params"]]
@@ -284,6 +334,9 @@ def main():
     ap.add_argument("--precision", choices=["fp32", "tf32", "fp16", "bf16"], default="bf16")
     ap.add_argument("--efficiency", type=float, default=0.5, help="fraction of peak FLOP/s (assumption)")
     ap.add_argument("--optimizer", choices=sorted(OPTIMIZER_BYTES), default="sgd")
+    ap.add_argument("--saved-activations", action="store_true",
+                    help="activation bytes from the tensors autograd saves in one forward (models that do not "
+                         "declare collsim_activation_bytes_per_sample, e.g. resnet50)")
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--iters", type=int, default=5)
     ap.add_argument("--out", help="output file (default: stdout)")
