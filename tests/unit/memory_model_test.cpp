@@ -172,6 +172,30 @@ TEST_CASE("shipped Llama 2 workloads: parameter totals, activations, FLOPs", "[t
   CHECK(w70.activation_bytes_per_sample().count == 91'926'560'768);
 }
 
+TEST_CASE("shipped ResNet-50 activation bytes follow autograd's saved tensors", "[train][memory][workload]") {
+  const Workload w = load_workload_file(shipped("resnet50"));
+  const auto layer = [&](const std::string& name) -> const Layer& {
+    for (const auto& l : w.layers) {
+      if (l.name == name) return l;
+    }
+    FAIL("no layer " << name);
+    return w.layers.front();
+  };
+  // conv1 saves its input image, 3 x 224 x 224 at 2 bytes (bf16) = 301,056.
+  CHECK(layer("conv1").activation_bytes_per_sample.count == 301'056);
+  // bn1 saves its input, 64 x 112 x 112 x 2 = 1,605,632, plus per-channel mean and inverse
+  // std (2 x 64 x 2 = 256): 1,605,888.
+  CHECK(layer("bn1").activation_bytes_per_sample.count == 1'605'888);
+  // Charged to layer1.0.conv1 (parameter-free work before it): the in-place ReLU's output
+  // 1,605,632, max-pool's int64 indices 64 x 56 x 56 x 8 = 1,605,632, and conv1's own input
+  // (the pool output) 64 x 56 x 56 x 2 = 401,408: 3,612,672.
+  CHECK(layer("layer1.0.conv1").activation_bytes_per_sample.count == 3'612'672);
+  // The downsample conv reads the same pool output: already counted, 0.
+  CHECK(layer("layer1.0.downsample.0").activation_bytes_per_sample.count == 0);
+  // Its checkpoint bytes are still its input, 401,408.
+  CHECK(layer("layer1.0.downsample.0").checkpoint_bytes_per_sample.count == 401'408);
+}
+
 TEST_CASE("activation bytes with and without checkpointing", "[train][memory]") {
   const Workload w = parse_workload(small_workload(), "small.json");
   // Without checkpointing every layer keeps its activations: 7 + 100 + 300 + 250 = 657 per
