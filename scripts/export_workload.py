@@ -20,17 +20,26 @@ What it records:
                      between is charged to the next layer); backward = time between
                      successive gradient-ready events, charged to the layer owning the
                      gradient that became ready;
+  * per-layer activation memory, when the model declares it (the built-in transformers do,
+    from Korthikanti et al. 2022, see collsim_models.py) or with --saved-activations (the
+    tensors autograd saves in one forward, counted once per storage, charged like FLOPs):
+    activation_bytes_per_sample (what the layer's forward saves for backward, 16-bit
+    activations) and, for every layer,
+    checkpoint_bytes_per_sample (its input per sample: floating-point inputs at the compute
+    precision's size, integer inputs at their own), which activation checkpointing keeps;
   * buffers (for broadcast_buffers), and the optimizer's HBM traffic per parameter
     (SGD with momentum 24 B: buf = m buf + g reads 8 B writes 4 B, p -= lr buf reads 8 B
     writes 4 B; Adam 40 B: two moment updates read 8 + 8 B write 4 + 4 B, the step reads
     p, m, v (12 B) and writes p (4 B)).
 
-Built-in models (--model): resnet50 (torchvision), bert-base, bert-large, gpt2-medium
-(scripts/collsim_models.py). Your own model: --module FILE.py:FACTORY where FACTORY()
+Built-in models (--model): resnet50 (torchvision), bert-base, bert-large, gpt2-medium,
+llama2-7b, llama2-70b (scripts/collsim_models.py; the Llama models are built on the meta
+device, so exporting the 70B model allocates no weights). Your own model: --module FILE.py:FACTORY where FACTORY()
 returns (model, example_input) with example_input one per-GPU batch.
 
 Examples:
-  /usr/bin/python3 scripts/export_workload.py --model resnet50 --batch 64 --out workloads/resnet50.json
+  /usr/bin/python3 scripts/export_workload.py --model resnet50 --batch 64 --saved-activations --out workloads/resnet50.json
+  /usr/bin/python3 scripts/export_workload.py --model llama2-7b --batch 2 --seq 4096 --optimizer adam --out workloads/llama2-7b.json
   /usr/bin/python3 scripts/export_workload.py --module mynet.py:make --mode measure --out mynet.json
 """
 import argparse
@@ -43,17 +52,26 @@ import time
 import torch
 import torch.nn as nn
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
 DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16", torch.float64: "float64",
           torch.int64: "int64", torch.int32: "int32", torch.uint8: "uint8"}
 OPTIMIZER_BYTES = {"sgd": 24, "adam": 40}
-NORMS = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d, nn.LayerNorm, nn.GroupNorm)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import collsim_models  # noqa: E402
+
+NORMS = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d, nn.LayerNorm, nn.GroupNorm, collsim_models.RMSNorm)
+FLOAT_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2}
 
 
 def builtin(name, batch, seq):
     """(model, input for one per-GPU batch, description) of a built-in model."""
-    import collsim_models as cm
+    cm = collsim_models
+    if name in cm.LLAMA2:
+        c = cm.LLAMA2[name]
+        gqa = f", {c['kv_heads']} KV heads (GQA)" if c["kv_heads"] != c["heads"] else ""
+        return (cm.LlamaForCausalLM(**c, device="meta"), torch.randint(0, c["vocab"], (batch, seq)).to("meta"),
+                f"Llama 2 {name[7:].upper()} (Touvron et al. 2023; {c['layers']} layers, hidden {c['h']}, SwiGLU FFN "
+                f"{c['ffn']}, {c['heads']} heads{gqa}, vocab {c['vocab']}, RMSNorm, untied LM head), sequence "
+                f"length {seq}; activations per Korthikanti et al. 2022 with flash attention (34sh per layer)")
     if name == "resnet50":
         import torchvision
         return (torchvision.models.resnet50(), torch.randn(batch, 3, 224, 224),
@@ -99,6 +117,48 @@ def layer_flops(m, inputs, output):
     return 0
 
 
+def saved_activation_bytes(model, example, layers, precision):
+    """Per-sample bytes of the tensors autograd saves for backward during one forward, per
+    layer: every saved tensor that is not a parameter or buffer, counted once per storage
+    (an in-place ReLU's saved output and the next conv's saved input are one tensor), floating
+    point at the compute precision's size, integers (max-pool indices) at their own; charged
+    to the parameter-owning module running when it is saved, or, for parameter-free work
+    between layers, to the next layer (as FLOPs are)."""
+    skip = {t.storage().data_ptr() for t in list(model.parameters()) + list(model.buffers())}
+    seen, per_layer, state = set(), {n: 0 for n in layers}, {"stack": [], "pending": 0, "last": None}
+
+    def pack(t):
+        ptr = t.storage().data_ptr()
+        if ptr not in skip and ptr not in seen:
+            seen.add(ptr)
+            size = FLOAT_BYTES[precision] if t.is_floating_point() else t.element_size()
+            if state["stack"]:
+                per_layer[state["stack"][-1]] += t.numel() * size
+            else:
+                state["pending"] += t.numel() * size
+        return t
+
+    def pre(name):
+        def hook(m, inputs):
+            state["stack"].append(name)
+            per_layer[name] += state["pending"]
+            state["pending"] = 0
+        return hook
+
+    def post(m, inputs, output):
+        state["last"] = state["stack"].pop()
+
+    handles = [h for n, m in layers.items() for h in (m.register_forward_pre_hook(pre(n)), m.register_forward_hook(post))]
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        model(example)
+    for h in handles:
+        h.remove()
+    if state["last"] is not None:
+        per_layer[state["last"]] += state["pending"]  # work after the last layer (e.g. flatten)
+    batch = example.shape[0]
+    return {n: v // batch for n, v in per_layer.items()}
+
+
 def grad_ready_order(params):
     """Records (param index, time) as each gradient is accumulated."""
     order = []
@@ -122,7 +182,7 @@ def export(model, example, description, args):
         if isinstance(m, (nn.Embedding, nn.EmbeddingBag)) and m.sparse:
             sparse.add(id(m.weight))
     layers = {n: m for n, m in model.named_modules() if any(p is not None for p in m._parameters.values())}
-    call_order, flops, needs_input_grad = [], {}, {}
+    call_order, flops, needs_input_grad, input_bytes = [], {}, {}, {}
     fwd_time = {n: 0.0 for n in layers}
     clock = {"last": 0.0}
     sync = torch.cuda.synchronize if example.is_cuda else (lambda: None)
@@ -133,6 +193,10 @@ def export(model, example, description, args):
                 call_order.append(name)
                 flops[name] = 0
                 needs_input_grad[name] = any(torch.is_tensor(x) and x.requires_grad for x in inputs)
+                x = inputs[0] if inputs and torch.is_tensor(inputs[0]) else None
+                if x is not None and x.dim() > 0 and x.shape[0] > 0:
+                    size = FLOAT_BYTES[args.precision] if x.is_floating_point() else x.element_size()
+                    input_bytes[name] = x.numel() // x.shape[0] * size
         return hook
 
     def post(name):
@@ -187,6 +251,14 @@ def export(model, example, description, args):
         print(f"warning: modules with parameters never called in forward: {unused}", file=sys.stderr)
     forward_order = unused + call_order
     rank = {i: k for k, i in enumerate(ready)}
+    # Activation fields only when the model declares its activation memory (all-or-nothing:
+    # a checkpoint estimate without activations would be meaningless).
+    declared = any(hasattr(m, "collsim_activation_bytes_per_sample") for m in layers.values())
+    saved = None
+    if args.saved_activations:
+        with torch.random.fork_rng():
+            saved = saved_activation_bytes(model, example, layers, args.precision)
+        declared = True
     out_layers = []
     for n in forward_order:
         mine = sorted((i for i, o in owner.items() if o == n), key=lambda i: rank.get(i, -1))
@@ -203,6 +275,10 @@ def export(model, example, description, args):
                 b = 2 * f if needs_input_grad.get(n, True) else f
             layer["forward_flops"] = float(f * args.flops_scale)
             layer["backward_flops"] = float(b * args.flops_scale)
+        if declared:
+            act = saved[n] if saved is not None else getattr(layers[n], "collsim_activation_bytes_per_sample", 0)
+            layer["activation_bytes_per_sample"] = int(act)
+            layer["checkpoint_bytes_per_sample"] = int(input_bytes.get(n, 0))
         out_layers.append(layer)
     derived = [position[p] for l in reversed(out_layers) for p in l["params"]]
     if derived != ready:
@@ -248,7 +324,8 @@ def dump(doc):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     src = ap.add_mutually_exclusive_group(required=True)
-    src.add_argument("--model", choices=["resnet50", "bert-base", "bert-large", "gpt2-medium"])
+    src.add_argument("--model", choices=["resnet50", "bert-base", "bert-large", "gpt2-medium", "llama2-7b",
+                                         "llama2-70b"])
     src.add_argument("--module", help="FILE.py:FACTORY returning (model, example_input)")
     ap.add_argument("--mode", choices=["flops", "measure"], default="flops")
     ap.add_argument("--batch", type=int, default=1, help="per-GPU batch (built-in models)")
@@ -257,6 +334,9 @@ def main():
     ap.add_argument("--precision", choices=["fp32", "tf32", "fp16", "bf16"], default="bf16")
     ap.add_argument("--efficiency", type=float, default=0.5, help="fraction of peak FLOP/s (assumption)")
     ap.add_argument("--optimizer", choices=sorted(OPTIMIZER_BYTES), default="sgd")
+    ap.add_argument("--saved-activations", action="store_true",
+                    help="activation bytes from the tensors autograd saves in one forward (models that do not "
+                         "declare collsim_activation_bytes_per_sample, e.g. resnet50)")
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--iters", type=int, default=5)
     ap.add_argument("--out", help="output file (default: stdout)")
