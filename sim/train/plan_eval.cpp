@@ -51,11 +51,14 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
   // Node = one host of the cluster generator, else as the topology groups its ranks.
   const int node_ranks = c.gpus_per_host > 0 ? c.gpus_per_host : ranks_per_node(topo);
   std::optional<GroupCollectiveCost> sharded;  // built on first use
+  // One all-reduce fit for every DDP workload: it spans up to the largest bucket of any.
+  std::optional<AffineCollectiveCost> ddp_cost;
+  Bytes largest_bucket{0};
+  for (const auto& l : loaded) largest_bucket = std::max(largest_bucket, l.largest_bucket);
   std::vector<PlanRow> rows;
   for (std::size_t wi = 0; wi < loaded.size(); ++wi) {
     const Loaded& l = loaded[wi];
     const std::int64_t global = plan.workloads[wi].global_batch;
-    std::optional<AffineCollectiveCost> ddp_cost;
     std::map<int, Workload> scaled;  // per micro-batch
     for (std::size_t k = 0; k < l.variants.size(); ++k) {
       const PlanStrategyVariant& v = *l.variants[k];
@@ -85,7 +88,7 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
       mi.capacity = device.hbm_capacity;
       mi.activations = activation_bytes(w, *micro, v.sharding.activation_checkpointing);
       if (v.sharding.strategy == Sharding::Ddp) {
-        if (!ddp_cost) ddp_cost.emplace(graph, c.algorithm, l.largest_bucket);
+        if (!ddp_cost) ddp_cost.emplace(graph, c.algorithm, largest_bucket);
         DdpOptions o;
         o.buckets.bucket_cap = bucket_cap_from_mb(v.bucket_mb);
         o.gradient_as_bucket_view = v.gradient_as_bucket_view;
