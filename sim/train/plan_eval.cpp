@@ -207,8 +207,14 @@ PlanResult evaluate_plan(const Plan& plan, int jobs, const PlanProgress& progres
     const std::lock_guard<std::mutex> lock(progress_mutex);
     progress(++done, total);
   };
+  // Largest world sizes first (longest work first keeps the threads' tails short); the
+  // results land in their own slots, so the order of work never shows in the output.
+  std::vector<std::size_t> order(groups.size());
+  for (std::size_t g = 0; g < order.size(); ++g) order[g] = g;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return groups[a].second > groups[b].second; });
   auto worker = [&] {
-    for (std::size_t g = next++; g < groups.size(); g = next++) {
+    for (std::size_t i = next++; i < order.size(); i = next++) {
+      const std::size_t g = order[i];
       try {
         out[g] = evaluate_group(plan, loaded, groups[g].first, groups[g].second, tick, sims[g]);
       } catch (...) {
