@@ -80,8 +80,14 @@ def main(folder):
         if pareto:
             ax.plot([p["step_ms"] for p in pareto], [p["cost_per_m_samples"] for p in pareto], "k--", linewidth=1, label="Pareto-best")
         ax.set_xscale("log")
-        ax.xaxis.set_major_formatter(ScalarFormatter())
-        ax.xaxis.set_minor_formatter(ScalarFormatter())
+        ax.set_yscale("log")
+        ok = [r for r in rows if r["workload"] == workload and r["status"] == "ok"]
+        for axis, key in ((ax.xaxis, "step_ms"), (ax.yaxis, "cost_per_m_samples")):
+            values = [r[key] for r in ok if r[key] and r[key] > 0]
+            # Plain numbers; minor ticks labelled only when the data spans under a decade.
+            narrow = bool(values) and max(values) < 10 * min(values)
+            axis.set_major_formatter(ScalarFormatter())
+            axis.set_minor_formatter(ScalarFormatter() if narrow else matplotlib.ticker.NullFormatter())
         ax.set_xlabel("step time (ms)")
         ax.set_ylabel(f"cost per million samples ({plan['currency']})")
         ax.set_title(workload)

@@ -80,9 +80,15 @@ void write_plan_markdown(std::ostream& out, const PlanReport& rep, const std::ve
   const auto cols = plan_columns();
   out << md_row(cols);
   out << md_row(std::vector<std::string>(cols.size(), "---"));
+  // Per workload, fastest first (rows keep plan order on ties).
+  std::vector<const PlanRow*> pareto;
   for (const auto& r : rep.result.rows) {
-    if (r.pareto) out << md_row(plan_row_cells(rep, r));
+    if (r.pareto) pareto.push_back(&r);
   }
+  std::stable_sort(pareto.begin(), pareto.end(), [](const PlanRow* a, const PlanRow* b) {
+    return a->workload != b->workload ? a->workload < b->workload : a->step < b->step;
+  });
+  for (const PlanRow* r : pareto) out << md_row(plan_row_cells(rep, *r));
   fmt::print(out, "\n## Recommendations\n\n");
   recommendations(out, rep);
   fmt::print(out, "\n## Plots\n\n");
