@@ -192,3 +192,44 @@ TEST_CASE("evaluating a DDP plan: every combination, in plan order, same rows fo
 }
 
 }  // namespace collsim
+
+namespace collsim {
+
+TEST_CASE("Llama 2 7B in a plan: DDP does not fit on 80 GiB, ZeRO-2 and FSDP shard it over 16 GPUs", "[plan]") {
+  auto doc = minimal_plan();
+  doc["candidates"][0]["world_sizes"] = {16};
+  doc["workloads"][0] = {{"file", "workloads/llama2-7b.json"}, {"global_batch", 16}};
+  doc["strategies"] = nlohmann::json::parse(R"([
+    {"name": "ddp", "kind": "ddp", "activation_checkpointing": true},
+    {"name": "zero", "kind": "zero", "stages": [2], "activation_checkpointing": true},
+    {"name": "fsdp", "kind": "fsdp", "sharding": ["full_shard", "hybrid_shard"], "activation_checkpointing": true}])");
+  const Plan p = parse_plan(doc, "p.json", kSrc);
+  const PlanResult r = evaluate_plan(p, 2);
+  REQUIRE(r.rows.size() == 4);  // ddp, zero2, full_shard, hybrid_shard at 16 GPUs
+  const std::int64_t psi = 6'738'415'616;  // Llama 2 7B parameters (workloads/llama2-7b.json)
+  for (const auto& row : r.rows) {
+    CHECK(row.micro_batch == 1);  // 16 samples / 16 GPUs
+    CHECK(row.step.ps > 0);
+  }
+  // DDP, Adam mixed precision: 2 + 2 + 12 = 16 bytes per parameter on every GPU,
+  // 6.738e9 x 16 = 107.8 GB > 80 GiB = 85.9 GB before buckets and activations.
+  CHECK(r.rows[0].memory.optimizer.count == psi * 12);
+  CHECK(r.rows[0].status == PlanStatus::DoesNotFit);
+  CHECK(r.rows[0].memory.margin_bytes < 0);
+  // ZeRO-2: optimizer state and gradients sharded over 16 ranks, parameters replicated:
+  // 2 psi + (2 + 12) psi / 16 = 13.48 + 5.90 GB (plus buffers and activations) -> fits.
+  CHECK(r.rows[1].memory.parameters.count == psi * 2);
+  CHECK(r.rows[1].memory.optimizer.count == psi * 12 / 16);
+  CHECK(r.rows[1].status == PlanStatus::Ok);
+  // FULL_SHARD over all 16; HYBRID_SHARD over one 8-GPU node: states psi x 16 / 16 vs / 8.
+  CHECK(r.rows[2].memory.optimizer.count == psi * 12 / 16);
+  CHECK(r.rows[3].memory.optimizer.count == psi * 12 / 8);
+  CHECK(r.rows[2].status == PlanStatus::Ok);
+  CHECK(r.rows[3].status == PlanStatus::Ok);
+  // FSDP holds gathered units at the peak (at least one decoder layer's bf16 parameters).
+  CHECK(r.rows[2].memory.unsharded.count > 0);
+  // Only fitting rows can be Pareto-best.
+  CHECK_FALSE(r.rows[0].pareto);
+}
+
+}  // namespace collsim
