@@ -33,7 +33,10 @@ Cells cells(const PlanReport& rep, const PlanRow& r) {
   c.status = std::string(to_string(r.status));
   c.per_hour = fmt::format("{:.2f}", r.cost_per_hour);
   if (r.status == PlanStatus::BatchInvalid) {
-    c.micro = c.step_ms = c.samples_s = c.efficiency = c.exposed = c.memory_gib = c.margin_gib = c.per_million = "-";
+    for (std::string* cell : {&c.micro, &c.step_ms, &c.samples_s, &c.efficiency, &c.exposed, &c.memory_gib,
+                              &c.margin_gib, &c.per_million}) {
+      cell->assign(1, '-');
+    }
     return c;
   }
   c.micro = std::to_string(r.micro_batch);
