@@ -8,6 +8,7 @@
 
 #include "sim/cli/commands.hpp"
 #include "sim/cli/ddp_options.hpp"
+#include "sim/cli/sharding_options.hpp"
 #include "sim/core/error.hpp"
 #include "sim/report/ddp_report.hpp"
 #include "sim/report/trace_writer.hpp"
@@ -24,9 +25,17 @@ struct DdpCommandArgs {
   double bucket_mb = 25;
   std::string trace;
   std::string format = "table";
+  ShardingArgs sharding;
 };
 
 void run_ddp(const DdpCommandArgs& a) {
+  if (a.sharding.sharding != "ddp") {
+    if (!a.trace.empty()) throw ConfigError("--trace", "", a.trace, "--sharding ddp (traces are written for DDP steps only)");
+    if (a.bucket_mb != 25) throw ConfigError("--bucket-mb", "", fmt::format("{}", a.bucket_mb), "--sharding ddp (ZeRO buckets: --reduce-bucket-mb)");
+    const OutputFormat format = parse_format_option(a.format);
+    run_sharded(a.sharding, a.ddp, load_topology_option(a.topology, a.ranks), format);
+    return;
+  }
   check_algorithm(a.ddp.algo);
   DdpOptions o = make_ddp_options(a.ddp);
   o.buckets.bucket_cap = bucket_cap_option("--bucket-mb", a.bucket_mb);
@@ -66,6 +75,7 @@ void add_ddp_command(CLI::App& app) {
   cmd->add_option("--ranks", args->ranks, "Use only the first N ranks of the topology");
   cmd->add_option("--bucket-mb", args->bucket_mb, "DDP bucket_cap_mb (MiB)")->capture_default_str();
   add_ddp_options(cmd, args->ddp);
+  add_sharding_options(cmd, args->sharding);
   cmd->add_option("--trace", args->trace, "Also write a Chrome trace event JSON file (Perfetto, chrome://tracing)");
   cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
   cmd->callback([args] { run_ddp(*args); });

@@ -235,49 +235,45 @@ class Builder {
     const std::int64_t cap = std::max<std::int64_t>(1, o_.reduce_bucket_bytes / o_.precision.grad_bytes);
     reduces_.clear();
     if (last_) out_.buckets.clear();
+    // Buckets in ready order, each with the compute task whose end closes it.
+    std::vector<std::pair<BucketComms, std::size_t>> closed;
     BucketComms open;
-    std::vector<BucketComms> pending;  // ZeRO-1: reduced after the whole backward
-    auto flush = [&](std::vector<std::size_t> after) {
-      if (open.params.empty()) return;
-      const std::int64_t numel = round_up(open.numel, shard_);
-      open.reduce = comm(fmt::format("{}reducescatter bucket {}", step_, bucket_index_), "reducescatter",
-                         CollectiveOp::ReduceScatter, Bytes{numel * o_.precision.grad_bytes}, group_, std::move(after));
-      ++bucket_index_;
-      out_.reduced_elements += static_cast<double>(numel);
-      reduces_.push_back(open.reduce);
-      if (last_) out_.buckets.push_back(open);
-      open = BucketComms{};
+    std::vector<bool> seen(w_.parameters.size(), false);
+    auto add = [&](std::size_t p, std::size_t t) {
+      const std::int64_t n = w_.parameters[p].numel;
+      // DeepSpeed: a gradient that would overflow the bucket first reduces the bucket.
+      if (!open.params.empty() && open.numel + n > cap) {
+        closed.emplace_back(std::move(open), t);
+        open = BucketComms{};
+      }
+      open.params.push_back(p);
+      open.numel += n;
+      seen[p] = true;
     };
-    bucket_index_ = 0;
     for (std::size_t li = w_.layers.size(); li-- > 0;) {
       const Layer& l = w_.layers[li];
       const std::size_t t = compute(step_ + "bwd " + l.name, "backward", cm_.backward(l));
       if (!reduce) continue;
       for (std::size_t p : l.params) {
-        const std::int64_t n = w_.parameters[p].numel;
-        // DeepSpeed: a gradient that would overflow the bucket first reduces the bucket.
-        if (!open.params.empty() && open.numel + n > cap) {
-          if (during_backward) {
-            flush({t});
-          } else {
-            pending.push_back(std::move(open));
-            open = BucketComms{};
-          }
-        }
-        open.params.push_back(p);
-        open.numel += n;
+        if (!seen[p]) add(p, t);
       }
     }
     if (!reduce) return;
     const std::size_t end = *last_compute();
-    std::vector<BucketComms> all = std::move(pending);
-    for (auto& b : all) {
-      BucketComms keep = open;
-      open = std::move(b);
-      flush({end});
-      open = std::move(keep);
+    // Parameters no layer lists are reduced with the rest at the end of backward.
+    for (std::size_t p = 0; p < w_.parameters.size(); ++p) {
+      if (!seen[p]) add(p, end);
     }
-    flush({end});
+    if (!open.params.empty()) closed.emplace_back(std::move(open), end);
+    for (std::size_t k = 0; k < closed.size(); ++k) {
+      BucketComms& b = closed[k].first;
+      const std::int64_t numel = round_up(b.numel, shard_);
+      b.reduce = comm(fmt::format("{}reducescatter bucket {}", step_, k), "reducescatter", CollectiveOp::ReduceScatter,
+                      Bytes{numel * o_.precision.grad_bytes}, group_, {during_backward ? closed[k].second : end});
+      out_.reduced_elements += static_cast<double>(numel);
+      reduces_.push_back(b.reduce);
+      if (last_) out_.buckets.push_back(std::move(b));
+    }
     if (!last_) return;
     optimizer();
     // Every rank all-gathers the updated parameters, in chunks of the bucket size.
@@ -307,7 +303,6 @@ class Builder {
   std::deque<std::size_t> frees_;                   // pending free events (compute tasks)
   std::vector<std::optional<std::size_t>> open_;    // unit -> its open Residency
   std::vector<std::size_t> reduces_;                // this micro-step's gradient collectives
-  int bucket_index_ = 0;
   ShardedProgram out_;
 };
 

@@ -29,7 +29,8 @@ using GroupCostFn = std::function<Time(CollectiveOp op, Bytes bytes, CommGroup g
 // One FSDP unit (or ZeRO-3 partition): consecutive workload layers and their parameters.
 struct ShardUnit {
   std::string name;
-  std::size_t first_layer = 0, last_layer = 0;   // inclusive range into Workload::layers
+  std::size_t first_layer = 0, last_layer = 0;   // inclusive range into Workload::layers (the root's
+                                                 // layers need not be contiguous: their span)
   std::vector<std::size_t> params;               // indices into Workload::parameters
   std::int64_t numel = 0;
   bool root = false;                              // FSDP's root unit (parameters outside every block)

@@ -6,6 +6,7 @@
 // 1/4 shard. Precision: Adam mixed (2 B parameters and gradients), so a 1,000-element
 // unit all-gathers 2,000 B and reduce-scatters 2,000 B. Collective costs are lambdas.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
@@ -21,7 +22,7 @@ Time us(std::int64_t v) { return Time::from_us(v); }
 Workload hand_model(const std::vector<std::string>& names) {
   nlohmann::json j = {{"name", "hand"}, {"measured_on", "test"}, {"optimizer", {{"time", "1ms"}}}};
   for (std::size_t i = 0; i < names.size(); ++i) {
-    const std::string p = "p" + std::to_string(i);
+    const std::string p = fmt::format("p{}", i);
     j["parameters"].push_back({{"name", p}, {"numel", 1000}, {"dtype", "float32"}});
     j["layers"].push_back({{"name", names[i]}, {"forward_time", "1ms"}, {"backward_time", "2ms"}, {"params", {p}}});
   }
@@ -30,7 +31,7 @@ Workload hand_model(const std::vector<std::string>& names) {
 
 Workload blocks(int n) {
   std::vector<std::string> names;
-  for (int i = 0; i < n; ++i) names.push_back("blocks." + std::to_string(i) + ".lin");
+  for (int i = 0; i < n; ++i) names.push_back(fmt::format("blocks.{}.lin", i));
   return hand_model(names);
 }
 
@@ -62,6 +63,21 @@ std::size_t count_comm(const ShardedResult& r, const std::string& category) {
 }
 
 }  // namespace
+
+TEST_CASE("a collective waiting for a compute event holds the stream behind it", "[sharded]") {
+  // Compute A 0-1 ms, B 1-2 ms. Collective X (0.5 ms) waits for A's end, Y (0.1 ms) is
+  // issued after X: the stream runs in issue order, so Y waits too: X 1.0-1.5, Y 1.5-1.6.
+  StreamProgram p;
+  p.compute.push_back(ComputeTask{"A", "forward", us(1000), {}, {}});
+  p.compute.push_back(ComputeTask{"B", "forward", us(1000), {}, {}});
+  p.comm.push_back(CommTask{"X", "allgather", us(500), {}, {}, Bytes{}, true, {0}});
+  p.comm.push_back(CommTask{"Y", "allgather", us(100), {}, {}, Bytes{}, true, {}});
+  const StreamTimeline t = play_streams(p, StreamOptions{});
+  CHECK(t.comm[0].start == us(1000));
+  CHECK(t.comm[1].start == us(1500));
+  CHECK(t.comm[1].end == us(1600));
+  CHECK(t.end == us(2000));
+}
 
 TEST_CASE("ZeRO-2 reduce-scatters each bucket during backward", "[sharded]") {
   // 4 layers L0..L3, world 4, reduce bucket 4,000 B = 2,000 gradient elements.

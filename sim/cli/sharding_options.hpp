@@ -1,0 +1,36 @@
+// `collsim ddp --sharding NAME`: the ZeRO / FSDP flags, their validation, and the run of
+// one sharded step (table, JSON or CSV on stdout).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "sim/cli/ddp_options.hpp"
+#include "sim/report/collective_table.hpp"
+#include "sim/train/sharding.hpp"
+
+namespace collsim::cli {
+
+struct ShardingArgs {
+  std::string sharding = "ddp";
+  std::string backward_prefetch = "pre";
+  bool forward_prefetch = false;
+  int all_gather_limit = 2;
+  std::optional<int> ranks_per_node;
+  std::optional<double> reduce_bucket_mb;
+  std::optional<std::int64_t> min_unit_params;
+  std::string precision = "adam-mixed";
+};
+
+void add_sharding_options(CLI::App* cmd, ShardingArgs& a);
+
+// Validated ShardingOptions (ConfigError names the flag); DDP-only flags that were set
+// away from their defaults are rejected for a sharded strategy.
+[[nodiscard]] ShardingOptions make_sharding_options(const ShardingArgs& a, const DdpArgs& ddp, int default_ranks_per_node);
+
+// Runs one sharded step and writes the report.
+void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo, OutputFormat format);
+
+}  // namespace collsim::cli

@@ -1,0 +1,29 @@
+// Writes one ZeRO / FSDP step prediction: iteration, forward, backward, optimizer, total,
+// busy and exposed communication (ms), overlap (%), elements gathered and reduced per rank,
+// peak unsharded bytes, and per-unit (FSDP) or per-bucket (ZeRO-1/2) collective times in
+// ms from the step's start, as a table, JSON or CSV.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "sim/report/collective_table.hpp"
+#include "sim/train/sharded_timeline.hpp"
+
+namespace collsim {
+
+struct ShardedReport {
+  std::string workload;
+  std::string topology;
+  std::string device;
+  std::string algorithm;
+  std::string strategy;
+  int ranks = 1;
+  int ranks_per_node = 0;  // HYBRID_SHARD's shard group (0: not hybrid)
+  int accumulate = 1;
+  ShardedResult result;
+};
+
+void write_sharded_report(std::ostream& out, const ShardedReport& report, OutputFormat format);
+
+}  // namespace collsim
