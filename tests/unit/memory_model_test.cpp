@@ -182,6 +182,11 @@ TEST_CASE("shipped BERT activation bytes are Korthikanti's per-layer formula", "
   // BERT-large, s = 512, h = 1024, a = 16: 24 x (17,825,792 + 20,971,520) = 931,135,488;
   // + 3sh 1,572,864 + 4h 4,096 = 932,712,448.
   CHECK(load_workload_file(shipped("bert-large")).activation_bytes_per_sample().count == 932'712'448);
+  // GPT-2 medium, s = h = 1024, a = 16, v = 50257: 24 x (35,651,584 + 83,886,080) =
+  // 2,868,903,936; + embedding dropout mask sh 1,048,576 + final LayerNorm input 2sh
+  // 2,097,152 + LM head input 2sh and fp32 logits 4sv (2,097,152 + 205,852,672) =
+  // 3,079,999,488.
+  CHECK(load_workload_file(shipped("gpt2-medium")).activation_bytes_per_sample().count == 3'079'999'488);
 }
 
 TEST_CASE("shipped ResNet-50 activation bytes follow autograd's saved tensors", "[train][memory][workload]") {
