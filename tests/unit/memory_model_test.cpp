@@ -172,6 +172,23 @@ TEST_CASE("shipped Llama 2 workloads: parameter totals, activations, FLOPs", "[t
   CHECK(w70.activation_bytes_per_sample().count == 91'926'560'768);
 }
 
+TEST_CASE("shipped BERT activation bytes are Korthikanti's per-layer formula", "[train][memory][workload]") {
+  // Per layer and sample s*h*(34 + 5as/h) = 34sh + 5as^2 bytes; outside the layers the
+  // embedding dropout mask sh plus the embedding LayerNorm's input 2sh, and the pooler's
+  // input and tanh output 2h + 2h.
+  // BERT-base, s = 512, h = 768, a = 12: 12 x (13,369,344 + 15,728,640) = 349,175,808;
+  // + 3sh 1,179,648 + 4h 3,072 = 350,358,528.
+  CHECK(load_workload_file(shipped("bert-base")).activation_bytes_per_sample().count == 350'358'528);
+  // BERT-large, s = 512, h = 1024, a = 16: 24 x (17,825,792 + 20,971,520) = 931,135,488;
+  // + 3sh 1,572,864 + 4h 4,096 = 932,712,448.
+  CHECK(load_workload_file(shipped("bert-large")).activation_bytes_per_sample().count == 932'712'448);
+  // GPT-2 medium, s = h = 1024, a = 16, v = 50257: 24 x (35,651,584 + 83,886,080) =
+  // 2,868,903,936; + embedding dropout mask sh 1,048,576 + final LayerNorm input 2sh
+  // 2,097,152 + LM head input 2sh and fp32 logits 4sv (2,097,152 + 205,852,672) =
+  // 3,079,999,488.
+  CHECK(load_workload_file(shipped("gpt2-medium")).activation_bytes_per_sample().count == 3'079'999'488);
+}
+
 TEST_CASE("shipped ResNet-50 activation bytes follow autograd's saved tensors", "[train][memory][workload]") {
   const Workload w = load_workload_file(shipped("resnet50"));
   const auto layer = [&](const std::string& name) -> const Layer& {
