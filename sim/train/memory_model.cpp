@@ -17,23 +17,6 @@ constexpr std::string_view kSource = "memory model";
 // equal shard.
 std::int64_t shard_of(std::int64_t n, std::int64_t d) { return (n + d - 1) / d; }
 
-// The FSDP-unit / checkpoint-block prefix of a layer name: everything up to and including
-// the first all-digit path component ("model.layers.7.mlp.up_proj" -> "model.layers.7.");
-// "" for a layer outside every block (embeddings, final norm, LM head).
-std::string_view block_prefix(std::string_view name) {
-  std::size_t start = 0;
-  while (start < name.size()) {
-    std::size_t end = name.find('.', start);
-    if (end == std::string_view::npos) end = name.size();
-    const std::string_view part = name.substr(start, end - start);
-    if (!part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      return name.substr(0, std::min(end + 1, name.size()));
-    }
-    start = end + 1;
-  }
-  return {};
-}
-
 void check_inputs(const MemoryInputs& in) {
   if (in.parameters < 0) throw ConfigError(std::string(kSource), "parameters", std::to_string(in.parameters), "at least 0");
   if (in.world_size < 1) throw ConfigError(std::string(kSource), "world_size", std::to_string(in.world_size), "at least 1");

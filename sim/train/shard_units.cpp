@@ -1,30 +1,12 @@
 // FSDP units from a workload: which consecutive layers (and their parameters) form one
 // flat parameter under the auto-wrap policy. Declared in sharded_timeline.hpp.
 #include <algorithm>
-#include <cctype>
-#include <optional>
 
 #include "sim/train/sharded_timeline.hpp"
 
 namespace collsim {
 
 namespace {
-
-// "model.layers.7.mlp.up" -> "model.layers.7." (up to and including the first all-digit
-// path component); nullopt when no component is all digits.
-std::optional<std::string> block_prefix(const std::string& name) {
-  std::size_t begin = 0;
-  while (begin <= name.size()) {
-    const std::size_t end = std::min(name.find('.', begin), name.size());
-    const bool digits = end > begin && std::all_of(name.begin() + static_cast<std::ptrdiff_t>(begin),
-                                                   name.begin() + static_cast<std::ptrdiff_t>(end),
-                                                   [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
-    if (digits) return name.substr(0, std::min(end + 1, name.size()));
-    if (end == name.size()) break;
-    begin = end + 1;
-  }
-  return std::nullopt;
-}
 
 // Adds layer `l` to unit `u`: its range and the parameters no earlier unit has claimed
 // (a tied parameter belongs to the first unit that uses it, as FSDP flattens it there).
@@ -56,18 +38,18 @@ std::vector<ShardUnit> make_units(const Workload& w, const ShardingOptions& o) {
     root_has_layer = true;
   };
   if (o.unit_policy == UnitPolicy::Blocks) {
-    std::optional<std::string> open;
+    std::string_view open;
     for (std::size_t l = 0; l < w.layers.size(); ++l) {
-      const auto prefix = block_prefix(w.layers[l].name);
-      if (!prefix) {
-        open.reset();
+      const std::string_view prefix = block_prefix(w.layers[l].name);
+      if (prefix.empty()) {
+        open = {};
         to_root(l);
         continue;
       }
-      const bool fresh = !open || *open != *prefix;
+      const bool fresh = open != prefix;
       if (fresh) {
         blocks.push_back(ShardUnit{});
-        blocks.back().name = prefix->substr(0, prefix->size() - (prefix->back() == '.' ? 1 : 0));
+        blocks.back().name = std::string(prefix.substr(0, prefix.size() - (prefix.back() == '.' ? 1 : 0)));
         open = prefix;
       }
       add_layer(w, l, blocks.back(), claimed, fresh);

@@ -1,5 +1,6 @@
 #include "sim/train/workload.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -176,5 +177,19 @@ Workload parse_workload(const nlohmann::json& j, const std::string& source) {
 }
 
 Workload load_workload_file(const std::string& path) { return parse_workload(read_json_file(path), path); }
+
+std::string_view block_prefix(std::string_view name) {
+  std::size_t start = 0;
+  while (start < name.size()) {
+    std::size_t end = name.find('.', start);
+    if (end == std::string_view::npos) end = name.size();
+    const std::string_view part = name.substr(start, end - start);
+    if (!part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return name.substr(0, std::min(end + 1, name.size()));
+    }
+    start = end + 1;
+  }
+  return {};
+}
 
 }  // namespace collsim

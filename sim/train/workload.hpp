@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -79,6 +80,12 @@ struct Workload {
   // Sum of every layer's activation_bytes_per_sample.
   [[nodiscard]] Bytes activation_bytes_per_sample() const;
 };
+
+// The block a layer belongs to, by name: everything up to and including the first
+// all-digit path component ("model.layers.7.mlp.up_proj" -> "model.layers.7."), as
+// FSDP's transformer auto-wrap and activation checkpointing group layers; "" for a layer
+// outside every block (embeddings, final norm, LM head).
+[[nodiscard]] std::string_view block_prefix(std::string_view layer_name);
 
 // Reads a workload JSON file; every error is a ConfigError naming the file and pointer.
 [[nodiscard]] Workload load_workload_file(const std::string& path);
