@@ -9,6 +9,7 @@
 #include "sim/cli/commands.hpp"
 #include "sim/cli/ddp_options.hpp"
 #include "sim/core/error.hpp"
+#include "sim/measure/calibration.hpp"
 #include "sim/report/ddp_report.hpp"
 #include "sim/report/trace_writer.hpp"
 #include "sim/train/collective_cost.hpp"
@@ -23,6 +24,7 @@ struct DdpCommandArgs {
   std::optional<int> ranks;
   double bucket_mb = 25;
   std::string trace;
+  std::string calibration;
   std::string format = "table";
 };
 
@@ -31,7 +33,16 @@ void run_ddp(const DdpCommandArgs& a) {
   DdpOptions o = make_ddp_options(a.ddp);
   o.buckets.bucket_cap = bucket_cap_option("--bucket-mb", a.bucket_mb);
   const OutputFormat format = parse_format_option(a.format);
-  const Topology topo = load_topology_option(a.topology, a.ranks);
+  Topology topo = load_topology_option(a.topology, a.ranks);
+  if (!a.calibration.empty()) {
+    const Calibration cal = load_calibration_file(a.calibration);
+    apply_calibration(topo, cal);
+    if (cal.protocol) {
+      spdlog::warn("{}: protocol-model constants are not used by ddp (its collectives use the ideal protocol); "
+                   "its link classes are applied",
+                   a.calibration);
+    }
+  }
   const Workload w = load_workload_option(a.ddp.workload);
   const ComputeModel cm = compute_model_option(a.ddp, w, topo);
   LinkGraph graph(topo);
@@ -66,6 +77,8 @@ void add_ddp_command(CLI::App& app) {
   cmd->add_option("--ranks", args->ranks, "Use only the first N ranks of the topology");
   cmd->add_option("--bucket-mb", args->bucket_mb, "DDP bucket_cap_mb (MiB)")->capture_default_str();
   add_ddp_options(cmd, args->ddp);
+  cmd->add_option("--calibration", args->calibration,
+                  "Calibration JSON (validate --calibrate): per-link-class efficiency and latency applied to the topology");
   cmd->add_option("--trace", args->trace, "Also write a Chrome trace event JSON file (Perfetto, chrome://tracing)");
   cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
   cmd->callback([args] { run_ddp(*args); });

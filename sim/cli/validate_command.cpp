@@ -5,6 +5,7 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "sim/cli/commands.hpp"
 #include "sim/core/error.hpp"
@@ -70,7 +71,15 @@ void run_validate(const ValidateArgs& a) {
     std::cout << fmt::format("error after:  median {:.2f}%, max {:.2f}%\n", c.median_error_after * 100, c.max_error_after * 100);
     return;
   }
-  if (!a.calibration.empty()) predictor.set_calibration(load_calibration_file(a.calibration));
+  if (!a.calibration.empty()) {
+    Calibration cal = load_calibration_file(a.calibration);
+    if (cal.protocol) {
+      spdlog::warn("{}: protocol-model constants are not used by validate (it predicts with the ideal protocol); "
+                   "its link classes are applied",
+                   a.calibration);
+    }
+    predictor.set_calibration(std::move(cal));
+  }
   // DDP records: the DDP replay with each record's workload (or --workload), on its
   // topology, with --algo as the backend's all-reduce algorithm.
   const DdpPredictor ddp = [&a](const DdpMeasurement& m, const Topology& t, const std::string& workload, std::string& note) {
