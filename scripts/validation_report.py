@@ -149,6 +149,11 @@ def main():
                   "copy bandwidth; collectives are predicted on the generated topology (ring). With 4 ranks on a "
                   "2-core machine the ranks share cores, which slows compute and the communication that overlaps "
                   "it (reported, not corrected).\n")
+        old = sum(1 for rec in ddp if "workload" not in rec)
+        if old:
+            md.append(f"{old} of {len(ddp)} records were measured before measure_ddp.py embedded the workload and "
+                      "the copy bandwidth, so they cannot be predicted; `sudo scripts/validate_all.sh --ddp-only` "
+                      "re-measures them.\n")
         if ddp_loads:
             md.append(f"Machine load while measuring DDP (1-minute load average): min {min(ddp_loads):.2f}, "
                       f"median {statistics.median(ddp_loads):.2f}, max {max(ddp_loads):.2f}.\n")

@@ -17,14 +17,16 @@ std::string summary_line(const ValidationReport& r) {
   std::string line = fmt::format("{} of {} rows predicted; median |error| {:.2f}%, max |error| {:.2f}%, geomean predicted/measured {:.4f} ({:+.2f}%)",
                                  s.predicted, s.rows, s.median_abs_error * 100, s.max_abs_error * 100, s.geomean_ratio,
                                  (s.geomean_ratio - 1) * 100);
+  const std::string none = "not judged (no row predicted)";
   if (r.tolerance) {
     line += fmt::format("\ntolerance {:g}% per row: {}", *r.tolerance * 100,
-                        r.rows_beyond_tolerance == 0 ? std::string("ok")
-                                                     : fmt::format("broken by {} rows", r.rows_beyond_tolerance));
+                        s.predicted == 0                ? none
+                        : r.rows_beyond_tolerance == 0 ? std::string("ok")
+                                                       : fmt::format("broken by {} rows", r.rows_beyond_tolerance));
   }
   if (r.median_tolerance) {
     line += fmt::format("\nmedian tolerance {:g}%: {}", *r.median_tolerance * 100,
-                        s.median_abs_error <= *r.median_tolerance ? "ok" : "broken");
+                        s.predicted == 0 ? none : s.median_abs_error <= *r.median_tolerance ? "ok" : "broken");
   }
   for (const auto& [kind, k] : r.by_kind) {
     line += fmt::format("\n{} rows: {} of {} predicted; median |error| {:.2f}%, max |error| {:.2f}%, geomean {:+.2f}%", kind,
