@@ -10,7 +10,7 @@
 # --validate-only: skip the measurements and redo step 4 on the raw records in DIR/raw
 # (after a model change: new predictions for the same measurements).
 # --ddp-only: measure DDP only (step 3: N = 2 and 4, bucket_cap_mb 1, 5, 25, 100, two MLPs;
-# about 4-6 minutes on a quiet 2-core machine, at most ~10), keep the collective records
+# about 4-5 minutes on a 2-core machine, at most ~10), keep the collective records
 # already in DIR/raw, then validate everything (step 4); the DDP verdict of acceptance 2
 # is in DIR/ddp_validation.txt.
 # --quick: one configuration, small sizes, few iterations (checks the pipeline in about a
