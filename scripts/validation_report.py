@@ -185,7 +185,10 @@ def main():
                 md.append(f"- {c['group']}: measured best {c['measured_best_mb']:g} MB "
                           f"({c['measured_best_us'] / 1000:.1f} ms); predicted best {c['predicted_best_mb']:g} MB, "
                           f"measured {c['measured_at_predicted_best_us'] / 1000:.1f} ms there "
-                          f"({c['shortfall'] * 100:+.2f}%): {'ok' if c['ok'] else 'broken'}")
+                          f"({c['shortfall'] * 100:+.2f}%"
+                          + (f"; predicted tie with {', '.join(f'{t:g}' for t in c['predicted_ties_mb'])} MB"
+                             if c.get("predicted_ties_mb") else "")
+                          + f"): {'ok' if c['ok'] else 'broken'}")
             judged = [c for c in choices if c["judged"]]
             choice_ok = bool(judged) and all(c["ok"] for c in judged)
             md.append("")

@@ -39,6 +39,9 @@ BucketChoice judge(const std::string& group, const std::map<double, CapTimes>& b
     if (first || *t.predicted < best_predicted) c.predicted_best_cap = cap, best_predicted = *t.predicted;
     first = false;
   }
+  for (const auto& [cap, t] : by_cap) {
+    if (cap != c.predicted_best_cap && *t.predicted == best_predicted) c.predicted_ties.push_back(cap);
+  }
   c.measured_at_predicted = measured(by_cap.at(c.predicted_best_cap));
   c.shortfall = static_cast<double>(c.measured_at_predicted.ps) / static_cast<double>(c.measured_best.ps) - 1.0;
   c.judged = true;

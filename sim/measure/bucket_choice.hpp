@@ -19,6 +19,7 @@ struct BucketChoice {
   double measured_best_cap = 0;
   Time measured_best;             // its measured time (mean over repeated runs of one cap)
   double predicted_best_cap = 0;  // cap with the smallest predicted time (ties: smaller cap)
+  std::vector<double> predicted_ties;  // other caps predicted exactly as fast (same buckets, say)
   Time measured_at_predicted;     // measured time of predicted_best_cap
   double shortfall = 0;           // measured_at_predicted / measured_best - 1
   bool ok = false;

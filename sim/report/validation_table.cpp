@@ -39,9 +39,10 @@ double ms(Time t) { return static_cast<double>(t.ps) / (Time::kPerUs * 1e3); }
 
 std::string choice_line(const BucketChoice& c, double tolerance) {
   if (!c.judged) return fmt::format("{}: not judged ({})", c.group, c.note);
-  return fmt::format("{}: measured best {:g} MB ({:.1f} ms), predicted best {:g} MB (measured {:.1f} ms, {:+.2f}%): {}", c.group,
-                     c.measured_best_cap, ms(c.measured_best), c.predicted_best_cap, ms(c.measured_at_predicted),
-                     c.shortfall * 100,
+  const std::string ties =
+      c.predicted_ties.empty() ? std::string() : fmt::format(", predicted tie with {} MB", fmt::join(c.predicted_ties, ", "));
+  return fmt::format("{}: measured best {:g} MB ({:.1f} ms), predicted best {:g} MB (measured {:.1f} ms, {:+.2f}%{}): {}", c.group,
+                     c.measured_best_cap, ms(c.measured_best), c.predicted_best_cap, ms(c.measured_at_predicted), c.shortfall * 100, ties,
                      c.ok ? (c.predicted_best_cap == c.measured_best_cap ? "ok (same cap)" : fmt::format("ok (within {:g}%)", tolerance * 100))
                           : fmt::format("broken (beyond {:g}%)", tolerance * 100));
 }
@@ -116,6 +117,7 @@ void write_json(std::ostream& out, const ValidationReport& r) {
         j["measured_best_mb"] = c.measured_best_cap;
         j["measured_best_us"] = round_to(us(c.measured_best), 1e-3);
         j["predicted_best_mb"] = c.predicted_best_cap;
+        j["predicted_ties_mb"] = c.predicted_ties;
         j["measured_at_predicted_best_us"] = round_to(us(c.measured_at_predicted), 1e-3);
         j["shortfall"] = round_to(c.shortfall, 1e-6);
         j["tolerance"] = r.bucket_tolerance;

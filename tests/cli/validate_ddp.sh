@@ -23,7 +23,7 @@ grep -q "ddp toy n=2 bucket=25MB .* 91040.0 .* -2.11%" "$TMP/v" || fail "cap 25 
 grep -q "2 of 2 rows predicted" "$TMP/v" || fail "summary: $(cat "$TMP/v")"
 # Bucket choice: measured best 25 MB (93 ms); the predictions tie, so the smaller cap (1 MB)
 # is the predicted best, measured 95 ms there: 95 / 93 - 1 = +2.15 %, within 3 %.
-grep -q "measured best 25 MB (93.0 ms), predicted best 1 MB (measured 95.0 ms, +2.15%): ok (within 3%)" "$TMP/v" ||
+grep -q "measured best 25 MB (93.0 ms), predicted best 1 MB (measured 95.0 ms, +2.15%, predicted tie with 25 MB): ok (within 3%)" "$TMP/v" ||
   fail "bucket choice: $(cat "$TMP/v")"
 # ... but not within 2 %: exit 1, saying why.
 expect_error 1 "predicted best bucket_cap_mb is off by more than 2%" -- validate --measured "$TMP/ddp.jsonl" --bucket-tolerance 2%
@@ -31,7 +31,7 @@ expect_error 1 "predicted best bucket_cap_mb is off by more than 2%" -- validate
 python3 -c "
 import json; d = json.load(open('$TMP/j'))
 c = d['bucket_choice'][0]
-assert c['judged'] and c['ok'] and c['measured_best_mb'] == 25 and c['predicted_best_mb'] == 1, c
+assert c['judged'] and c['ok'] and c['measured_best_mb'] == 25 and c['predicted_best_mb'] == 1 and c['predicted_ties_mb'] == [25], c
 assert abs(d['rows'][0]['predicted_us'] - 91040) < 1e-6, d['rows'][0]
 " || fail "json bucket choice: $(cat "$TMP/j")"
 

@@ -117,6 +117,7 @@ TEST_CASE("bucket choice: predicted best within the tolerance of the measured be
   CHECK(c[0].measured_best_cap == 5);
   CHECK(c[0].predicted_best_cap == 25);
   CHECK(c[0].shortfall == Approx(92.0 / 90.0 - 1));
+  CHECK(c[0].predicted_ties.empty());
   CHECK(c[0].ok);
   rows[2] = ddp_row("g", 25, 93, 70);
   c = judge_bucket_choices(rows, 0.03);
@@ -125,6 +126,12 @@ TEST_CASE("bucket choice: predicted best within the tolerance of the measured be
   // Same cap predicted and measured best is ok whatever the tolerance.
   rows[2] = ddp_row("g", 25, 80, 70);
   CHECK(judge_bucket_choices(rows, 0.0)[0].ok);
+  // Caps 5 and 25 predicted equally fast (70 ms): the smaller is the predicted best, the
+  // tie is reported.
+  rows[1] = ddp_row("g", 5, 90, 70);
+  c = judge_bucket_choices(rows, 0.03);
+  CHECK(c[0].predicted_best_cap == 5);
+  CHECK(c[0].predicted_ties == std::vector<double>{25});
 }
 
 TEST_CASE("bucket choice: groups, repeated caps and what is not judged", "[measure][ddp]") {
