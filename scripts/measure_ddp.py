@@ -15,6 +15,14 @@ bucket all-reduce start/end relative to the iteration start (a communication hoo
 times the default all-reduce future), and per-layer forward/backward compute measured on a
 local, non-DDP copy (module hooks, averaged over --profile-iters).
 
+Each record also embeds, under "workload", the model as a collsim workload (the format of
+workloads/*.json), exported by scripts/export_workload.py's method on the same local copy
+(--mode measure: parameters in DDP order, layers with measured forward/backward times),
+with the optimizer step replaced by its measured time; and "memory_bandwidth_gbps", the
+measured copy bandwidth of this host ((read + write bytes) / time of a tensor copy of the
+gradients' size), which `collsim validate` uses for DDP's bucket copies. So a record is
+predicted without any other file: `collsim validate --measured RECORDS`.
+
 Times are wall-clock (time.perf_counter), in microseconds.
 """
 import argparse
@@ -124,6 +132,48 @@ def profile_layers(torch, model, x, y, iters):
     return layers
 
 
+def measure_workload(torch, model, x, args):
+    """The model as a collsim workload with measured times (export_workload.py's method),
+    plus the measured SGD step (the optimizer DDP runs below) instead of a traffic estimate."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import export_workload
+    ns = argparse.Namespace(mode="measure", warmup=1, iters=max(1, args.profile_iters), name=args.model,
+                            batch=args.batch_size, optimizer="sgd", precision="fp32", efficiency=0.5, flops_scale=1)
+    with torch.random.fork_rng():
+        doc = export_workload.export(model, x, f"{args.model} measured by measure_ddp.py", ns)
+    # The optimizer step as timed below (SGD, no momentum), after a backward fills the grads.
+    opt = torch.optim.SGD(model.parameters(), lr=1e-4)
+    steps = []
+    for i in range(args.profile_iters + 1):
+        model.zero_grad(set_to_none=True)
+        model(x).float().sum().backward()
+        t0 = time.perf_counter()
+        opt.step()
+        if i > 0:
+            steps.append(time.perf_counter() - t0)
+    model.zero_grad(set_to_none=True)
+    opt_us = statistics.median(steps) * 1e6
+    doc["optimizer"] = {"kind": "sgd", "time": f"{opt_us:.3f}us"}
+    return doc, opt_us
+
+
+def copy_bandwidth(torch, numel, device, reps=5):
+    """(read + write) bytes per second of a float32 tensor copy of `numel` elements on
+    `device` (median of `reps`)."""
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+    src = torch.randn(max(numel, 1)).to(device)
+    dst = torch.empty_like(src)
+    dst.copy_(src)
+    times = []
+    for _ in range(reps):
+        sync()
+        t0 = time.perf_counter()
+        dst.copy_(src)
+        sync()
+        times.append(time.perf_counter() - t0)
+    return 2 * src.numel() * src.element_size() / statistics.median(times)
+
+
 def bucket_sizes(value):
     """DDP logging data gives bucket sizes as a list or a comma-separated string."""
     if value is None:
@@ -181,6 +231,8 @@ def main():
     x = torch.randn((args.batch_size,) + in_shape, generator=gen).to(device)
     y = torch.randn((args.batch_size, out_size), generator=gen).to(device)
     layers = profile_layers(torch, base, x, y, args.profile_iters)
+    workload, optimizer_us = measure_workload(torch, base, x, args)
+    membw = copy_bandwidth(torch, params, device)
 
     out = open(args.output, "a") if (rank == 0 and args.output) else sys.stdout
     loss_fn = torch.nn.MSELoss()
@@ -259,6 +311,9 @@ def main():
                 "rebuilt_buckets": bucket_sizes(info.get("rebuilt_bucket_sizes")),
                 "bucket_allreduce": bucket_allreduce,
                 "layers": layers,
+                "optimizer_us": round(optimizer_us, 3),
+                "memory_bandwidth_gbps": round(membw / 1e9, 4),
+                "workload": workload,
             }
             if args.label:
                 rec["label"] = args.label

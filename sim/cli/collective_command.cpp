@@ -10,6 +10,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/size_list.hpp"
 #include "sim/core/unit_parse.hpp"
+#include "sim/measure/calibration.hpp"
 
 namespace collsim::cli {
 
@@ -71,9 +72,13 @@ void run_collective(const CollectiveArgs& a) {
       throw ConfigError("--slice", "", e.value(), e.expected());
     }
   }
-  if (!a.calibration.empty()) req.model = load_calibration(a.calibration, req.model);
+  // One calibration format (sim/measure/calibration.hpp): protocol constants and/or link classes.
+  std::optional<Calibration> calibration;
+  if (!a.calibration.empty()) calibration = load_calibration_file(a.calibration);
+  if (calibration && calibration->protocol) req.model = *calibration->protocol;
   const OutputFormat format = parse_format_option(a.format);
-  const Topology topo = load_topology_option(a.topology, a.ranks);
+  Topology topo = load_topology_option(a.topology, a.ranks);
+  if (calibration) apply_calibration(topo, *calibration);
   if (a.hosts && (*a.hosts < 1 || *a.hosts > topo.rank_count())) {
     throw ConfigError("--hosts", "", std::to_string(*a.hosts), fmt::format("a host count from 1 to {}", topo.rank_count()));
   }
@@ -120,7 +125,7 @@ void add_collective_command(CLI::App& app) {
   cmd->add_option("--channels", args->channels, "Channels (parallel rings/trees); 0: NCCL's search for the protocol")
       ->capture_default_str();
   cmd->add_option("--slice", args->slice, "Pipeline slice per channel and step (default: the protocol's step)");
-  cmd->add_option("--calibration", args->calibration, "JSON file overriding the protocol model's constants");
+  cmd->add_option("--calibration", args->calibration, "Calibration JSON: protocol-model constants and/or per-link-class efficiency and latency (validate --calibrate)");
   cmd->add_flag("--crossover", args->crossover, "Also find where the chosen algorithm/protocol changes (bisection)");
   cmd->add_flag("--exact", args->exact,
                 "Replay every transfer (by default ring and hier_ring use the step-per-phase fast path when it is exact)");

@@ -10,6 +10,7 @@
 #include "sim/cli/ddp_options.hpp"
 #include "sim/cli/sharding_options.hpp"
 #include "sim/core/error.hpp"
+#include "sim/measure/calibration.hpp"
 #include "sim/report/ddp_report.hpp"
 #include "sim/report/trace_writer.hpp"
 #include "sim/train/collective_cost.hpp"
@@ -24,23 +25,39 @@ struct DdpCommandArgs {
   std::optional<int> ranks;
   double bucket_mb = 25;
   std::string trace;
+  std::string calibration;
   std::string format = "table";
   ShardingArgs sharding;
 };
+
+// The topology with the --calibration file's link classes applied, if one is given.
+Topology calibrated_topology(const DdpCommandArgs& a) {
+  Topology topo = load_topology_option(a.topology, a.ranks);
+  if (!a.calibration.empty()) {
+    const Calibration cal = load_calibration_file(a.calibration);
+    apply_calibration(topo, cal);
+    if (cal.protocol) {
+      spdlog::warn("{}: protocol-model constants are not used by ddp (its collectives use the ideal protocol); "
+                   "its link classes are applied",
+                   a.calibration);
+    }
+  }
+  return topo;
+}
 
 void run_ddp(const DdpCommandArgs& a) {
   if (a.sharding.sharding != "ddp") {
     if (!a.trace.empty()) throw ConfigError("--trace", "", a.trace, "--sharding ddp (traces are written for DDP steps only)");
     if (a.bucket_mb != 25) throw ConfigError("--bucket-mb", "", fmt::format("{}", a.bucket_mb), "--sharding ddp (ZeRO buckets: --reduce-bucket-mb)");
     const OutputFormat format = parse_format_option(a.format);
-    run_sharded(a.sharding, a.ddp, load_topology_option(a.topology, a.ranks), format);
+    run_sharded(a.sharding, a.ddp, calibrated_topology(a), format);
     return;
   }
   check_algorithm(a.ddp.algo);
   DdpOptions o = make_ddp_options(a.ddp);
   o.buckets.bucket_cap = bucket_cap_option("--bucket-mb", a.bucket_mb);
   const OutputFormat format = parse_format_option(a.format);
-  const Topology topo = load_topology_option(a.topology, a.ranks);
+  Topology topo = calibrated_topology(a);
   const Workload w = load_workload_option(a.ddp.workload);
   const ComputeModel cm = compute_model_option(a.ddp, w, topo);
   LinkGraph graph(topo);
@@ -76,6 +93,8 @@ void add_ddp_command(CLI::App& app) {
   cmd->add_option("--bucket-mb", args->bucket_mb, "DDP bucket_cap_mb (MiB)")->capture_default_str();
   add_ddp_options(cmd, args->ddp);
   add_sharding_options(cmd, args->sharding);
+  cmd->add_option("--calibration", args->calibration,
+                  "Calibration JSON (validate --calibrate): per-link-class efficiency and latency applied to the topology");
   cmd->add_option("--trace", args->trace, "Also write a Chrome trace event JSON file (Perfetto, chrome://tracing)");
   cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
   cmd->callback([args] { run_ddp(*args); });

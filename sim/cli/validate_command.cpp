@@ -5,10 +5,13 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "sim/cli/commands.hpp"
 #include "sim/core/error.hpp"
+#include "sim/measure/bucket_choice.hpp"
 #include "sim/measure/calibration.hpp"
+#include "sim/measure/ddp_prediction.hpp"
 #include "sim/measure/validation.hpp"
 #include "sim/report/validation_table.hpp"
 
@@ -34,6 +37,7 @@ struct ValidateArgs {
   std::string algo = "ring";
   std::string tolerance = "10%";
   std::string median_tolerance;
+  std::string bucket_tolerance = "3%";
   std::string calibration;
   std::string calibrate;
   std::string format = "table";
@@ -44,6 +48,7 @@ void run_validate(const ValidateArgs& a) {
   ValidationReport report;
   report.tolerance = parse_percent_option("--tolerance", a.tolerance);
   if (!a.median_tolerance.empty()) report.median_tolerance = parse_percent_option("--median-tolerance", a.median_tolerance);
+  report.bucket_tolerance = parse_percent_option("--bucket-tolerance", a.bucket_tolerance);
   if (!a.calibration.empty() && !a.calibrate.empty()) {
     throw ConfigError("--calibration", "", a.calibration, "either --calibration (apply) or --calibrate (fit), not both");
   }
@@ -66,12 +71,34 @@ void run_validate(const ValidateArgs& a) {
     std::cout << fmt::format("error after:  median {:.2f}%, max {:.2f}%\n", c.median_error_after * 100, c.max_error_after * 100);
     return;
   }
-  if (!a.calibration.empty()) predictor.set_calibration(load_calibration_file(a.calibration));
-  // The DDP replay lives in sim/train (another branch); until it is merged, DDP records are
-  // listed with the reason they are not predicted. `--workload` is kept for it.
-  const DdpPredictor ddp;
+  if (!a.calibration.empty()) {
+    Calibration cal = load_calibration_file(a.calibration);
+    if (cal.protocol) {
+      spdlog::warn("{}: protocol-model constants are not used by validate (it predicts with the ideal protocol); "
+                   "its link classes are applied",
+                   a.calibration);
+    }
+    predictor.set_calibration(std::move(cal));
+  }
+  // DDP records: the DDP replay with each record's workload (or --workload), on its
+  // topology, with --algo as the backend's all-reduce algorithm.
+  const DdpPredictor ddp = [&a](const DdpMeasurement& m, const Topology& t, const std::string& workload, std::string& note) {
+    DdpPredictionResult p = predict_ddp_measurement(m, t, workload, a.algo);
+    note = p.note;
+    return p.iteration;
+  };
   report.rows = validate(all, predictor, ddp, a.workload);
   report.summary = summarize(report.rows);
+  if (!all.collectives.empty() && !all.ddp.empty()) {
+    for (const char* kind : {"collective", "ddp"}) {
+      std::vector<ValidationRow> some;
+      for (const auto& r : report.rows) {
+        if (r.kind == kind) some.push_back(r);
+      }
+      report.by_kind.emplace_back(kind, summarize(some));
+    }
+  }
+  report.bucket_choices = judge_bucket_choices(report.rows, report.bucket_tolerance);
   for (const auto& r : report.rows) {
     const auto e = r.error();
     if (e && std::abs(*e) > *report.tolerance) ++report.rows_beyond_tolerance;
@@ -86,6 +113,12 @@ void run_validate(const ValidateArgs& a) {
     throw CommandFailed(fmt::format("validate: median |error| {:.2f}% beyond the {:g}% median tolerance",
                                     report.summary.median_abs_error * 100, *report.median_tolerance * 100));
   }
+  int broken = 0;
+  for (const auto& c : report.bucket_choices) broken += c.judged && !c.ok ? 1 : 0;
+  if (broken > 0) {
+    throw CommandFailed(fmt::format("validate: the predicted best bucket_cap_mb is off by more than {:g}% in {} of {} DDP groups",
+                                    report.bucket_tolerance * 100, broken, report.bucket_choices.size()));
+  }
 }
 
 }  // namespace
@@ -95,10 +128,14 @@ void add_validate_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("validate", "Compare predictions with measurements (collsim-exec/DDP JSON lines, nccl-tests logs)");
   cmd->add_option("--measured", args->measured, "Measurement files (JSON lines or nccl-tests logs)")->required()->expected(1, -1);
   cmd->add_option("--topology", args->topology, "Topology for records that do not name one");
-  cmd->add_option("--workload", args->workload, "Workload for DDP records (used by the DDP replay)");
-  cmd->add_option("--algo", args->algo, "Algorithm for records that do not name one (nccl-tests logs)")->capture_default_str();
+  cmd->add_option("--workload", args->workload, "Workload for DDP records that embed none (file or shipped name)");
+  cmd->add_option("--algo", args->algo, "Algorithm for records that do not name one (nccl-tests logs, DDP all-reduces)")
+      ->capture_default_str();
   cmd->add_option("--tolerance", args->tolerance, "Largest |error| allowed per row; exit 1 beyond it")->capture_default_str();
   cmd->add_option("--median-tolerance", args->median_tolerance, "Largest median |error| allowed; exit 1 beyond it");
+  cmd->add_option("--bucket-tolerance", args->bucket_tolerance,
+                  "DDP: the predicted best bucket_cap_mb may be this much slower (measured) than the best; exit 1 beyond")
+      ->capture_default_str();
   cmd->add_option("--calibration", args->calibration, "Apply a calibration file before predicting");
   cmd->add_option("--calibrate", args->calibrate, "Fit a calibration from these measurements and write it to FILE");
   cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();

@@ -1,5 +1,7 @@
 #include "sim/coll/protocol_model.hpp"
 
+#include "sim/coll/protocol_calibration.hpp"
+
 #include <fmt/format.h>
 
 #include "sim/core/json_fields.hpp"
@@ -94,13 +96,15 @@ void read_rows(JsonFields& parent, std::string_view key, std::array<PerProtocol<
 
 }  // namespace
 
-ProtocolModel load_calibration(const std::string& path, ProtocolModel m) {
-  const nlohmann::json doc = read_json_file(path);
-  JsonFields f(doc, path, "");
-  m.source = path;
+bool read_protocol_calibration(JsonFields& f, ProtocolModel& m) {
+  bool any = false;
+  for (const char* k : {"base_latency", "step_latency", "efficiency", "tree_efficiency", "slice", "channels", "channel_bandwidth",
+                        "ll_max_bandwidth"}) {
+    any = any || f.has(k);
+  }
   read_rows(f, "base_latency", m.base_latency);
   if (const nlohmann::json* v = f.optional("step_latency")) {
-    JsonFields g(*v, path, f.pointer("step_latency"));
+    JsonFields g(*v, f.source(), f.pointer("step_latency"));
     for (std::size_t c = 0; c < kLinkClasses; ++c) read_rows(g, kClassKeys[c], m.step_latency[c]);
     g.finish();
   }
@@ -115,6 +119,14 @@ ProtocolModel load_calibration(const std::string& path, ProtocolModel m) {
   if (auto v = f.optional_integer("channels", 1, 64)) m.channels = static_cast<int>(*v);
   if (auto v = f.optional_bandwidth("channel_bandwidth")) m.channel_bandwidth = *v;
   if (auto v = f.optional_bandwidth("ll_max_bandwidth")) m.ll_max_bandwidth = *v;
+  return any;
+}
+
+ProtocolModel load_calibration(const std::string& path, ProtocolModel m) {
+  const nlohmann::json doc = read_json_file(path);
+  JsonFields f(doc, path, "");
+  m.source = path;
+  (void)read_protocol_calibration(f, m);
   f.finish();
   return m;
 }

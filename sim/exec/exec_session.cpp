@@ -68,10 +68,51 @@ class ExecSession::Iteration {
       v.erase(std::unique(v.begin(), v.end()), v.end());
       notices_ += static_cast<int>(v.size());
     }
+    order_chunk_access(deps);
+  }
+
+  // Orders this rank's reads and writes of each chunk as the symbolic executor assumes
+  // (symbolic_executor.hpp): a send reads a chunk as the transfers before it in id order
+  // left it, except that a send that does not depend on the chunk's last write reads the
+  // value before that write (an exchange: rd swaps a chunk in one step). The DAG states
+  // only the last write a send reads, and data arrives whenever its sender sends it, so
+  // (1) a write is held (not folded in) until every send that reads the value before it
+  // has taken its snapshot, and (2) a send also waits for every earlier write it reads
+  // (rhd: rank 0's all-gather send of a block must wait for both reduce-scatter writes
+  // into it, though it depends on the second only).
+  void order_chunk_access(const std::vector<std::vector<TransferId>>& deps) {
+    holds_.assign(s_.size(), {});
+    std::vector<std::vector<TransferId>> writes(s_.chunks().size());  // writes into each chunk here, id order
+    std::vector<std::vector<TransferId>> sends(s_.chunks().size());   // my sends of each chunk so far
+    for (TransferId t = 0; t < s_.size(); ++t) {
+      const Transfer tr = s_.transfer(t);
+      if (tr.kind == TransferKind::Join) continue;
+      const auto c = static_cast<std::size_t>(tr.chunk);
+      if (tr.src == rank_) {
+        const auto& w = writes[c];
+        auto depends = [&](TransferId d) { return std::binary_search(deps[t].begin(), deps[t].end(), d); };
+        const bool exchange = !w.empty() && !depends(w.back());
+        if (exchange) holds_[w.back()].push_back(t);  // reads the value before the last write
+        for (std::size_t i = 0; i + (exchange ? 1 : 0) < w.size(); ++i) {
+          if (depends(w[i])) continue;
+          ++dep_total_[t];
+          dependents_[w[i]].push_back(t);
+        }
+        sends[c].push_back(t);
+      }
+      if (tr.dst == rank_) {
+        // Every send earlier in id order reads a value before this write. (Writes are not
+        // folded in in id order, so the earlier writes' holds do not cover them.)
+        holds_[t].insert(holds_[t].end(), sends[c].begin(), sends[c].end());
+        writes[c].push_back(t);
+      }
+    }
   }
 
   // Prepares a fresh iteration (before this rank reports ready).
   void reset() {
+    snapped_.assign(s_.size(), 0);
+    pending_.clear();
     data_.reset();
     remaining_ = dep_total_;
     sends_left_ = static_cast<int>(my_sends_.size());
@@ -87,9 +128,12 @@ class ExecSession::Iteration {
     started_ = true;
     t0_ = Clock::now();
     // Dependencies may already have been met by data that arrived before this rank's go.
+    // (Collected first: a send can fold in a held write, whose dependents then go at once.)
+    std::vector<TransferId> ready;
     for (TransferId t : my_sends_) {
-      if (remaining_[t] == 0) send(t);
+      if (remaining_[t] == 0) ready.push_back(t);
     }
+    for (TransferId t : ready) send(t);
   }
 
   // Per transfer: [2t] when this rank (its sender) started it, [2t+1] when this rank (its
@@ -115,16 +159,11 @@ class ExecSession::Iteration {
       throw ExecError(fmt::format("rank {}: unexpected data for transfer {} from rank {} (peers run different schedules?)",
                                   rank_, t, peer));
     }
-    const Transfer& tr = s_.transfer(t);
-    if (tr.kind == TransferKind::Reduce) {
-      data_.finish_accumulate(tr.chunk, p.get(), reduced_[t]);
-    } else {
-      data_.apply(tr.chunk, tr.kind, std::move(p));
+    if (held(t)) {
+      pending_.emplace_back(t, std::move(p));  // folded in once the exchange's send has its snapshot
+      return;
     }
-    timing_[2 * t + 1] = now_seconds();
-    --receives_left_;
-    for (int q : notify_[t]) conn_.send(q, MsgHeader{MsgType::Done, t, 0}, {}, [this] { --notices_left_; });
-    satisfied(t);
+    fold_in(t, std::move(p));
   }
 
   // Reduces the floats of an incoming Reduce that have arrived so far, so that the
@@ -132,7 +171,7 @@ class ExecSession::Iteration {
   void on_progress(int peer, TransferId t, const std::byte* payload, std::uint64_t received) {
     if (t >= s_.size() || s_.transfer(t).dst != rank_ || s_.transfer(t).src != peer) return;  // on_data reports it
     const Transfer& tr = s_.transfer(t);
-    if (tr.kind != TransferKind::Reduce) return;
+    if (tr.kind != TransferKind::Reduce || held(t)) return;
     const auto upto = std::min(static_cast<std::int64_t>(received / 4), data_.floats(tr.chunk));
     if (upto - reduced_[t] < kMinFloats && upto < data_.floats(tr.chunk)) return;  // batch small arrivals
     data_.accumulate(tr.chunk, payload, reduced_[t], upto);
@@ -159,6 +198,36 @@ class ExecSession::Iteration {
                  --sends_left_;
                  satisfied(t);
                });
+    snapped_[t] = 1;
+    // Writes that waited for this snapshot (an exchange) can be folded in now.
+    std::vector<std::pair<TransferId, Payload>> ready;
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      if (!held(it->first)) {
+        ready.push_back(std::move(*it));
+        it = pending_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    for (auto& [w, p] : ready) fold_in(w, std::move(p));
+  }
+
+  // True while an exchange send of this rank has yet to snapshot the value write t replaces.
+  [[nodiscard]] bool held(TransferId t) const {
+    return std::any_of(holds_[t].begin(), holds_[t].end(), [this](TransferId s) { return snapped_[s] == 0; });
+  }
+
+  void fold_in(TransferId t, Payload p) {
+    const Transfer& tr = s_.transfer(t);
+    if (tr.kind == TransferKind::Reduce) {
+      data_.finish_accumulate(tr.chunk, p.get(), reduced_[t]);
+    } else {
+      data_.apply(tr.chunk, tr.kind, std::move(p));
+    }
+    timing_[2 * t + 1] = now_seconds();
+    --receives_left_;
+    for (int q : notify_[t]) conn_.send(q, MsgHeader{MsgType::Done, t, 0}, {}, [this] { --notices_left_; });
+    satisfied(t);
   }
 
   const Schedule& s_;
@@ -176,6 +245,9 @@ class ExecSession::Iteration {
   Clock::time_point t0_;
   std::vector<double> timing_;
   std::vector<std::int64_t> reduced_;              // floats of each incoming Reduce added so far
+  std::vector<std::vector<TransferId>> holds_;     // write t -> my sends that must snapshot before it
+  std::vector<char> snapped_;                      // my sends that have taken their snapshot
+  std::vector<std::pair<TransferId, Payload>> pending_;  // held writes, in arrival order
   static constexpr std::int64_t kMinFloats = 4096;  // reduce in steps of at least 16 KiB
 
   [[nodiscard]] static double seconds(Clock::time_point t) { return std::chrono::duration<double>(t.time_since_epoch()).count(); }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/coll/protocol_calibration.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_fields.hpp"
 
@@ -23,9 +24,18 @@ Calibration load_calibration_file(const std::string& path) {
   const nlohmann::json doc = read_json_file(path);
   JsonFields top(doc, path, "");
   Calibration c;
-  (void)top.optional_string("kind");
-  const nlohmann::json& links = top.required("links");
-  if (!links.is_object() || links.empty()) top.fail("links", brief(links), "an object of link classes, like {\"ethernet\": {...}}");
+  if (const auto kind = top.optional_string("kind"); kind && *kind != "collsim-calibration") {
+    top.fail("kind", fmt::format("\"{}\"", *kind), "\"collsim-calibration\" (or no kind)");
+  }
+  ProtocolModel protocol = nccl_default_model();
+  protocol.source = path;
+  if (read_protocol_calibration(top, protocol)) c.protocol = protocol;
+  const nlohmann::json* links_ptr = top.optional("links");
+  static const nlohmann::json kNoLinks = nlohmann::json::object();
+  const nlohmann::json& links = links_ptr ? *links_ptr : kNoLinks;
+  if (!links.is_object() || (links_ptr && links.empty())) {
+    top.fail("links", brief(links), "an object of link classes, like {\"ethernet\": {...}}");
+  }
   for (const auto& [name, value] : links.items()) {
     const auto kind = link_kind_from(name);
     if (!kind) {
@@ -47,7 +57,10 @@ Calibration load_calibration_file(const std::string& path) {
   c.median_error_after = top.optional_number("median_error_after", 0, 1e9).value_or(0);
   c.max_error_before = top.optional_number("max_error_before", 0, 1e9).value_or(0);
   c.max_error_after = top.optional_number("max_error_after", 0, 1e9).value_or(0);
-  top.finish();
+  top.finish();  // unknown keys first: a misspelt key is the likelier mistake
+  if (!links_ptr && !c.protocol) {
+    top.fail("links", "missing", "link classes (\"links\": {\"ethernet\": {...}}) or protocol-model keys (base_latency, ...)");
+  }
   return c;
 }
 

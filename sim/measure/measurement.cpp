@@ -54,9 +54,14 @@ void read_ddp(JsonFields& f, const nlohmann::json& record, const std::string& di
   m.stddev_us = f.optional_number("stddev_us", 0, 1e12).value_or(0);
   m.label = f.optional_string("label").value_or("");
   m.topology = resolve(dir, f.optional_string("topology").value_or(""));
-  for (const char* k : {"source", "backend", "torch", "model_spec", "device"}) (void)f.optional_string(k);
+  if (f.has("backend")) m.backend = f.choice("backend", {"gloo", "nccl"});
+  m.memory_bandwidth_gbps = f.optional_number("memory_bandwidth_gbps", 1e-3, 1e6).value_or(0);
+  if (const auto* w = f.optional("workload"); w && !w->is_object()) {
+    f.fail("workload", brief(*w), "a workload object (the format of workloads/*.json)");
+  }
+  for (const char* k : {"source", "torch", "model_spec", "device"}) (void)f.optional_string(k);
   for (const char* k : {"warmup", "iterations", "parameters", "batch_size", "threads"}) (void)f.optional_integer(k, 0, INT64_MAX);
-  for (const char* k : {"median_us", "min_us", "max_us", "mean_us"}) (void)f.optional_number(k, 0, 1e15);
+  for (const char* k : {"median_us", "min_us", "max_us", "mean_us", "optimizer_us"}) (void)f.optional_number(k, 0, 1e15);
   for (const char* k : {"iteration_us", "buckets", "rebuilt_buckets", "bucket_allreduce", "layers"}) {
     if (const auto* v = f.optional(k); v && !v->is_array()) f.fail(k, brief(*v), "an array");
   }

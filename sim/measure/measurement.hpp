@@ -32,9 +32,11 @@ struct DdpMeasurement {
   double bucket_cap_mb = 0;
   Time iteration;         // mean iteration time after warm-up
   double stddev_us = 0;
+  std::string backend = "gloo";     // "gloo" or "nccl" (absent: gloo, measure_ddp.py's default)
+  double memory_bandwidth_gbps = 0; // measured copy bandwidth (read + write bytes / s / 1e9), 0 if absent
   std::string topology;
   std::string label;
-  nlohmann::json record;  // the whole record (buckets, per-bucket all-reduce times, layers)
+  nlohmann::json record;  // the whole record (buckets, per-bucket all-reduce times, layers, workload)
 };
 
 struct MeasurementSet {

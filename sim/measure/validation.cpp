@@ -108,11 +108,13 @@ std::vector<ValidationRow> validate(const MeasurementSet& set, CasePredictor& pr
     r.kind = "ddp";
     r.ranks = m.ranks;
     r.case_name = fmt::format("ddp {} n={} bucket={}MB", m.model, m.ranks, m.bucket_cap_mb);
+    r.bucket_cap_mb = m.bucket_cap_mb;
+    r.group = fmt::format("{} n={} {} on {}", m.model, m.ranks, m.backend, m.topology.empty() ? "--topology" : m.topology);
     r.measured = m.iteration;
     if (ddp) {
-      std::string why;
-      r.predicted = ddp(m, predictor.topology_for(m.source, m.topology, m.ranks), workload, why);
-      if (!r.predicted) r.note = why;
+      std::string note;
+      r.predicted = ddp(m, predictor.topology_for(m.source, m.topology, m.ranks), workload, note);
+      r.note = note;
     } else {
       r.note = "not predicted: this build has no DDP replay (sim/train)";
     }

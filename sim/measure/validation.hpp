@@ -26,7 +26,9 @@ struct ValidationRow {
   Bytes size;
   Time measured;
   std::optional<Time> predicted;
-  std::string note;       // why there is no prediction
+  std::string note;       // why there is no prediction, or a remark beside one
+  double bucket_cap_mb = 0;  // ddp rows: DDP's bucket_cap_mb (MiB)
+  std::string group;         // ddp rows: the runs that differ only in bucket_cap_mb
   [[nodiscard]] std::optional<double> error() const;  // predicted / measured - 1
 };
 
@@ -40,10 +42,10 @@ struct ValidationSummary {
 
 [[nodiscard]] ValidationSummary summarize(const std::vector<ValidationRow>& rows);
 
-// Predicts one DDP iteration; returns nullopt with a reason when it cannot. validate
-// takes one from sim/train when that exists (the DDP replay); see the README.
-// Arguments: the measurement, its topology (cut to its ranks, calibrated), the --workload
-// file (may be empty), and where to put the reason when there is no prediction.
+// Predicts one DDP iteration (validate passes predict_ddp_measurement, ddp_prediction.hpp);
+// returns nullopt with a reason when it cannot. Arguments: the measurement, its topology
+// (cut to its ranks, calibrated), the --workload file (may be empty), and a note: why there
+// is no prediction, or a remark beside one.
 using DdpPredictor = std::function<std::optional<Time>(const DdpMeasurement&, const Topology&, const std::string& workload,
                                                        std::string& why_not)>;
 

@@ -17,16 +17,34 @@ std::string summary_line(const ValidationReport& r) {
   std::string line = fmt::format("{} of {} rows predicted; median |error| {:.2f}%, max |error| {:.2f}%, geomean predicted/measured {:.4f} ({:+.2f}%)",
                                  s.predicted, s.rows, s.median_abs_error * 100, s.max_abs_error * 100, s.geomean_ratio,
                                  (s.geomean_ratio - 1) * 100);
+  const std::string none = "not judged (no row predicted)";
   if (r.tolerance) {
     line += fmt::format("\ntolerance {:g}% per row: {}", *r.tolerance * 100,
-                        r.rows_beyond_tolerance == 0 ? std::string("ok")
-                                                     : fmt::format("broken by {} rows", r.rows_beyond_tolerance));
+                        s.predicted == 0                ? none
+                        : r.rows_beyond_tolerance == 0 ? std::string("ok")
+                                                       : fmt::format("broken by {} rows", r.rows_beyond_tolerance));
   }
   if (r.median_tolerance) {
     line += fmt::format("\nmedian tolerance {:g}%: {}", *r.median_tolerance * 100,
-                        s.median_abs_error <= *r.median_tolerance ? "ok" : "broken");
+                        s.predicted == 0 ? none : s.median_abs_error <= *r.median_tolerance ? "ok" : "broken");
+  }
+  for (const auto& [kind, k] : r.by_kind) {
+    line += fmt::format("\n{} rows: {} of {} predicted; median |error| {:.2f}%, max |error| {:.2f}%, geomean {:+.2f}%", kind,
+                        k.predicted, k.rows, k.median_abs_error * 100, k.max_abs_error * 100, (k.geomean_ratio - 1) * 100);
   }
   return line;
+}
+
+double ms(Time t) { return static_cast<double>(t.ps) / (Time::kPerUs * 1e3); }
+
+std::string choice_line(const BucketChoice& c, double tolerance) {
+  if (!c.judged) return fmt::format("{}: not judged ({})", c.group, c.note);
+  const std::string ties =
+      c.predicted_ties.empty() ? std::string() : fmt::format(", predicted tie with {} MB", fmt::join(c.predicted_ties, ", "));
+  return fmt::format("{}: measured best {:g} MB ({:.1f} ms), predicted best {:g} MB (measured {:.1f} ms, {:+.2f}%{}): {}", c.group,
+                     c.measured_best_cap, ms(c.measured_best), c.predicted_best_cap, ms(c.measured_at_predicted), c.shortfall * 100, ties,
+                     c.ok ? (c.predicted_best_cap == c.measured_best_cap ? "ok (same cap)" : fmt::format("ok (within {:g}%)", tolerance * 100))
+                          : fmt::format("broken (beyond {:g}%)", tolerance * 100));
 }
 
 void write_table(std::ostream& out, const ValidationReport& r) {
@@ -44,6 +62,11 @@ void write_table(std::ostream& out, const ValidationReport& r) {
                        e ? fmt::format("{:+.2f}%", *e * 100) : "-", row.note.empty() ? "" : "  " + row.note);
   }
   out << summary_line(r) << "\n";
+  if (!r.bucket_choices.empty()) {
+    out << fmt::format("bucket choice (predicted best bucket_cap_mb = measured best, or within {:g}% of it):\n",
+                       r.bucket_tolerance * 100);
+    for (const auto& c : r.bucket_choices) out << "  " << choice_line(c, r.bucket_tolerance) << "\n";
+  }
 }
 
 void write_json(std::ostream& out, const ValidationReport& r) {
@@ -73,7 +96,38 @@ void write_json(std::ostream& out, const ValidationReport& r) {
   if (r.tolerance) s["tolerance"] = *r.tolerance;
   if (r.median_tolerance) s["median_tolerance"] = *r.median_tolerance;
   s["rows_beyond_tolerance"] = r.rows_beyond_tolerance;
+  for (const auto& [kind, k] : r.by_kind) {
+    nlohmann::ordered_json j;
+    j["rows"] = k.rows;
+    j["predicted"] = k.predicted;
+    j["median_abs_error"] = round_to(k.median_abs_error, 1e-6);
+    j["max_abs_error"] = round_to(k.max_abs_error, 1e-6);
+    j["geomean_ratio"] = round_to(k.geomean_ratio, 1e-6);
+    s["by_kind"][kind] = j;
+  }
   doc["summary"] = s;
+  if (!r.bucket_choices.empty()) {
+    doc["bucket_choice"] = nlohmann::ordered_json::array();
+    for (const auto& c : r.bucket_choices) {
+      nlohmann::ordered_json j;
+      j["group"] = c.group;
+      j["caps_mb"] = c.caps;
+      j["judged"] = c.judged;
+      if (c.judged) {
+        j["measured_best_mb"] = c.measured_best_cap;
+        j["measured_best_us"] = round_to(us(c.measured_best), 1e-3);
+        j["predicted_best_mb"] = c.predicted_best_cap;
+        j["predicted_ties_mb"] = c.predicted_ties;
+        j["measured_at_predicted_best_us"] = round_to(us(c.measured_at_predicted), 1e-3);
+        j["shortfall"] = round_to(c.shortfall, 1e-6);
+        j["tolerance"] = r.bucket_tolerance;
+        j["ok"] = c.ok;
+      } else {
+        j["note"] = c.note;
+      }
+      doc["bucket_choice"].push_back(std::move(j));
+    }
+  }
   out << doc.dump(2) << "\n";
 }
 

@@ -1,12 +1,14 @@
 // Writes `collsim validate` results: per row the measured and predicted time (us) and the
 // error (predicted/measured - 1, in %), then the summary (median / max |error|, geometric
-// mean of predicted/measured), as a table, JSON or CSV.
+// mean of predicted/measured), per kind when collective and DDP rows are mixed, and the
+// DDP bucket-choice verdicts, as a table, JSON or CSV (CSV: rows only).
 #pragma once
 
 #include <optional>
 #include <ostream>
 #include <vector>
 
+#include "sim/measure/bucket_choice.hpp"
 #include "sim/measure/validation.hpp"
 #include "sim/report/collective_table.hpp"
 
@@ -18,6 +20,9 @@ struct ValidationReport {
   std::optional<double> tolerance;         // per-row |error| bound (fraction)
   std::optional<double> median_tolerance;  // bound on the median |error| (fraction)
   int rows_beyond_tolerance = 0;
+  std::vector<std::pair<std::string, ValidationSummary>> by_kind;  // filled when kinds are mixed
+  std::vector<BucketChoice> bucket_choices;
+  double bucket_tolerance = 0.03;  // fraction
 };
 
 void write_validation_report(std::ostream& out, const ValidationReport& report, OutputFormat format);

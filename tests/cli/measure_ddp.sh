@@ -26,9 +26,25 @@ assert sum(sizes[0]) == sum(sizes[1]) == 5776640, sizes
 assert [l["name"] for l in recs[0]["layers"]] == ["0", "1", "2", "3", "4", "5", "6"]
 assert all(b["end_us"] >= b["start_us"] for r in recs for b in r["bucket_allreduce"])
 PY
-# The strict harness reader accepts them: validate lists them as DDP rows.
-"$COLLSIM" validate --measured "$TMP/d.jsonl" >"$TMP/v" 2>&1 || fail "validate on DDP records: $(cat "$TMP/v")"
+# Each record embeds its workload (parameters in DDP order, measured layer times, the
+# measured SGD step) and the host's copy bandwidth, so validate predicts it with no other
+# file. Loopback is not the 2-host test bed topology used here, so the errors are not the
+# point (generous tolerances); that every row is predicted is.
+$PY - "$TMP/d.jsonl" <<'PY' || fail "embedded workload: $(head -c 2000 "$TMP/d.jsonl")"
+import json, sys
+for r in map(json.loads, open(sys.argv[1])):
+    w = r["workload"]
+    assert w["measured_on"] == "cpu" and sum(p["numel"] for p in w["parameters"]) == 1444160, w["parameters"]
+    assert [l["name"] for l in w["layers"]] == ["0", "2", "4", "6"], w["layers"]  # the Linear layers
+    assert w["optimizer"]["time"].endswith("us") and r["memory_bandwidth_gbps"] > 0 and r["optimizer_us"] > 0
+PY
+bash "$SRC/scripts/testbed.sh" topology 2 500mbit 9000 >"$TMP/tb2.json" || fail "testbed.sh topology failed"
+"$COLLSIM" validate --measured "$TMP/d.jsonl" --topology "$TMP/tb2.json" --tolerance 1000% --bucket-tolerance 1000% >"$TMP/v" 2>&1 ||
+  fail "validate on DDP records: $(cat "$TMP/v")"
 grep -q "ddp mlp:256x256x1024x1024x64 n=2" "$TMP/v" || fail "no DDP rows: $(cat "$TMP/v")"
+grep -q "2 of 2 rows predicted" "$TMP/v" || fail "DDP rows not predicted: $(cat "$TMP/v")"
+# A DDP prediction needs a topology: none given and none in the record -> exit 2.
+expect_error 2 "topology" -- validate --measured "$TMP/d.jsonl"
 # Bad input: exit 2 with a message.
 rc=0; $PY "$SRC/scripts/measure_ddp.py" --rank 0 --world 1 --init-method tcp://127.0.0.1:1 --model mlp:x 2>"$TMP/bad" || rc=$?
 [[ $rc == 2 ]] && grep -q "mlp" "$TMP/bad" || fail "bad model: rc $rc $(cat "$TMP/bad")"

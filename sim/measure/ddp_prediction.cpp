@@ -1,0 +1,79 @@
+#include "sim/measure/ddp_prediction.hpp"
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+#include "sim/topo/link_graph.hpp"
+#include "sim/train/collective_cost.hpp"
+#include "sim/train/ddp_timeline.hpp"
+#include "sim/train/device_catalogue.hpp"
+#include "sim/train/workload_path.hpp"
+
+namespace collsim {
+
+namespace {
+
+std::string join_sizes(const std::vector<std::int64_t>& v) { return fmt::format("[{}]", fmt::join(v, ", ")); }
+
+// The compute device: a catalogue GPU when the workload was measured on one (or, for a
+// FLOPs workload, the topology's GPU); otherwise the measuring host, whose memory-bound
+// kernels (bucket copies) run at the copy bandwidth the record measured.
+std::optional<DeviceSpec> device_for(const DdpMeasurement& m, const Workload& w, const Topology& t, std::string& why) {
+  if (auto d = find_device(w.measured_on)) return d;
+  if (w.measured_on.empty() && !t.ranks.empty()) {
+    if (auto d = find_device(t.nodes[t.ranks.front()].model)) return d;
+    why = "not predicted: the workload gives FLOPs, and neither it nor the topology names a catalogue GPU";
+    return std::nullopt;
+  }
+  if (m.memory_bandwidth_gbps <= 0) {
+    why = fmt::format("not predicted: the workload was measured on \"{}\" but the record has no memory_bandwidth_gbps "
+                      "(bucket copies need it; measure_ddp.py records it)",
+                      w.measured_on);
+    return std::nullopt;
+  }
+  DeviceSpec d;
+  d.name = fmt::format("{} (measured copy bandwidth {:g} GB/s)", w.measured_on, m.memory_bandwidth_gbps);
+  d.hbm_bandwidth = Bandwidth{m.memory_bandwidth_gbps * 1e9};
+  d.citation = m.source;
+  return d;
+}
+
+}  // namespace
+
+DdpPredictionResult predict_ddp_measurement(const DdpMeasurement& m, const Topology& topology, const std::string& workload_path,
+                                            const std::string& algorithm) {
+  DdpPredictionResult out;
+  Workload w;
+  if (const auto it = m.record.find("workload"); it != m.record.end()) {
+    w = parse_workload(*it, m.source + " /workload");
+  } else if (!workload_path.empty()) {
+    w = load_workload_file(resolve_workload_path(workload_path));
+  } else {
+    out.note = "not predicted: the record embeds no workload and no --workload was given";
+    return out;
+  }
+  const auto device = device_for(m, w, topology, out.note);
+  if (!device) return out;
+  ComputeModel cm = make_compute_model(w, *device);
+  DdpOptions o;
+  o.buckets.bucket_cap = bucket_cap_from_mb(m.bucket_cap_mb);
+  o.backend = m.backend == "nccl" ? DdpBackend::Nccl : DdpBackend::Gloo;
+  o.first_iteration = false;  // timed iterations follow the warm-up: rebuilt buckets
+  LinkGraph graph(topology);
+  CollectiveCostCache cache(graph, algorithm);
+  const DdpResult r = simulate_ddp(w, cm, [&](CollectiveOp op, Bytes b) { return cache.time(op, b); }, o);
+  out.iteration = r.iteration;
+  out.buckets = static_cast<int>(r.plan.buckets.size());
+  // DDP reports its rebuilt layout; a different predicted layout explains part of an error.
+  if (const auto it = m.record.find("rebuilt_buckets"); it != m.record.end() && it->is_array() && !it->empty()) {
+    std::vector<std::int64_t> measured, predicted;
+    for (const auto& v : *it) measured.push_back(v.is_number_integer() ? v.get<std::int64_t>() : -1);
+    for (const auto& b : r.plan.buckets) predicted.push_back(b.bytes.count);
+    if (measured != predicted) {
+      out.note = fmt::format("predicted buckets {} B differ from measured {} B", join_sizes(predicted), join_sizes(measured));
+    }
+  }
+  return out;
+}
+
+}  // namespace collsim

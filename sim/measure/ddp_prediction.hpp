@@ -1,0 +1,29 @@
+// Predicts a measured DDP iteration (a harness "ddp" record) with the DDP replay
+// (simulate_ddp): the workload embedded in the record (measure_ddp.py writes it with the
+// workload exporter's measured per-layer times) or a --workload file, the record's
+// bucket_cap_mb and backend, the steady-state (rebuilt) buckets, collectives predicted on
+// the record's topology. Times in ps; memory bandwidth in bytes/s.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "sim/measure/measurement.hpp"
+#include "sim/topo/topology.hpp"
+
+namespace collsim {
+
+struct DdpPredictionResult {
+  std::optional<Time> iteration;  // nullopt: not predicted, `note` says why
+  std::string note;               // also set beside a prediction (e.g. bucket layout differs)
+  int buckets = 0;                // predicted bucket count
+};
+
+// `workload_path`: the --workload file (used when the record embeds no workload; a file or
+// a shipped name). `algorithm`: the all-reduce algorithm the backend runs (gloo: ring).
+// Throws ConfigError for a malformed embedded workload or unknown backend; returns no
+// prediction (with the reason) when the record lacks what a prediction needs.
+[[nodiscard]] DdpPredictionResult predict_ddp_measurement(const DdpMeasurement& m, const Topology& topology,
+                                                          const std::string& workload_path, const std::string& algorithm);
+
+}  // namespace collsim

@@ -1,0 +1,75 @@
+// The calibration file: one format for collective, ddp and validate (link classes from
+// `validate --calibrate`, protocol-model constants, or both).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "sim/core/error.hpp"
+#include "sim/measure/calibration.hpp"
+#include "sim/topo/generators.hpp"
+
+using namespace collsim;
+
+namespace {
+
+std::string write_cal(const std::string& name, const std::string& text) {
+  const std::string path = (std::filesystem::temp_directory_path() / ("collsim_calfile_" + name + ".json")).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("calibration file: what validate --calibrate writes reads back", "[measure][calibration]") {
+  Calibration c;
+  c.links[LinkKind::Ethernet] = LinkClassCalibration{0.9321, Time::from_ns(284215)};
+  c.fitted_from = {"a.jsonl"};
+  c.cases = 4;
+  const std::string path = write_cal("fitted", "");
+  write_calibration_file(path, c);
+  const Calibration r = load_calibration_file(path);
+  REQUIRE(r.links.count(LinkKind::Ethernet) == 1);
+  CHECK(r.links.at(LinkKind::Ethernet).efficiency == 0.9321);
+  CHECK(r.links.at(LinkKind::Ethernet).latency == Time::from_ns(284215));  // written as "284215ns"
+  CHECK(r.cases == 4);
+  CHECK_FALSE(r.protocol);  // no protocol-model keys: the protocol model stays NCCL's
+}
+
+TEST_CASE("calibration file: link classes and protocol constants in one file", "[measure][calibration]") {
+  const Calibration both = load_calibration_file(write_cal(
+      "both", R"({"kind":"collsim-calibration","links":{"ethernet":{"efficiency":0.5,"latency":"100us"}},"channels":4,)"
+              R"("base_latency":{"ring":{"simple":"7us"}}})"));
+  REQUIRE(both.links.count(LinkKind::Ethernet) == 1);
+  REQUIRE(both.protocol);
+  CHECK(both.protocol->channels == 4);
+  CHECK(both.protocol->base_latency[1][2] == Time::from_us(7));  // row ring, protocol simple
+  // Untouched constants keep NCCL's defaults.
+  CHECK(both.protocol->base_latency[1][0] == nccl_default_model().base_latency[1][0]);
+  // A protocol-only file (what collective --calibration read before) is still a calibration.
+  const Calibration proto = load_calibration_file(write_cal("proto", R"({"efficiency":{"ll":0.4}})"));
+  CHECK(proto.links.empty());
+  REQUIRE(proto.protocol);
+  CHECK(proto.protocol->efficiency[0] == 0.4);
+  // Applying: links of a calibrated class get efficiency x bandwidth and the new latency.
+  Topology t = make_star(StarSpec{2, Bandwidth{1e9}, Time::from_us(1), LinkKind::Ethernet, 9000});
+  const double before = t.links.front().bandwidth.bytes_per_s;
+  apply_calibration(t, both);
+  CHECK(t.links.front().bandwidth.bytes_per_s == Approx(before * 0.5));
+  CHECK(t.links.front().latency == Time::from_us(100));
+}
+
+TEST_CASE("calibration file: bad input names the file and field", "[measure][calibration]") {
+  CHECK_THROWS_AS(load_calibration_file(write_cal("empty", "{}")), ConfigError);  // neither links nor constants
+  CHECK_THROWS_AS(load_calibration_file(write_cal("colour", R"({"links":{"ib":{"efficiency":1,"latency":"1us"}},"colour":1})")),
+                  ConfigError);
+  CHECK_THROWS_AS(load_calibration_file(write_cal("kind", R"({"kind":"teapot","channels":2})")), ConfigError);
+  CHECK_THROWS_AS(load_calibration_file(write_cal("chan", R"({"channels":65})")), ConfigError);
+  CHECK_THROWS_AS(load_calibration_file(write_cal("nolinks", R"({"links":{}})")), ConfigError);
+  try {
+    (void)load_calibration_file(write_cal("warp", R"({"links":{"warp":{"efficiency":1,"latency":"1us"}}})"));
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("collsim_calfile_warp.json") && Catch::Contains("/links/warp"));
+  }
+}
