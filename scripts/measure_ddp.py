@@ -138,7 +138,8 @@ def measure_workload(torch, model, x, args):
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import export_workload
     ns = argparse.Namespace(mode="measure", warmup=1, iters=max(1, args.profile_iters), name=args.model,
-                            batch=args.batch_size, optimizer="sgd", precision="fp32", efficiency=0.5, flops_scale=1)
+                            batch=args.batch_size, optimizer="sgd", precision="fp32", efficiency=0.5, flops_scale=1,
+                            saved_activations=False)
     with torch.random.fork_rng():
         doc = export_workload.export(model, x, f"{args.model} measured by measure_ddp.py", ns)
     # The optimizer step as timed below (SGD, no momentum), after a backward fills the grads.
