@@ -27,6 +27,7 @@ struct Time {
 
   [[nodiscard]] constexpr double seconds() const { return static_cast<double>(ps) / kPerS; }
   [[nodiscard]] constexpr double us() const { return static_cast<double>(ps) / kPerUs; }
+  [[nodiscard]] constexpr double ms() const { return static_cast<double>(ps) / kPerMs; }
 
   constexpr auto operator<=>(const Time&) const = default;
   constexpr Time operator+(Time o) const { return Time{ps + o.ps}; }

@@ -8,8 +8,6 @@ namespace collsim {
 
 namespace {
 
-double ms(Time t) { return static_cast<double>(t.ps) / Time::kPerMs; }
-
 struct Summary {
   const char* key;
   const char* label;
@@ -33,7 +31,7 @@ void write_table(std::ostream& out, const DdpReport& rep) {
   fmt::print(out, "# collsim ddp: {} on {} ({} ranks, {}), {} {} all-reduce, bucket_cap_mb {}, iteration {}{}\n",
              rep.workload, rep.topology, rep.ranks, rep.device, rep.backend, rep.algorithm, rep.bucket_cap_mb,
              rep.iteration, r.accumulate > 1 ? fmt::format(", {} micro-steps", r.accumulate) : "");
-  for (const auto& s : summary(r)) fmt::print(out, "{:<24}{:>12.3f} ms\n", s.label, ms(s.value));
+  for (const auto& s : summary(r)) fmt::print(out, "{:<24}{:>12.3f} ms\n", s.label, s.value.ms());
   fmt::print(out, "{:<24}{:>12.1f} %\n", "overlap", r.overlap_percent);
   fmt::print(out, "\n{:>6} {:>7} {:>14} {:>14} {:>11} {:>11} {:>11} {:>11} {:>11}\n", "bucket", "params", "bytes",
              "wire bytes", "ready", "launch", "start", "end", "comm");
@@ -41,7 +39,7 @@ void write_table(std::ostream& out, const DdpReport& rep) {
              "(ms)", "(ms)", "(ms)");
   for (const auto& b : r.buckets) {
     fmt::print(out, "{:>6} {:>7} {:>14} {:>14} {:>11.3f} {:>11.3f} {:>11.3f} {:>11.3f} {:>11.3f}\n", b.index, b.params,
-               b.bytes.count, b.wire_bytes.count, ms(b.ready), ms(b.launched), ms(b.start), ms(b.end), ms(b.end - b.start));
+               b.bytes.count, b.wire_bytes.count, b.ready.ms(), b.launched.ms(), b.start.ms(), b.end.ms(), (b.end - b.start).ms());
   }
 }
 
@@ -57,7 +55,7 @@ void write_json(std::ostream& out, const DdpReport& rep) {
   doc["bucket_cap_mb"] = rep.bucket_cap_mb;
   doc["iteration"] = rep.iteration;
   doc["micro_steps"] = r.accumulate;
-  for (const auto& s : summary(r)) doc[s.key] = ms(s.value);
+  for (const auto& s : summary(r)) doc[s.key] = s.value.ms();
   doc["iteration_ps"] = r.iteration.ps;
   doc["overlap_percent"] = r.overlap_percent;
   doc["buckets"] = nlohmann::ordered_json::array();
@@ -81,7 +79,7 @@ void write_csv(std::ostream& out, const DdpReport& rep) {
   out << "bucket,params,bytes,wire_bytes,ready_ms,launch_ms,start_ms,end_ms,comm_ms\n";
   for (const auto& b : rep.result.buckets) {
     fmt::print(out, "{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f}\n", b.index, b.params, b.bytes.count,
-               b.wire_bytes.count, ms(b.ready), ms(b.launched), ms(b.start), ms(b.end), ms(b.end - b.start));
+               b.wire_bytes.count, b.ready.ms(), b.launched.ms(), b.start.ms(), b.end.ms(), (b.end - b.start).ms());
   }
 }
 

@@ -8,8 +8,6 @@ namespace collsim {
 
 namespace {
 
-double ms(Time t) { return static_cast<double>(t.ps) / Time::kPerMs; }
-
 struct Summary {
   const char* key;
   const char* label;
@@ -52,7 +50,7 @@ void write_table(std::ostream& out, const ShardedReport& rep) {
   fmt::print(out, "# collsim ddp --sharding {}: {} on {} ({} ranks{}, {}), {} collectives{}\n", rep.strategy, rep.workload,
              rep.topology, rep.ranks, rep.ranks_per_node > 0 ? fmt::format(", {} per node", rep.ranks_per_node) : "",
              rep.device, rep.algorithm, rep.accumulate > 1 ? fmt::format(", {} micro-steps", rep.accumulate) : "");
-  for (const auto& s : summary(r)) fmt::print(out, "{:<24}{:>12.3f} ms\n", s.label, ms(s.value));
+  for (const auto& s : summary(r)) fmt::print(out, "{:<24}{:>12.3f} ms\n", s.label, s.value.ms());
   fmt::print(out, "{:<24}{:>12.1f} %\n", "overlap", r.overlap_percent);
   fmt::print(out, "{:<24}{:>12.0f}\n", "gathered elements", r.gathered_elements);
   fmt::print(out, "{:<24}{:>12.0f}\n", "reduced elements", r.reduced_elements);
@@ -63,8 +61,8 @@ void write_table(std::ostream& out, const ShardedReport& rep) {
              "end ms", "start ms", "end ms");
   for (const Row& row : rows(r)) {
     fmt::print(out, "{:<20} {:>12} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f}\n", row.name, row.numel,
-               ms(row.fwd_start), ms(row.fwd_end), ms(row.bwd_start), ms(row.bwd_end), ms(row.reduce_start),
-               ms(row.reduce_end));
+               row.fwd_start.ms(), row.fwd_end.ms(), row.bwd_start.ms(), row.bwd_end.ms(), row.reduce_start.ms(),
+               row.reduce_end.ms());
   }
 }
 
@@ -79,7 +77,7 @@ void write_json(std::ostream& out, const ShardedReport& rep) {
   doc["sharding"] = rep.strategy;
   if (rep.ranks_per_node > 0) doc["ranks_per_node"] = rep.ranks_per_node;
   doc["micro_steps"] = rep.accumulate;
-  for (const auto& s : summary(r)) doc[s.key] = ms(s.value);
+  for (const auto& s : summary(r)) doc[s.key] = s.value.ms();
   doc["iteration_ps"] = r.iteration.ps;
   doc["overlap_percent"] = r.overlap_percent;
   doc["gathered_elements"] = r.gathered_elements;
@@ -105,8 +103,8 @@ void write_csv(std::ostream& out, const ShardedReport& rep) {
   out << "unit,elements,fwd_gather_start_ms,fwd_gather_end_ms,bwd_gather_start_ms,bwd_gather_end_ms,reduce_start_ms,"
          "reduce_end_ms\n";
   for (const Row& row : rows(rep.result)) {
-    fmt::print(out, "{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f}\n", row.name, row.numel, ms(row.fwd_start),
-               ms(row.fwd_end), ms(row.bwd_start), ms(row.bwd_end), ms(row.reduce_start), ms(row.reduce_end));
+    fmt::print(out, "{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f}\n", row.name, row.numel, row.fwd_start.ms(),
+               row.fwd_end.ms(), row.bwd_start.ms(), row.bwd_end.ms(), row.reduce_start.ms(), row.reduce_end.ms());
   }
 }
 

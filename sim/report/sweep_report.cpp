@@ -8,8 +8,6 @@ namespace collsim {
 
 namespace {
 
-double ms(Time t) { return static_cast<double>(t.ps) / Time::kPerMs; }
-
 void write_table(std::ostream& out, const SweepReport& rep) {
   const SweepResult& r = rep.result;
   fmt::print(out, "# collsim sweep: {} on {} ({}), {} {} all-reduce ({})\n", rep.workload, rep.topology, rep.device,
@@ -19,13 +17,13 @@ void write_table(std::ostream& out, const SweepReport& rep) {
   fmt::print(out, "{:>6} {:>10} {:>8} {:>13} {:>13} {:>13} {:>9}\n", "", "(MiB)", "", "(ms)", "(ms)", "(ms)", "(%)");
   for (const auto& row : r.rows) {
     fmt::print(out, "{:>6} {:>10g} {:>8} {:>13.3f} {:>13.3f} {:>13.3f} {:>9.1f}\n", row.ranks, row.bucket_mb, row.buckets,
-               ms(row.iteration), ms(row.comm_total), ms(row.exposed_comm), row.overlap_percent);
+               row.iteration.ms(), row.comm_total.ms(), row.exposed_comm.ms(), row.overlap_percent);
   }
   fmt::print(out, "\n# best bucket size per world size; scaling efficiency = best iteration at {} ranks / at N\n",
              r.best.empty() ? 0 : r.best.front().ranks);
   fmt::print(out, "{:>6} {:>10} {:>13} {:>11}\n", "ranks", "bucket_mb", "iteration", "efficiency");
   for (const auto& b : r.best) {
-    fmt::print(out, "{:>6} {:>10g} {:>13.3f} {:>10.1f}%\n", b.ranks, b.bucket_mb, ms(b.iteration), 100 * b.scaling_efficiency);
+    fmt::print(out, "{:>6} {:>10g} {:>13.3f} {:>10.1f}%\n", b.ranks, b.bucket_mb, b.iteration.ms(), 100 * b.scaling_efficiency);
   }
 }
 
@@ -42,13 +40,13 @@ void write_json(std::ostream& out, const SweepReport& rep) {
   doc["rows"] = nlohmann::ordered_json::array();
   for (const auto& row : r.rows) {
     doc["rows"].push_back({{"ranks", row.ranks}, {"bucket_mb", row.bucket_mb}, {"buckets", row.buckets},
-                           {"iteration_ms", ms(row.iteration)}, {"iteration_ps", row.iteration.ps},
-                           {"communication_ms", ms(row.comm_total)}, {"exposed_communication_ms", ms(row.exposed_comm)},
+                           {"iteration_ms", row.iteration.ms()}, {"iteration_ps", row.iteration.ps},
+                           {"communication_ms", row.comm_total.ms()}, {"exposed_communication_ms", row.exposed_comm.ms()},
                            {"overlap_percent", row.overlap_percent}});
   }
   doc["best"] = nlohmann::ordered_json::array();
   for (const auto& b : r.best) {
-    doc["best"].push_back({{"ranks", b.ranks}, {"bucket_mb", b.bucket_mb}, {"iteration_ms", ms(b.iteration)},
+    doc["best"].push_back({{"ranks", b.ranks}, {"bucket_mb", b.bucket_mb}, {"iteration_ms", b.iteration.ms()},
                            {"scaling_efficiency", b.scaling_efficiency}});
   }
   out << doc.dump(2) << "\n";
@@ -59,8 +57,8 @@ void write_csv(std::ostream& out, const SweepReport& rep) {
   for (const auto& row : rep.result.rows) {
     bool best = false;
     for (const auto& b : rep.result.best) best = best || (b.ranks == row.ranks && b.bucket_mb == row.bucket_mb);
-    fmt::print(out, "{},{:g},{},{:.6f},{:.6f},{:.6f},{:.3f},{}\n", row.ranks, row.bucket_mb, row.buckets, ms(row.iteration),
-               ms(row.comm_total), ms(row.exposed_comm), row.overlap_percent, best ? 1 : 0);
+    fmt::print(out, "{},{:g},{},{:.6f},{:.6f},{:.6f},{:.3f},{}\n", row.ranks, row.bucket_mb, row.buckets, row.iteration.ms(),
+               row.comm_total.ms(), row.exposed_comm.ms(), row.overlap_percent, best ? 1 : 0);
   }
 }
 

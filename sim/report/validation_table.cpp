@@ -35,14 +35,12 @@ std::string summary_line(const ValidationReport& r) {
   return line;
 }
 
-double ms(Time t) { return static_cast<double>(t.ps) / (Time::kPerUs * 1e3); }
-
 std::string choice_line(const BucketChoice& c, double tolerance) {
   if (!c.judged) return fmt::format("{}: not judged ({})", c.group, c.note);
   const std::string ties =
       c.predicted_ties.empty() ? std::string() : fmt::format(", predicted tie with {} MB", fmt::join(c.predicted_ties, ", "));
   return fmt::format("{}: measured best {:g} MB ({:.1f} ms), predicted best {:g} MB (measured {:.1f} ms, {:+.2f}%{}): {}", c.group,
-                     c.measured_best_cap, ms(c.measured_best), c.predicted_best_cap, ms(c.measured_at_predicted), c.shortfall * 100, ties,
+                     c.measured_best_cap, c.measured_best.ms(), c.predicted_best_cap, c.measured_at_predicted.ms(), c.shortfall * 100, ties,
                      c.ok ? (c.predicted_best_cap == c.measured_best_cap ? "ok (same cap)" : fmt::format("ok (within {:g}%)", tolerance * 100))
                           : fmt::format("broken (beyond {:g}%)", tolerance * 100));
 }
