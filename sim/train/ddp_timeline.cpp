@@ -209,24 +209,6 @@ class ProgramBuilder {
   StreamProgram p_;
 };
 
-Time union_length(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
-  Time total{}, cur_start{}, cur_end{};
-  bool open = false;
-  for (const auto& iv : v) {
-    if (!open || iv.start > cur_end) {
-      if (open) total += cur_end - cur_start;
-      cur_start = iv.start;
-      cur_end = iv.end;
-      open = true;
-    } else {
-      cur_end = std::max(cur_end, iv.end);
-    }
-  }
-  if (open) total += cur_end - cur_start;
-  return total;
-}
-
 }  // namespace
 
 DdpResult simulate_ddp(const Workload& w, const ComputeModel& cm, const CollectiveCostFn& cost, const DdpOptions& o) {
@@ -251,25 +233,18 @@ DdpResult simulate_ddp(const Workload& w, const ComputeModel& cm, const Collecti
     bt.start = r.timeline.comm[bucket_comms[b].front()].start;
     bt.end = r.timeline.comm[bucket_comms[b].back()].end;
   }
-  Time compute_busy{};
-  for (std::size_t i = 0; i < r.program.compute.size(); ++i) {
-    const Time d = r.timeline.compute[i].end - r.timeline.compute[i].start;
-    compute_busy += d;
-    const std::string& cat = r.program.compute[i].category;
-    if (cat == "forward") r.forward += d;
-    else if (cat == "backward") r.backward += d;
-    else if (cat == "copy_in" || cat == "copy_out") r.copies += d;
-    else if (cat == "hook") r.hook_compute += d;
-    else if (cat == "optimizer") r.optimizer += d;
-    else r.other_compute += d;
-  }
-  for (const auto& iv : r.timeline.comm) r.comm_total += iv.end - iv.start;
-  r.comm_busy = union_length(r.timeline.comm);
-  r.iteration = r.timeline.end;
-  r.exposed_comm = r.iteration - compute_busy;
-  if (r.comm_busy.ps > 0) {
-    r.overlap_percent = 100.0 * static_cast<double>((r.comm_busy - r.exposed_comm).ps) / static_cast<double>(r.comm_busy.ps);
-  }
+  const StreamTotals totals = stream_totals(r.program, r.timeline);
+  r.forward = totals.compute("forward");
+  r.backward = totals.compute("backward");
+  r.copies = totals.compute("copy_in") + totals.compute("copy_out");
+  r.hook_compute = totals.compute("hook");
+  r.optimizer = totals.compute("optimizer");
+  r.other_compute = totals.compute_busy - r.forward - r.backward - r.copies - r.hook_compute - r.optimizer;
+  r.comm_total = totals.comm_total;
+  r.comm_busy = totals.comm_busy;
+  r.iteration = totals.end;
+  r.exposed_comm = totals.exposed_comm;
+  r.overlap_percent = totals.overlap_percent;
   return r;
 }
 

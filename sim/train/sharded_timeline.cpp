@@ -42,22 +42,6 @@ void validate(const Workload& w, const ShardingOptions& o, int world_size) {
   }
 }
 
-Time union_length(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
-  Time total{};
-  std::optional<Interval> cur;
-  for (const auto& iv : v) {
-    if (cur && iv.start <= cur->end) {
-      cur->end = std::max(cur->end, iv.end);
-      continue;
-    }
-    if (cur) total += cur->end - cur->start;
-    cur = iv;
-  }
-  if (cur) total += cur->end - cur->start;
-  return total;
-}
-
 // Largest sum of unsharded bytes alive at one instant (a free at t happens before an
 // allocation at t: the caching allocator reuses the block).
 Bytes peak_residency(const ShardedProgram& sp, const StreamTimeline& tl) {
@@ -126,22 +110,15 @@ ShardedResult simulate_sharded(const Workload& w, const ComputeModel& cm, const 
     r.buckets.push_back(std::move(gb));
   }
 
-  Time compute_busy{};
-  for (std::size_t i = 0; i < r.program.compute.size(); ++i) {
-    const Time d = r.timeline.compute[i].end - r.timeline.compute[i].start;
-    compute_busy += d;
-    const std::string& cat = r.program.compute[i].category;
-    if (cat == "forward") r.forward += d;
-    else if (cat == "backward") r.backward += d;
-    else if (cat == "optimizer") r.optimizer += d;
-  }
-  for (const auto& iv : r.timeline.comm) r.comm_total += iv.end - iv.start;
-  r.comm_busy = union_length(r.timeline.comm);
-  r.iteration = r.timeline.end;
-  r.exposed_comm = r.iteration - compute_busy;
-  if (r.comm_busy.ps > 0) {
-    r.overlap_percent = 100.0 * static_cast<double>((r.comm_busy - r.exposed_comm).ps) / static_cast<double>(r.comm_busy.ps);
-  }
+  const StreamTotals totals = stream_totals(r.program, r.timeline);
+  r.forward = totals.compute("forward");
+  r.backward = totals.compute("backward");
+  r.optimizer = totals.compute("optimizer");
+  r.comm_total = totals.comm_total;
+  r.comm_busy = totals.comm_busy;
+  r.iteration = totals.end;
+  r.exposed_comm = totals.exposed_comm;
+  r.overlap_percent = totals.overlap_percent;
   r.gathered_elements = sp.gathered_elements;
   r.reduced_elements = sp.reduced_elements;
   r.peak_unsharded = zero12 ? Bytes{} : peak_residency(sp, r.timeline);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -146,5 +147,48 @@ class StreamPlayer {
 }  // namespace
 
 StreamTimeline play_streams(const StreamProgram& p, const StreamOptions& o) { return StreamPlayer(p, o).run(); }
+
+namespace {
+
+// Length of the union of intervals.
+Time union_length(std::vector<Interval> v) {
+  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  Time total{};
+  std::optional<Interval> cur;
+  for (const auto& iv : v) {
+    if (cur && iv.start <= cur->end) {
+      cur->end = std::max(cur->end, iv.end);
+      continue;
+    }
+    if (cur) total += cur->end - cur->start;
+    cur = iv;
+  }
+  if (cur) total += cur->end - cur->start;
+  return total;
+}
+
+}  // namespace
+
+Time StreamTotals::compute(const std::string& category) const {
+  const auto it = compute_by_category.find(category);
+  return it == compute_by_category.end() ? Time{} : it->second;
+}
+
+StreamTotals stream_totals(const StreamProgram& p, const StreamTimeline& t) {
+  StreamTotals r;
+  for (std::size_t i = 0; i < p.compute.size(); ++i) {
+    const Time d = t.compute[i].end - t.compute[i].start;
+    r.compute_busy += d;
+    r.compute_by_category[p.compute[i].category] += d;
+  }
+  for (const auto& iv : t.comm) r.comm_total += iv.end - iv.start;
+  r.comm_busy = union_length(t.comm);
+  r.end = t.end;
+  r.exposed_comm = r.end - r.compute_busy;
+  if (r.comm_busy.ps > 0) {
+    r.overlap_percent = 100.0 * static_cast<double>((r.comm_busy - r.exposed_comm).ps) / static_cast<double>(r.comm_busy.ps);
+  }
+  return r;
+}
 
 }  // namespace collsim

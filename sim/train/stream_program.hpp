@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +60,19 @@ struct StreamTimeline {
   std::vector<Time> comm_issued;   // when each comm task was issued
   Time end;                        // when both streams are idle
 };
+
+// What a played program adds up to: compute time per task category, the communication
+// stream's summed and busy (union) time, the end, the communication the compute stream
+// waits for (end - compute busy) and the share of busy communication hidden behind compute.
+struct StreamTotals {
+  std::map<std::string, Time> compute_by_category;
+  Time compute_busy, comm_total, comm_busy, end, exposed_comm;
+  double overlap_percent = 0;
+
+  [[nodiscard]] Time compute(const std::string& category) const;  // 0 when absent
+};
+
+[[nodiscard]] StreamTotals stream_totals(const StreamProgram& p, const StreamTimeline& t);
 
 // Plays the program. Throws InternalError if a task waits on a comm task never issued.
 [[nodiscard]] StreamTimeline play_streams(const StreamProgram& p, const StreamOptions& o);
