@@ -30,13 +30,17 @@ struct DdpCommandArgs {
   ShardingArgs sharding;
 };
 
+std::optional<Calibration> calibration_option(const DdpCommandArgs& a) {
+  if (a.calibration.empty()) return std::nullopt;
+  return load_calibration_file(a.calibration);
+}
+
 // The topology with the --calibration file's link classes applied, if one is given.
-Topology calibrated_topology(const DdpCommandArgs& a) {
+Topology calibrated_topology(const DdpCommandArgs& a, const std::optional<Calibration>& cal) {
   Topology topo = load_topology_option(a.topology, a.ranks);
-  if (!a.calibration.empty()) {
-    const Calibration cal = load_calibration_file(a.calibration);
-    apply_calibration(topo, cal);
-    if (cal.protocol) {
+  if (cal) {
+    apply_calibration(topo, *cal);
+    if (cal->protocol) {
       spdlog::warn("{}: protocol-model constants are not used by ddp (its collectives use the ideal protocol); "
                    "its link classes are applied",
                    a.calibration);
@@ -46,18 +50,20 @@ Topology calibrated_topology(const DdpCommandArgs& a) {
 }
 
 void run_ddp(const DdpCommandArgs& a) {
+  const std::optional<Calibration> cal = calibration_option(a);
   if (a.sharding.sharding != "ddp") {
     if (!a.trace.empty()) throw ConfigError("--trace", "", a.trace, "--sharding ddp (traces are written for DDP steps only)");
     if (a.bucket_mb != 25) throw ConfigError("--bucket-mb", "", fmt::format("{}", a.bucket_mb), "--sharding ddp (ZeRO buckets: --reduce-bucket-mb)");
     const OutputFormat format = parse_format_option(a.format);
-    run_sharded(a.sharding, a.ddp, calibrated_topology(a), format);
+    run_sharded(a.sharding, a.ddp, calibrated_topology(a, cal), format);
     return;
   }
   check_algorithm(a.ddp.algo);
   DdpOptions o = make_ddp_options(a.ddp);
   o.buckets.bucket_cap = bucket_cap_option("--bucket-mb", a.bucket_mb);
+  if (!a.ddp.comm_slowdown && cal && cal->ddp) o.compute_slowdown = cal->ddp->comm_slowdown;
   const OutputFormat format = parse_format_option(a.format);
-  Topology topo = calibrated_topology(a);
+  Topology topo = calibrated_topology(a, cal);
   const Workload w = load_workload_option(a.ddp.workload);
   const ComputeModel cm = compute_model_option(a.ddp, w, topo);
   LinkGraph graph(topo);
@@ -94,7 +100,8 @@ void add_ddp_command(CLI::App& app) {
   add_ddp_options(cmd, args->ddp);
   add_sharding_options(cmd, args->sharding);
   cmd->add_option("--calibration", args->calibration,
-                  "Calibration JSON (validate --calibrate): per-link-class efficiency and latency applied to the topology");
+                  "Calibration JSON (validate --calibrate): per-link-class efficiency and latency applied to the topology, "
+                  "and its \"ddp\" section's compute slowdown while communicating");
   cmd->add_option("--trace", args->trace, "Also write a Chrome trace event JSON file (Perfetto, chrome://tracing)");
   cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
   cmd->callback([args] { run_ddp(*args); });

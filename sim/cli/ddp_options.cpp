@@ -27,8 +27,8 @@ void add_ddp_options(CLI::App* cmd, DdpArgs& a) {
       ->capture_default_str();
   cmd->add_flag("--static-graph", a.static_graph, "DDP static_graph=True");
   cmd->add_flag("--no-broadcast-buffers", a.no_broadcast_buffers, "DDP broadcast_buffers=False");
-  cmd->add_option("--comm-slowdown", a.comm_slowdown, "Compute runs at 1/(1+S) speed while a collective runs")
-      ->capture_default_str();
+  cmd->add_option("--comm-slowdown", a.comm_slowdown,
+                  "Compute runs at 1/(1+S) speed while a collective runs (default 0, or the --calibration file's \"ddp\" section)");
 }
 
 void check_algorithm(const std::string& algo) {
@@ -88,10 +88,11 @@ DdpOptions make_ddp_options(const DdpArgs& a) {
   } else {
     throw ConfigError("--backend", "", fmt::format("\"{}\"", a.backend), "nccl or gloo");
   }
-  if (!(a.comm_slowdown >= 0) || a.comm_slowdown > 100) {
-    throw ConfigError("--comm-slowdown", "", fmt::format("{}", a.comm_slowdown), "a slowdown from 0 to 100 (0.1 = 10 % slower)");
+  const double slowdown = a.comm_slowdown.value_or(0.0);
+  if (!(slowdown >= 0) || slowdown > 100) {
+    throw ConfigError("--comm-slowdown", "", fmt::format("{}", slowdown), "a slowdown from 0 to 100 (0.1 = 10 % slower)");
   }
-  o.compute_slowdown = a.comm_slowdown;
+  o.compute_slowdown = slowdown;
   return o;
 }
 

@@ -28,7 +28,7 @@ struct DdpArgs {
   std::string graph_walk = "0s";
   bool static_graph = false;
   bool no_broadcast_buffers = false;
-  double comm_slowdown = 0;
+  std::optional<double> comm_slowdown;  // unset: 0, or a --calibration file's "ddp" section
 };
 
 // Registers the shared options on `cmd`.

@@ -42,7 +42,7 @@ ShardingOptions make_sharding_options(const ShardingArgs& a, const DdpArgs& ddp,
       {"--find-unused-parameters", ddp.find_unused_parameters},
       {"--static-graph", ddp.static_graph},
       {"--iteration", ddp.iteration != plain.iteration},
-      {"--comm-slowdown", ddp.comm_slowdown != plain.comm_slowdown}};
+      {"--comm-slowdown", ddp.comm_slowdown.has_value()}};
   for (const auto& [flag, set] : ddp_only) {
     if (set) throw ConfigError(flag, "", a.sharding, "--sharding ddp (this flag is a DDP setting)");
   }

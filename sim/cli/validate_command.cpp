@@ -43,6 +43,38 @@ struct ValidateArgs {
   std::string format = "table";
 };
 
+// --calibrate: link classes from the collective records, then the DDP section from the
+// DDP records with those link classes applied; writes the file and prints both fits.
+void run_calibrate(const ValidateArgs& a, const MeasurementSet& all, CasePredictor& predictor, const DdpPredictor& ddp) {
+  if (all.collectives.empty() && all.ddp.empty()) {
+    throw ConfigError("--calibrate", "", fmt::format("{}", fmt::join(a.measured, " ")), "measured collectives or DDP runs to fit");
+  }
+  Calibration c;
+  if (!all.collectives.empty()) c = fit_calibration(all.collectives, predictor);
+  if (!all.ddp.empty()) {
+    predictor.set_calibration(c);
+    c.ddp = fit_ddp_calibration(all.ddp, predictor, ddp, a.workload);
+  }
+  c.fitted_from = a.measured;
+  write_calibration_file(a.calibrate, c);
+  if (!all.collectives.empty()) {
+    std::cout << fmt::format("calibrated from {} collective measurements -> {}\n", c.cases, a.calibrate);
+    for (const auto& [kind, lc] : c.links) {
+      std::cout << fmt::format("  {}: efficiency {:.4f}, latency {}\n", to_string(kind), lc.efficiency, to_string(lc.latency));
+    }
+    std::cout << fmt::format("error before: median {:.2f}%, max {:.2f}%\n", c.median_error_before * 100, c.max_error_before * 100);
+    std::cout << fmt::format("error after:  median {:.2f}%, max {:.2f}%\n", c.median_error_after * 100, c.max_error_after * 100);
+  }
+  if (c.ddp) {
+    const DdpCalibration& d = *c.ddp;
+    std::cout << fmt::format("calibrated from {} DDP runs -> {}\n", d.cases, a.calibrate);
+    std::cout << fmt::format("  compute slowdown while communicating: {:.4f} (compute at {:.1f}% speed)\n", d.comm_slowdown,
+                             100.0 / (1.0 + d.comm_slowdown));
+    std::cout << fmt::format("DDP error before: median {:.2f}%, max {:.2f}%\n", d.median_error_before * 100, d.max_error_before * 100);
+    std::cout << fmt::format("DDP error after:  median {:.2f}%, max {:.2f}%\n", d.median_error_after * 100, d.max_error_after * 100);
+  }
+}
+
 void run_validate(const ValidateArgs& a) {
   const OutputFormat format = parse_format_option(a.format);
   ValidationReport report;
@@ -59,16 +91,13 @@ void run_validate(const ValidateArgs& a) {
     all.ddp.insert(all.ddp.end(), s.ddp.begin(), s.ddp.end());
   }
   CasePredictor predictor(a.topology, a.algo);
+  // DDP records: the DDP replay with each record's workload (or --workload), on its
+  // topology, with --algo as the backend's all-reduce algorithm.
+  const DdpPredictor ddp = [&a](const DdpMeasurement& m, const Topology& t, const std::string& workload, double slowdown) {
+    return predict_ddp_measurement(m, t, workload, a.algo, slowdown);
+  };
   if (!a.calibrate.empty()) {
-    Calibration c = fit_calibration(all.collectives, predictor);
-    c.fitted_from = a.measured;
-    write_calibration_file(a.calibrate, c);
-    std::cout << fmt::format("calibrated from {} collective measurements -> {}\n", c.cases, a.calibrate);
-    for (const auto& [kind, lc] : c.links) {
-      std::cout << fmt::format("  {}: efficiency {:.4f}, latency {}\n", to_string(kind), lc.efficiency, to_string(lc.latency));
-    }
-    std::cout << fmt::format("error before: median {:.2f}%, max {:.2f}%\n", c.median_error_before * 100, c.max_error_before * 100);
-    std::cout << fmt::format("error after:  median {:.2f}%, max {:.2f}%\n", c.median_error_after * 100, c.max_error_after * 100);
+    run_calibrate(a, all, predictor, ddp);
     return;
   }
   if (!a.calibration.empty()) {
@@ -80,13 +109,6 @@ void run_validate(const ValidateArgs& a) {
     }
     predictor.set_calibration(std::move(cal));
   }
-  // DDP records: the DDP replay with each record's workload (or --workload), on its
-  // topology, with --algo as the backend's all-reduce algorithm.
-  const DdpPredictor ddp = [&a](const DdpMeasurement& m, const Topology& t, const std::string& workload, std::string& note) {
-    DdpPredictionResult p = predict_ddp_measurement(m, t, workload, a.algo);
-    note = p.note;
-    return p.iteration;
-  };
   report.rows = validate(all, predictor, ddp, a.workload);
   report.summary = summarize(report.rows);
   if (!all.collectives.empty() && !all.ddp.empty()) {

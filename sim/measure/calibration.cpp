@@ -57,9 +57,23 @@ Calibration load_calibration_file(const std::string& path) {
   c.median_error_after = top.optional_number("median_error_after", 0, 1e9).value_or(0);
   c.max_error_before = top.optional_number("max_error_before", 0, 1e9).value_or(0);
   c.max_error_after = top.optional_number("max_error_after", 0, 1e9).value_or(0);
+  if (const auto* ddp = top.optional("ddp")) {
+    JsonFields f(*ddp, path, top.pointer("ddp"));
+    DdpCalibration d;
+    d.comm_slowdown = f.number("comm_slowdown", 0, 100);
+    d.cases = static_cast<int>(f.optional_integer("cases", 0, INT32_MAX).value_or(0));
+    d.median_error_before = f.optional_number("median_error_before", 0, 1e9).value_or(0);
+    d.median_error_after = f.optional_number("median_error_after", 0, 1e9).value_or(0);
+    d.max_error_before = f.optional_number("max_error_before", 0, 1e9).value_or(0);
+    d.max_error_after = f.optional_number("max_error_after", 0, 1e9).value_or(0);
+    f.finish();
+    c.ddp = d;
+  }
   top.finish();  // unknown keys first: a misspelt key is the likelier mistake
-  if (!links_ptr && !c.protocol) {
-    top.fail("links", "missing", "link classes (\"links\": {\"ethernet\": {...}}) or protocol-model keys (base_latency, ...)");
+  if (!links_ptr && !c.protocol && !c.ddp) {
+    top.fail("links", "missing",
+             "link classes (\"links\": {\"ethernet\": {...}}), protocol-model keys (base_latency, ...) "
+             "or a DDP section (\"ddp\": {\"comm_slowdown\": ...})");
   }
   return c;
 }
@@ -74,14 +88,26 @@ void write_calibration_file(const std::string& path, const Calibration& c) {
     l["latency"] = fmt::format("{}ns", (lc.latency.ps + Time::kPerNs / 2) / Time::kPerNs);
     links[std::string(to_string(kind))] = l;
   }
-  doc["links"] = links;
-  doc["fitted_from"] = c.fitted_from;
-  doc["cases"] = c.cases;
   const auto r4 = [](double v) { return std::round(v * 1e4) / 1e4; };
-  doc["median_error_before"] = r4(c.median_error_before);
-  doc["median_error_after"] = r4(c.median_error_after);
-  doc["max_error_before"] = r4(c.max_error_before);
-  doc["max_error_after"] = r4(c.max_error_after);
+  if (!links.empty()) doc["links"] = links;
+  if (c.ddp) {
+    nlohmann::ordered_json d;
+    d["comm_slowdown"] = r4(c.ddp->comm_slowdown);
+    d["cases"] = c.ddp->cases;
+    d["median_error_before"] = r4(c.ddp->median_error_before);
+    d["median_error_after"] = r4(c.ddp->median_error_after);
+    d["max_error_before"] = r4(c.ddp->max_error_before);
+    d["max_error_after"] = r4(c.ddp->max_error_after);
+    doc["ddp"] = d;
+  }
+  doc["fitted_from"] = c.fitted_from;
+  if (!links.empty()) {
+    doc["cases"] = c.cases;
+    doc["median_error_before"] = r4(c.median_error_before);
+    doc["median_error_after"] = r4(c.median_error_after);
+    doc["max_error_before"] = r4(c.max_error_before);
+    doc["max_error_after"] = r4(c.max_error_after);
+  }
   std::ofstream out(path);
   if (!out) throw ConfigError("--calibrate", "", path, "a writable file for the calibration");
   out << doc.dump(2) << "\n";

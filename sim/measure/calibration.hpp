@@ -3,7 +3,9 @@
 // the links' bandwidth and a latency (ps) that replaces theirs ("links", fitted by
 // `collsim validate --calibrate`), and/or overrides of the NCCL protocol model's constants
 // (base_latency, step_latency, efficiency, ..., as sim/coll/protocol_model.hpp reads them),
-// plus the fit's record (fitted_from, cases, errors before/after).
+// plus the fit's record (fitted_from, cases, errors before/after), and/or a DDP section
+// ("ddp": {"comm_slowdown": S, ...}): compute runs at 1/(1+S) of its speed while a
+// collective is in flight (CPU/SM and memory contention), fitted from measured DDP runs.
 #pragma once
 
 #include <map>
@@ -22,6 +24,13 @@ struct LinkClassCalibration {
   Time latency;             // per-link latency that replaces the topology's
 };
 
+struct DdpCalibration {
+  double comm_slowdown = 0;  // compute at 1/(1+S) speed while a collective runs
+  int cases = 0;             // DDP runs it was fitted on
+  double median_error_before = 0, median_error_after = 0;  // fractions, |predicted/measured - 1|
+  double max_error_before = 0, max_error_after = 0;
+};
+
 struct Calibration {
   std::map<LinkKind, LinkClassCalibration> links;
   // The protocol model with the file's overrides over NCCL's defaults; nullopt when the
@@ -32,12 +41,13 @@ struct Calibration {
   int cases = 0;
   double median_error_before = 0, median_error_after = 0;  // fractions, |predicted/measured - 1|
   double max_error_before = 0, max_error_after = 0;
+  std::optional<DdpCalibration> ddp;
 };
 
 // Applies the calibration to every link of a calibrated class.
 void apply_calibration(Topology& t, const Calibration& c);
 
-// Reads a calibration file; it must hold "links", protocol-model keys, or both.
+// Reads a calibration file; it must hold "links", protocol-model keys, "ddp", or several.
 [[nodiscard]] Calibration load_calibration_file(const std::string& path);
 void write_calibration_file(const std::string& path, const Calibration& c);
 

@@ -40,8 +40,26 @@ std::optional<DeviceSpec> device_for(const DdpMeasurement& m, const Workload& w,
 
 }  // namespace
 
+std::vector<Time> measured_bucket_launches(const DdpMeasurement& m) {
+  const auto it = m.record.find("bucket_allreduce");
+  if (it == m.record.end() || !it->is_array()) return {};
+  std::vector<Time> out(it->size());
+  std::vector<bool> seen(it->size(), false);
+  for (const auto& b : *it) {
+    const auto idx = b.find("bucket");
+    const auto start = b.find("start_us");
+    if (idx == b.end() || start == b.end() || !idx->is_number_integer() || !start->is_number()) return {};
+    const auto i = idx->get<std::int64_t>();
+    const double us = start->get<double>();
+    if (i < 0 || i >= static_cast<std::int64_t>(out.size()) || seen[static_cast<std::size_t>(i)] || !(us >= 0)) return {};
+    out[static_cast<std::size_t>(i)] = Time::from_seconds(us * 1e-6);
+    seen[static_cast<std::size_t>(i)] = true;
+  }
+  return out;
+}
+
 DdpPredictionResult predict_ddp_measurement(const DdpMeasurement& m, const Topology& topology, const std::string& workload_path,
-                                            const std::string& algorithm) {
+                                            const std::string& algorithm, double comm_slowdown) {
   DdpPredictionResult out;
   Workload w;
   if (const auto it = m.record.find("workload"); it != m.record.end()) {
@@ -59,11 +77,13 @@ DdpPredictionResult predict_ddp_measurement(const DdpMeasurement& m, const Topol
   o.buckets.bucket_cap = bucket_cap_from_mb(m.bucket_cap_mb);
   o.backend = m.backend == "nccl" ? DdpBackend::Nccl : DdpBackend::Gloo;
   o.first_iteration = false;  // timed iterations follow the warm-up: rebuilt buckets
+  o.compute_slowdown = comm_slowdown;
   LinkGraph graph(topology);
   CollectiveCostCache cache(graph, algorithm);
   const DdpResult r = simulate_ddp(w, cm, [&](CollectiveOp op, Bytes b) { return cache.time(op, b); }, o);
   out.iteration = r.iteration;
   out.buckets = static_cast<int>(r.plan.buckets.size());
+  for (const BucketTiming& b : r.buckets) out.bucket_launches.push_back(b.launched);
   // DDP reports its rebuilt layout; a different predicted layout explains part of an error.
   if (const auto it = m.record.find("rebuilt_buckets"); it != m.record.end() && it->is_array() && !it->empty()) {
     std::vector<std::int64_t> measured, predicted;

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/measure/measurement.hpp"
 #include "sim/topo/topology.hpp"
@@ -17,13 +18,21 @@ struct DdpPredictionResult {
   std::optional<Time> iteration;  // nullopt: not predicted, `note` says why
   std::string note;               // also set beside a prediction (e.g. bucket layout differs)
   int buckets = 0;                // predicted bucket count
+  std::vector<Time> bucket_launches;  // when each bucket's all-reduce is launched, from the step's start
 };
+
+// The record's measured launch time of each bucket's all-reduce (bucket_allreduce[].start_us,
+// by bucket index, from the iteration's start); empty when the record has none.
+[[nodiscard]] std::vector<Time> measured_bucket_launches(const DdpMeasurement& m);
 
 // `workload_path`: the --workload file (used when the record embeds no workload; a file or
 // a shipped name). `algorithm`: the all-reduce algorithm the backend runs (gloo: ring).
+// `comm_slowdown`: compute runs at 1/(1+S) of its speed while a collective is in flight
+// (a calibration's "ddp" section; 0 without one).
 // Throws ConfigError for a malformed embedded workload or unknown backend; returns no
 // prediction (with the reason) when the record lacks what a prediction needs.
 [[nodiscard]] DdpPredictionResult predict_ddp_measurement(const DdpMeasurement& m, const Topology& topology,
-                                                          const std::string& workload_path, const std::string& algorithm);
+                                                          const std::string& workload_path, const std::string& algorithm,
+                                                          double comm_slowdown = 0);
 
 }  // namespace collsim

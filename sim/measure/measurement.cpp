@@ -35,7 +35,7 @@ void read_collective(JsonFields& f, const std::string& dir, MeasurementSet& out)
   }
   m.label = f.optional_string("label").value_or("");
   m.topology = resolve(dir, f.optional_string("topology").value_or(""));
-  (void)f.optional_string("source");
+  for (const char* k : {"source", "congestion"}) (void)f.optional_string(k);
   for (const char* k : {"warmup", "iterations"}) (void)f.optional_integer(k, 0, INT32_MAX);
   for (const char* k : {"mean_us", "min_us", "max_us", "stddev_us", "algbw_gbps", "busbw_gbps"}) (void)f.optional_number(k, 0, 1e15);
   if (const auto* it = f.optional("iteration_us"); it && !it->is_array()) f.fail("iteration_us", brief(*it), "an array of times in us");

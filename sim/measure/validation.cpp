@@ -112,9 +112,11 @@ std::vector<ValidationRow> validate(const MeasurementSet& set, CasePredictor& pr
     r.group = fmt::format("{} n={} {} on {}", m.model, m.ranks, m.backend, m.topology.empty() ? "--topology" : m.topology);
     r.measured = m.iteration;
     if (ddp) {
-      std::string note;
-      r.predicted = ddp(m, predictor.topology_for(m.source, m.topology, m.ranks), workload, note);
-      r.note = note;
+      const auto& cal = predictor.calibration();
+      const double slowdown = cal && cal->ddp ? cal->ddp->comm_slowdown : 0.0;
+      const DdpPredictionResult p = ddp(m, predictor.topology_for(m.source, m.topology, m.ranks), workload, slowdown);
+      r.predicted = p.iteration;
+      r.note = p.note;
     } else {
       r.note = "not predicted: this build has no DDP replay (sim/train)";
     }
@@ -203,6 +205,73 @@ Calibration fit_calibration(const std::vector<CollectiveMeasurement>& cases, Cas
   p.set_calibration(c);
   std::tie(c.median_error_after, c.max_error_after) = errors(cases, p);
   return c;
+}
+
+DdpCalibration fit_ddp_calibration(const std::vector<DdpMeasurement>& runs, CasePredictor& p, const DdpPredictor& ddp,
+                                   const std::string& workload) {
+  if (runs.empty()) throw ConfigError("--calibrate", "", "no DDP measurements", "measured DDP runs to fit");
+  std::vector<const Topology*> topologies;
+  std::vector<std::vector<Time>> launches;
+  for (const auto& m : runs) {
+    topologies.push_back(&p.topology_for(m.source, m.topology, m.ranks));
+    launches.push_back(measured_bucket_launches(m));
+  }
+  const auto predict_all = [&](double slowdown) {
+    std::vector<DdpPredictionResult> out;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      out.push_back(ddp(runs[i], *topologies[i], workload, slowdown));
+      if (!out.back().iteration) {
+        throw ConfigError(runs[i].source, "", fmt::format("ddp {} n={} bucket={}MB", runs[i].model, runs[i].ranks, runs[i].bucket_cap_mb),
+                          fmt::format("a DDP run collsim can predict to calibrate from ({})", out.back().note));
+      }
+    }
+    return out;
+  };
+  const auto iteration_errors = [&](const std::vector<DdpPredictionResult>& ps) {
+    std::vector<ValidationRow> rows;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      ValidationRow r;
+      r.measured = runs[i].iteration;
+      r.predicted = ps[i].iteration;
+      rows.push_back(r);
+    }
+    return summarize(rows);
+  };
+  const auto sq_log = [](Time predicted, Time measured) {
+    const double l = std::log(static_cast<double>(predicted.ps) / static_cast<double>(measured.ps));
+    return l * l;
+  };
+  const auto cost_of = [&](double slowdown) {
+    const auto ps = predict_all(slowdown);
+    double s = 0;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      s += sq_log(*ps[i].iteration, runs[i].iteration);
+      // Launch times compare bucket by bucket when both sides have the same buckets.
+      if (launches[i].size() != ps[i].bucket_launches.size()) continue;
+      for (std::size_t b = 0; b < launches[i].size(); ++b) {
+        if (launches[i][b].ps > 0 && ps[i].bucket_launches[b].ps > 0) s += sq_log(ps[i].bucket_launches[b], launches[i][b]);
+      }
+    }
+    return s;
+  };
+  DdpCalibration d;
+  d.cases = static_cast<int>(runs.size());
+  const auto before = iteration_errors(predict_all(0.0));
+  d.median_error_before = before.median_abs_error;
+  d.max_error_before = before.max_abs_error;
+  // Scan, then refine around the best step (the cost need not be unimodal over 0..4).
+  constexpr double kStep = 0.05, kMaxSlowdown = 4.0;
+  double best = 0, best_cost = cost_of(0.0);
+  for (int k = 1; k * kStep <= kMaxSlowdown + 1e-9; ++k) {
+    const double c = cost_of(k * kStep);
+    if (c < best_cost) best = k * kStep, best_cost = c;
+  }
+  const double refined = std::round(golden(cost_of, std::max(0.0, best - kStep), best + kStep, 30) * 1e4) / 1e4;
+  d.comm_slowdown = cost_of(refined) < best_cost ? refined : best;  // as written to the file
+  const auto after = iteration_errors(predict_all(d.comm_slowdown));
+  d.median_error_after = after.median_abs_error;
+  d.max_error_after = after.max_abs_error;
+  return d;
 }
 
 }  // namespace collsim

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/measure/calibration.hpp"
+#include "sim/measure/ddp_prediction.hpp"
 #include "sim/measure/measurement.hpp"
 #include "sim/topo/link_graph.hpp"
 
@@ -43,17 +44,18 @@ struct ValidationSummary {
 [[nodiscard]] ValidationSummary summarize(const std::vector<ValidationRow>& rows);
 
 // Predicts one DDP iteration (validate passes predict_ddp_measurement, ddp_prediction.hpp);
-// returns nullopt with a reason when it cannot. Arguments: the measurement, its topology
-// (cut to its ranks, calibrated), the --workload file (may be empty), and a note: why there
-// is no prediction, or a remark beside one.
-using DdpPredictor = std::function<std::optional<Time>(const DdpMeasurement&, const Topology&, const std::string& workload,
-                                                       std::string& why_not)>;
+// no iteration, with the reason in `note`, when it cannot. Arguments: the measurement, its
+// topology (cut to its ranks, calibrated), the --workload file (may be empty), and the
+// calibration's compute slowdown while communicating (0 without one).
+using DdpPredictor = std::function<DdpPredictionResult(const DdpMeasurement&, const Topology&, const std::string& workload,
+                                                       double comm_slowdown)>;
 
 class CasePredictor {
  public:
   CasePredictor(std::string default_topology, std::string default_algorithm);
 
   void set_calibration(std::optional<Calibration> c);
+  [[nodiscard]] const std::optional<Calibration>& calibration() const { return calibration_; }
   // The algorithm a measurement is predicted with (its own, else the default).
   [[nodiscard]] const std::string& algorithm_for(const CollectiveMeasurement& m) const {
     return m.algorithm.empty() ? default_algorithm_ : m.algorithm;
@@ -83,5 +85,14 @@ class CasePredictor {
 // the sum of squared log errors (coordinate descent, golden-section search on each
 // parameter: efficiency 0.2..1.5, latency 0..1ms). Fills the before/after errors.
 [[nodiscard]] Calibration fit_calibration(const std::vector<CollectiveMeasurement>& cases, CasePredictor& predictor);
+
+// Fits the DDP section: the compute slowdown while communicating (0..4) that minimises the
+// sum of squared log errors of the DDP runs' iteration times and of their buckets'
+// measured all-reduce launch times (the slowdown shows first in when buckets become
+// ready; an iteration bound by communication hardly depends on it): a scan in steps of
+// 0.05, then golden-section search around the best step, with the predictor's current
+// calibration (links) applied. Runs that cannot be predicted are an error naming them.
+[[nodiscard]] DdpCalibration fit_ddp_calibration(const std::vector<DdpMeasurement>& runs, CasePredictor& predictor,
+                                                 const DdpPredictor& ddp, const std::string& workload = {});
 
 }  // namespace collsim

@@ -35,6 +35,44 @@ assert c['judged'] and c['ok'] and c['measured_best_mb'] == 25 and c['predicted_
 assert abs(d['rows'][0]['predicted_us'] - 91040) < 1e-6, d['rows'][0]
 " || fail "json bucket choice: $(cat "$TMP/j")"
 
+# The DDP calibration section: compute at 1/(1+S) speed while an all-reduce runs. With S = 1
+# the toy iteration is 101.06 ms (derived in tests/unit/measure_ddp_prediction_test.cpp).
+echo '{"ddp": {"comm_slowdown": 1}}' >"$TMP/slow.json"
+"$COLLSIM" validate --measured "$TMP/ddp.jsonl" --calibration "$TMP/slow.json" --tolerance 10% >"$TMP/s" 2>"$TMP/serr" ||
+  fail "validate with a DDP calibration: $(cat "$TMP/serr")"
+grep -q "ddp toy n=2 bucket=25MB .* 101060.0 " "$TMP/s" || fail "slowdown not applied: $(cat "$TMP/s")"
+# --calibrate on DDP runs measured at exactly that time, with the buckets launched when the
+# derivation says (42 and 74.02 ms), finds S = 1 again and writes a DDP-only calibration
+# file (no link classes without collective records).
+sed -e 's/"time_us":9[35]000/"time_us":101060/' \
+  -e 's/"rebuilt_buckets":/"bucket_allreduce":[{"bucket":0,"start_us":42000},{"bucket":1,"start_us":74020}],"rebuilt_buckets":/' \
+  "$TMP/ddp.jsonl" >"$TMP/ddp_cal.jsonl"
+"$COLLSIM" validate --measured "$TMP/ddp_cal.jsonl" --calibrate "$TMP/fit.json" >"$TMP/f" 2>"$TMP/ferr" || fail "calibrate: $(cat "$TMP/ferr")"
+grep -q "calibrated from 2 DDP runs" "$TMP/f" || fail "calibrate output: $(cat "$TMP/f")"
+grep -q "DDP error before: median 9.91%, max 9.91%" "$TMP/f" || fail "error before (91.04 / 101.06 - 1): $(cat "$TMP/f")"
+python3 -c "
+import json; d = json.load(open('$TMP/fit.json'))
+assert 'links' not in d and abs(d['ddp']['comm_slowdown'] - 1) < 1e-3 and d['ddp']['cases'] == 2, d
+assert d['ddp']['median_error_after'] < 1e-4, d
+" || fail "fitted file: $(cat "$TMP/fit.json")"
+"$COLLSIM" validate --measured "$TMP/ddp_cal.jsonl" --calibration "$TMP/fit.json" --tolerance 0.1% >/dev/null 2>"$TMP/ferr" ||
+  fail "the fitted file does not reproduce the runs: $(cat "$TMP/ferr")"
+# collsim ddp applies the section too, unless --comm-slowdown says otherwise.
+python3 -c "import json; print(json.dumps(json.loads('{' + '''$W''' + '}')['workload']))" >"$TMP/toy_workload.json"
+"$COLLSIM" ddp --topology "$TMP/star2.json" --workload "$TMP/toy_workload.json" --device H100 --backend gloo --format json >"$TMP/d0" || fail "ddp"
+"$COLLSIM" ddp --topology "$TMP/star2.json" --workload "$TMP/toy_workload.json" --device H100 --backend gloo --format json \
+  --calibration "$TMP/slow.json" >"$TMP/d1" || fail "ddp --calibration"
+"$COLLSIM" ddp --topology "$TMP/star2.json" --workload "$TMP/toy_workload.json" --device H100 --backend gloo --format json \
+  --calibration "$TMP/slow.json" --comm-slowdown 0 >"$TMP/d2" || fail "ddp --calibration --comm-slowdown 0"
+python3 -c "
+import json; t = [json.load(open('$TMP/d%d' % i))['iteration_ms'] for i in range(3)]
+assert t[1] > t[0] and t[2] == t[0], t
+" || fail "ddp and the DDP section: $(cat "$TMP/d0" "$TMP/d1" "$TMP/d2")"
+echo '{"ddp": {"comm_slowdown": -1}}' >"$TMP/neg.json"
+expect_error 2 "neg.json" "/ddp/comm_slowdown" -- validate --measured "$TMP/ddp.jsonl" --calibration "$TMP/neg.json"
+echo '{"ddp": {"slowdown": 1}}' >"$TMP/typo.json"
+expect_error 2 "typo.json" "/ddp" -- validate --measured "$TMP/ddp.jsonl" --calibration "$TMP/typo.json"
+
 # A record without a workload: predicted with --workload, else listed with the reason.
 echo '{"kind":"ddp","model":"toy","ranks":2,"bucket_cap_mb":25,"time_us":93000,"memory_bandwidth_gbps":2,"topology":"star2.json"}' >"$TMP/bare.jsonl"
 "$COLLSIM" validate --measured "$TMP/bare.jsonl" >"$TMP/b" || fail "bare validate: $(cat "$TMP/b")"

@@ -59,6 +59,33 @@ TEST_CASE("calibration file: link classes and protocol constants in one file", "
   CHECK(t.links.front().latency == Time::from_us(100));
 }
 
+TEST_CASE("calibration file: the DDP section reads back, alone or beside link classes", "[measure][calibration]") {
+  Calibration c;
+  c.ddp = DdpCalibration{0.8765, 8, 0.09, 0.02, 0.15, 0.05};
+  c.fitted_from = {"ddp_calibration_set.jsonl"};
+  const std::string path = write_cal("ddp_only", "");
+  write_calibration_file(path, c);
+  const Calibration r = load_calibration_file(path);
+  CHECK(r.links.empty());  // no link classes fitted: none written, and the file still loads
+  CHECK_FALSE(r.protocol);
+  REQUIRE(r.ddp);
+  CHECK(r.ddp->comm_slowdown == 0.8765);
+  CHECK(r.ddp->cases == 8);
+  CHECK(r.ddp->median_error_before == 0.09);
+  CHECK(r.ddp->max_error_after == 0.05);
+  c.links[LinkKind::Ethernet] = LinkClassCalibration{0.99, Time::from_us(30)};
+  write_calibration_file(path, c);
+  const Calibration both = load_calibration_file(path);
+  CHECK(both.links.count(LinkKind::Ethernet) == 1);
+  REQUIRE(both.ddp);
+  CHECK(both.ddp->comm_slowdown == 0.8765);
+  // A hand-written section needs only the slowdown.
+  const Calibration hand = load_calibration_file(write_cal("ddp_hand", R"({"ddp":{"comm_slowdown":0.5}})"));
+  REQUIRE(hand.ddp);
+  CHECK(hand.ddp->comm_slowdown == 0.5);
+  CHECK(hand.ddp->cases == 0);
+}
+
 TEST_CASE("calibration file: bad input names the file and field", "[measure][calibration]") {
   CHECK_THROWS_AS(load_calibration_file(write_cal("empty", "{}")), ConfigError);  // neither links nor constants
   CHECK_THROWS_AS(load_calibration_file(write_cal("colour", R"({"links":{"ib":{"efficiency":1,"latency":"1us"}},"colour":1})")),
@@ -66,6 +93,9 @@ TEST_CASE("calibration file: bad input names the file and field", "[measure][cal
   CHECK_THROWS_AS(load_calibration_file(write_cal("kind", R"({"kind":"teapot","channels":2})")), ConfigError);
   CHECK_THROWS_AS(load_calibration_file(write_cal("chan", R"({"channels":65})")), ConfigError);
   CHECK_THROWS_AS(load_calibration_file(write_cal("nolinks", R"({"links":{}})")), ConfigError);
+  CHECK_THROWS_AS(load_calibration_file(write_cal("ddpneg", R"({"ddp":{"comm_slowdown":-0.1}})")), ConfigError);
+  CHECK_THROWS_AS(load_calibration_file(write_cal("ddpnone", R"({"ddp":{}})")), ConfigError);
+  CHECK_THROWS_AS(load_calibration_file(write_cal("ddpextra", R"({"ddp":{"comm_slowdown":1,"speedup":2}})")), ConfigError);
   try {
     (void)load_calibration_file(write_cal("warp", R"({"links":{"warp":{"efficiency":1,"latency":"1us"}}})"));
     FAIL("no error");

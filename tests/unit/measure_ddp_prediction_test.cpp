@@ -69,6 +69,40 @@ TEST_CASE("ddp prediction: a hand-made record replays to the derived iteration t
   CHECK(*p.iteration == Time::from_us(91040));
 }
 
+TEST_CASE("ddp prediction: compute slows while an all-reduce runs (a calibration's comm_slowdown)", "[measure][ddp]") {
+  const auto set = parse_harness_records(toy_record(), "toy.jsonl", "");
+  // S = 1: compute runs at half speed while an all-reduce is in flight. Timeline (ms):
+  //   forward 0 -> 20, backward L1 20 -> 40, copy b 40 -> 42 (no collective yet);
+  //   bucket 0 all-reduce 42 -> 62.04; backward L0 (20 ms of work) does 10.02 ms of it by
+  //   62.04 at half speed and the remaining 9.98 ms alone: 42 -> 72.02;
+  //   copy a 72.02 -> 74.02 (nothing in flight), bucket 1 all-reduce 74.02 -> 94.06;
+  //   copy-out bucket 0 (2 ms of work at half speed) 74.02 -> 78.02;
+  //   copy-out bucket 1 after its all-reduce 94.06 -> 96.06; optimizer 96.06 -> 101.06.
+  const DdpPredictionResult p = predict_ddp_measurement(set.ddp[0], two_hosts(), "", "ring", 1.0);
+  REQUIRE(p.iteration);
+  CHECK(*p.iteration == Time::from_us(101060));
+  // Buckets launch after their copies: 42 ms, and 74.02 ms (64 ms without the slowdown).
+  CHECK(p.bucket_launches == std::vector<Time>{Time::from_us(42000), Time::from_us(74020)});
+  const DdpPredictionResult q = predict_ddp_measurement(set.ddp[0], two_hosts(), "", "ring", 0.0);
+  CHECK(*q.iteration == Time::from_us(91040));  // the 91.04 ms derived above
+  CHECK(q.bucket_launches == std::vector<Time>{Time::from_us(42000), Time::from_us(64000)});
+}
+
+TEST_CASE("ddp prediction: measured bucket launch times come from bucket_allreduce", "[measure][ddp]") {
+  const auto with = parse_harness_records(
+      toy_record(R"("memory_bandwidth_gbps":2,"bucket_allreduce":[{"bucket":1,"bytes":2000000,"start_us":74020.5,"end_us":94000},)"
+                 R"({"bucket":0,"bytes":2000000,"start_us":42000,"end_us":62000}],)"),
+      "toy.jsonl", "");
+  CHECK(measured_bucket_launches(with.ddp[0]) ==
+        std::vector<Time>{Time::from_us(42000), Time::from_ns(74020500)});  // by bucket index, not array order
+  CHECK(measured_bucket_launches(parse_harness_records(toy_record(), "toy.jsonl", "").ddp[0]).empty());
+  // A malformed list (a repeated bucket) gives none rather than a wrong pairing.
+  const auto twice = parse_harness_records(
+      toy_record(R"("memory_bandwidth_gbps":2,"bucket_allreduce":[{"bucket":0,"start_us":1},{"bucket":0,"start_us":2}],)"), "t.jsonl",
+      "");
+  CHECK(measured_bucket_launches(twice.ddp[0]).empty());
+}
+
 TEST_CASE("ddp prediction: a bucket layout unlike the measured one is noted", "[measure][ddp]") {
   std::string rec = toy_record();
   rec.replace(rec.find("[2000000,2000000]"), 17, "[4000000]");
