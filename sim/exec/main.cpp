@@ -180,7 +180,9 @@ int run(Args a) {
   }
   std::ostream& out = file.is_open() ? static_cast<std::ostream&>(file) : std::cout;
 
-  collsim::exec::Connections conn(collsim::exec::connect_mesh(mo), mo.rank, timeout);
+  std::vector<int> fds = collsim::exec::connect_mesh(mo);
+  const std::string congestion = collsim::exec::mesh_congestion(fds);
+  collsim::exec::Connections conn(std::move(fds), mo.rank, timeout);
   collsim::exec::ExecSession session(conn);
   std::int64_t wrong_total = 0;
   for (const auto& al : algos) {
@@ -212,6 +214,7 @@ int run(Args a) {
       j["busbw_gbps"] = std::round(algbw * collsim::busbw_factor(*op, mo.world) * 1e6) / 1e6;
       j["wrong"] = r.wrong;
       if (!a.label.empty()) j["label"] = a.label;
+      if (!congestion.empty()) j["congestion"] = congestion;
       if (!a.topology.empty()) j["topology"] = a.topology;
       if (a.per_iteration) {
         std::vector<double> us;

@@ -261,4 +261,15 @@ std::vector<int> connect_mesh_or_throw(const MeshOptions& o, std::vector<int>& f
 
 }  // namespace
 
+std::string mesh_congestion(const std::vector<int>& fds) {
+  for (int fd : fds) {
+    if (fd < 0) continue;
+    char name[32] = {};
+    socklen_t len = sizeof(name) - 1;
+    if (::getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, &len) != 0) return "unknown";
+    return std::string(name, ::strnlen(name, len));
+  }
+  return "";
+}
+
 }  // namespace collsim::exec

@@ -27,4 +27,8 @@ struct MeshOptions {
 // or when two processes claim one rank.
 [[nodiscard]] std::vector<int> connect_mesh(const MeshOptions& o);
 
+// The TCP congestion control the connected sockets run (TCP_CONGESTION of the first one:
+// --congestion, a route's congctl, or the namespace's default); "" with no connection.
+[[nodiscard]] std::string mesh_congestion(const std::vector<int>& fds);
+
 }  // namespace collsim::exec

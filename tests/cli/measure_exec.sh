@@ -16,7 +16,17 @@ assert [(r["algorithm"], r["size"]) for r in recs] == [("ring", 1000003), ("ring
 for r in recs:
     assert r["kind"] == "collective" and r["op"] == "allreduce" and r["ranks"] == 3 and r["wrong"] == 0
     assert r["iterations"] == 2 and r["time_us"] > 0 and r["min_us"] <= r["time_us"] <= r["max_us"] and r["label"] == "t"
+    assert r["congestion"] == open("/proc/sys/net/ipv4/tcp_congestion_control").read().strip(), r  # the default in use
 PY
+# --congestion picks the sockets' congestion control and the record names it (reno is
+# built into every Linux kernel); an unknown one is refused with exit 2.
+"$EXEC" --local 2 --algo ring --sizes 64KiB --iters 1 --congestion reno >"$TMP/cc" 2>"$TMP/err" ||
+  fail "--congestion reno: $(cat "$TMP/err")"
+grep -q '"congestion":"reno"' "$TMP/cc" || fail "record does not name reno: $(cat "$TMP/cc")"
+"$EXEC" --local 2 --algo ring --sizes 64KiB --iters 1 --congestion no-such-tcp --timeout 10s >/dev/null 2>"$TMP/err" &&
+  fail "--congestion no-such-tcp succeeded"
+[[ $? == 2 ]] || fail "--congestion no-such-tcp: exit $? (want 2): $(cat "$TMP/err")"
+grep -q 'congestion control "no-such-tcp" not available' "$TMP/err" || fail "unclear error: $(cat "$TMP/err")"
 
 # --per-transfer: ring on 3 ranks has 2(3-1) steps x 3 transfers = 12, each with a start
 # at its sender and an end at its receiver (us from that rank's go).
