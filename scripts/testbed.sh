@@ -3,7 +3,8 @@
 # bridge (itself in its own namespace), each host's veth link shaped with tc tbf at RATE in
 # both directions (a full-duplex NIC), private addresses only inside those namespaces.
 #
-#   testbed.sh up N RATE [MTU] [--topology FILE]   create the hosts, write the topology file
+#   testbed.sh up N RATE [MTU] [--topology FILE] [--congestion NAME]
+#                                                  create the hosts, write the topology file
 #   testbed.sh down                                remove everything `up` made
 #   testbed.sh status                              list what exists
 #   testbed.sh addr I                              host I's address
@@ -11,7 +12,10 @@
 #
 # RATE is a tc rate: 200mbit, 1gbit, 500Mbit (kbit/mbit/gbit, bits per second). MTU
 # defaults to 9000 (at 1500, two cores cannot push 8 hosts' worth of ring traffic:
-# reference/testbed.md). Exit codes: 0 ok, 2 refused (not root, tools missing, bad args),
+# reference/testbed.md). --congestion: the TCP congestion control of every connection between
+# the hosts (set on each host's route, `ip route ... congctl`, since the namespaces' sysctl
+# cannot be changed); default cubic, Linux's default; `default` keeps the namespace's own
+# (bbr on these machines). Exit codes: 0 ok, 2 refused (not root, tools missing, bad args),
 # 1 a command failed (everything made so far is removed by the trap).
 set -euo pipefail
 
@@ -23,7 +27,7 @@ SWITCH_NS="${PREFIX}-sw"
 die() { echo "testbed.sh: $*" >&2; exit 2; }
 
 usage() {
-  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 }
 
@@ -79,12 +83,18 @@ shape() { # shape NS DEV RATE_BITS MTU: tbf at the rate on DEV's egress
 }
 
 up() {
-  local n=$1 rate=$2 mtu=$3 topo_file=$4
+  local n=$1 rate=$2 mtu=$3 topo_file=$4 congestion=$5
   [[ $n =~ ^[0-9]+$ ]] && ((n >= 2 && n <= 64)) || die "N must be a host count from 2 to 64, got '$n'"
   local bits
   bits=$(rate_bits "$rate") || die "RATE must be a tc rate like 200mbit or 1gbit, got '$rate'"
   ((bits >= 1000000)) || die "RATE must be at least 1mbit, got '$rate'"
   [[ $mtu =~ ^[0-9]+$ ]] && ((mtu >= 576 && mtu <= 65000)) || die "MTU must be 576..65000, got '$mtu'"
+  [[ $congestion =~ ^[a-z0-9_]+$ ]] || die "--congestion must be a congestion control name like cubic, got '$congestion'"
+  if [[ $congestion != default ]] &&
+    ! grep -qw "$congestion" /proc/sys/net/ipv4/tcp_available_congestion_control 2>/dev/null &&
+    ! modprobe "tcp_$congestion" 2>/dev/null; then
+    die "refused: congestion control '$congestion' is not available (/proc/sys/net/ipv4/tcp_available_congestion_control: $(cat /proc/sys/net/ipv4/tcp_available_congestion_control 2>/dev/null))"
+  fi
   if ip netns list 2>/dev/null | awk '{print $1}' | grep -qE "^${PREFIX}-(h[0-9]+|sw)$"; then
     die "refused: a test bed already exists (testbed.sh down first)"
   fi
@@ -104,14 +114,17 @@ up() {
     ip -n "$ns" link add eth0 mtu "$mtu" type veth peer name "p$i" mtu "$mtu" netns "$SWITCH_NS"
     ip -n "$ns" addr add "$(host_addr "$i")/24" dev eth0
     ip -n "$ns" link set eth0 up
+    if [[ $congestion != default ]]; then  # every connection on the subnet route uses it
+      ip -n "$ns" route replace "${SUBNET}.0/24" dev eth0 proto kernel scope link src "$(host_addr "$i")" congctl "$congestion"
+    fi
     ip -n "$SWITCH_NS" link set "p$i" master br0
     ip -n "$SWITCH_NS" link set "p$i" up
     shape "$ns" eth0 "$bits" "$mtu"         # host -> switch (the NIC's transmit side)
     shape "$SWITCH_NS" "p$i" "$bits" "$mtu" # switch -> host (the NIC's receive side)
   done
   ip -n "$SWITCH_NS" link set br0 up
-  printf 'hosts=%d\nrate=%s\nrate_bits=%d\nmtu=%d\nsubnet=%s.0/24\n' "$n" "$rate" "$bits" "$mtu" "$SUBNET" \
-    >"$STATE_DIR/config"
+  printf 'hosts=%d\nrate=%s\nrate_bits=%d\nmtu=%d\nsubnet=%s.0/24\ncongestion=%s\n' "$n" "$rate" "$bits" "$mtu" "$SUBNET" \
+    "$congestion" >"$STATE_DIR/config"
 
   # Reachability: a TCP connect from the last host to the first; refused counts as
   # reachable (ping is not installed).
@@ -125,7 +138,7 @@ up() {
   trap - ERR INT TERM
 
   if [[ -n $topo_file ]]; then write_topology "$n" "$bits" "$mtu" "$rate" >"$topo_file"; fi
-  echo "testbed up: $n hosts at $rate (MTU $mtu), addresses $(host_addr 0)..$(host_addr "$last")"
+  echo "testbed up: $n hosts at $rate (MTU $mtu, TCP $congestion), addresses $(host_addr 0)..$(host_addr "$last")"
   [[ -n $topo_file ]] && echo "topology: $topo_file"
   return 0
 }
@@ -160,16 +173,17 @@ case $cmd in
     [[ $# -ge 2 ]] || usage
     n=$1 rate=$2
     shift 2
-    mtu=9000 topo=""
+    mtu=9000 topo="" congestion=cubic
     if [[ $# -ge 1 && $1 != --* ]]; then mtu=$1; shift; fi
     while [[ $# -gt 0 ]]; do
       case $1 in
         --topology) [[ $# -ge 2 ]] || die "--topology needs a file"; topo=$2; shift 2 ;;
+        --congestion) [[ $# -ge 2 ]] || die "--congestion needs a name (cubic, reno, bbr or default)"; congestion=$2; shift 2 ;;
         *) die "unknown argument '$1'" ;;
       esac
     done
     check_environment
-    up "$n" "$rate" "$mtu" "$topo"
+    up "$n" "$rate" "$mtu" "$topo" "$congestion"
     ;;
   down) check_environment; down; echo "testbed down" ;;
   status) check_environment; status ;;

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Diagnoses the one collective row beyond 15 % in results/validation (PS all-reduce, 8 hosts,
-# 4 MiB, 100 Mbit/s, MTU 9000): brings the test bed up, runs that case once more with
-# collsim-exec, and prints the tbf drop counters of the server's link (both directions) and
-# of a worker's, and the TCP retransmission and timeout counters inside the namespaces.
-# Needs root and a built build/collsim-exec. Usage: sudo scripts/testbed_incast_check.sh
+# Diagnoses the collective row that once strayed beyond 15 % in results/validation (PS
+# all-reduce, 8 hosts, 4 MiB, 100 Mbit/s, MTU 9000; results/validation/bbr_run_1558): brings
+# the test bed up, runs that case once more with collsim-exec, and prints the tbf drop
+# counters of the server's link (both directions) and of a worker's, and the TCP
+# retransmission and timeout counters inside the namespaces. The connections use the
+# namespace's default congestion control (bbr here) unless COLLSIM_CONGESTION names one
+# (cubic), which testbed.sh sets on the hosts' routes.
+# Needs root and a built build/collsim-exec.
+# Usage: sudo [COLLSIM_CONGESTION=cubic] scripts/testbed_incast_check.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 TB=$root/scripts/testbed.sh
@@ -13,7 +17,7 @@ prefix=${COLLSIM_TESTBED_PREFIX:-cst}
 out=$(mktemp -d)
 bash "$TB" down >/dev/null 2>&1 || true
 trap 'bash "$TB" down >/dev/null 2>&1 || true; rm -rf "$out"' EXIT
-bash "$TB" up 8 100mbit 9000 >/dev/null
+bash "$TB" up 8 100mbit 9000 --congestion "${COLLSIM_CONGESTION:-default}" >/dev/null
 n=8
 master=$(bash "$TB" addr 0)
 pids=()

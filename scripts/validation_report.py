@@ -73,6 +73,8 @@ def main():
     for r, rec in zip(cal_rows, collectives):
         r["config"] = rec.get("label", "")
     ddp_rows = [r for r in val["rows"] if r["kind"] == "ddp"]
+    cal_ddp_rows = [r for r in cal_val["rows"] if r["kind"] == "ddp"]
+    ddp_cal = load_lines(os.path.join(d, "raw", "ddp_calibration_set.jsonl"))
 
     loads = [float(m.group(1)) for l in runlog for m in [re.search(r"load ([0-9.]+)", l)] if m]
     md = []
@@ -91,9 +93,17 @@ def main():
 
     configs = sorted({r["config"] for r in coll_rows})
     if configs:
+        ccs = sorted({rec.get("congestion", "not recorded") for rec in collectives})
         md.append("Configurations (hosts x rate, MTU): " + ", ".join(configs) + ". Ring and PS all-reduce run by "
-                  f"collsim-exec ({collectives[0]['warmup']} warm-up + {collectives[0]['iterations']} timed iterations each); DDP by scripts/measure_ddp.py (gloo, one "
+                  f"collsim-exec ({collectives[0]['warmup']} warm-up + {collectives[0]['iterations']} timed iterations "
+                  f"each; TCP congestion control: {', '.join(ccs)}); DDP by scripts/measure_ddp.py (gloo, one "
                   "thread per rank).\n")
+        if "cubic" in ccs:
+            md.append("Every connection on the test bed (collsim-exec's and gloo's) uses cubic, Linux's default "
+                      "congestion control, which testbed.sh sets on the hosts' routes: this machine's namespaces default "
+                      "to bbr (their sysctl cannot be changed), and with bbr PS on 8 hosts at 100 Mbit/s lost thousands "
+                      "of packets per run at the server and stalled on TCP retransmission timeouts "
+                      "(incast_diagnosis.md; that run's figures are in `bbr_run_1558/`).\n")
     if os.path.isdir(os.path.join(d, "earlier_run_1207_500mbit")):
         md.append("An earlier full run at 200/500 Mbit/s (`earlier_run_1207_500mbit/`) showed rings CPU-bound at "
                   "500 Mbit/s; see its README.\n")
@@ -108,7 +118,7 @@ def main():
     for algo in sorted({r["algorithm"] for r in coll_rows}):
         md.append(f"| algorithm {algo} " + fmt_stats(stats([r["error"] for r in coll_rows if r["algorithm"] == algo])))
     cs = stats([r["error"] for r in cal_rows if r.get("error") is not None])
-    if cal and cs:
+    if cal and cs and cal.get("links"):
         links = ", ".join(f"{k}: efficiency {v['efficiency']:.4f}, latency {v['latency']}" for k, v in cal["links"].items())
         md.append("| all, calibrated " + fmt_stats(cs))
         md.append(f"\nCalibration fitted on a separate set (3 hosts at 300 Mbit/s, used nowhere else; "
@@ -161,45 +171,67 @@ def main():
         if ddp_loads:
             md.append(f"Machine load while measuring DDP (1-minute load average): min {min(ddp_loads):.2f}, "
                       f"median {statistics.median(ddp_loads):.2f}, max {max(ddp_loads):.2f}.\n")
+        have_cal = any(r.get("predicted_us") is not None for r in cal_ddp_rows)
         md.append("| model | ranks | bucket_cap_mb | measured (ms) | stddev (ms) | buckets measured (rebuilt) | "
-                  "predicted (ms) | error | note |")
-        md.append("|---|---|---|---|---|---|---|---|---|")
-        for r, rec in zip(ddp_rows, ddp):
-            p_ms = f"{r['predicted_us'] / 1000:.1f}" if r.get("predicted_us") is not None else "-"
-            err = f"{r['error'] * 100:+.2f}%" if r.get("error") is not None else "-"
+                  "predicted (ms) | error |" + (" calibrated (ms) | error |" if have_cal else "") + " note |")
+        md.append("|---|---|---|---|---|---|---|---|" + ("---|---|" if have_cal else "") + "---|")
+
+        def cell(row):
+            if row is None or row.get("predicted_us") is None:
+                return "- | - |"
+            return f"{row['predicted_us'] / 1000:.1f} | {row['error'] * 100:+.2f}% |"
+        for k, (r, rec) in enumerate(zip(ddp_rows, ddp)):
+            c = cell(cal_ddp_rows[k] if k < len(cal_ddp_rows) else None) if have_cal else ""
             md.append(f"| {rec['model']} | {rec['ranks']} | {rec['bucket_cap_mb']:g} | {rec['time_us'] / 1000:.1f} | "
                       f"{rec['stddev_us'] / 1000:.1f} | {len(rec.get('rebuilt_buckets') or rec.get('buckets') or [])} | "
-                      f"{p_ms} | {err} | {r.get('note', '')} |")
+                      f"{cell(r)} {c} {r.get('note', '')} |")
         md.append("")
-        ds = stats([r["error"] for r in ddp_rows if r.get("error") is not None])
-        err_ok = None
-        if ds:
-            err_ok = ds["median"] <= 0.10 and ds["max"] <= 0.20
-            md.append(f"Iteration error over {ds['n']} predicted runs: median |error| {ds['median'] * 100:.2f}%, max "
-                      f"{ds['max'] * 100:.2f}%, geomean {(ds['geomean'] - 1) * 100:+.2f}%: "
-                      f"**{'within' if err_ok else 'beyond'}** the 10 % / 20 % bounds.\n")
-        choices = val.get("bucket_choice", [])
-        choice_ok = None
-        if choices:
-            md.append("Best bucket_cap_mb per model and world size:\n")
-            for c in choices:
-                if not c["judged"]:
-                    md.append(f"- {c['group']}: not judged ({c['note']})")
-                    continue
-                md.append(f"- {c['group']}: measured best {c['measured_best_mb']:g} MB "
-                          f"({c['measured_best_us'] / 1000:.1f} ms); predicted best {c['predicted_best_mb']:g} MB, "
-                          f"measured {c['measured_at_predicted_best_us'] / 1000:.1f} ms there "
-                          f"({c['shortfall'] * 100:+.2f}%"
-                          + (f"; predicted tie with {', '.join(f'{t:g}' for t in c['predicted_ties_mb'])} MB"
-                             if c.get("predicted_ties_mb") else "")
-                          + f"): {'ok' if c['ok'] else 'broken'}")
-            judged = [c for c in choices if c["judged"]]
-            choice_ok = bool(judged) and all(c["ok"] for c in judged)
-            md.append("")
-        if err_ok is not None and choice_ok is not None:
-            md.append(f"Acceptance 2: **{'holds' if err_ok and choice_ok else 'does not hold'}**.\n")
-        else:
-            md.append("Acceptance 2: not judged (no predicted DDP rows or no bucket-size groups).\n")
+
+        def verdict(rows, choices, name):
+            out = []
+            ds = stats([r["error"] for r in rows if r.get("error") is not None])
+            err_ok = None
+            if ds:
+                err_ok = ds["median"] <= 0.10 and ds["max"] <= 0.20
+                out.append(f"Iteration error ({name}) over {ds['n']} predicted runs: median |error| {ds['median'] * 100:.2f}%, "
+                           f"max {ds['max'] * 100:.2f}%, geomean {(ds['geomean'] - 1) * 100:+.2f}%: "
+                           f"**{'within' if err_ok else 'beyond'}** the 10 % / 20 % bounds.\n")
+            choice_ok = None
+            if choices:
+                out.append(f"Best bucket_cap_mb per model and world size ({name}):\n")
+                for c in choices:
+                    if not c["judged"]:
+                        out.append(f"- {c['group']}: not judged ({c['note']})")
+                        continue
+                    out.append(f"- {c['group']}: measured best {c['measured_best_mb']:g} MB "
+                               f"({c['measured_best_us'] / 1000:.1f} ms); predicted best {c['predicted_best_mb']:g} MB, "
+                               f"measured {c['measured_at_predicted_best_us'] / 1000:.1f} ms there "
+                               f"({c['shortfall'] * 100:+.2f}%"
+                               + (f"; predicted tie with {', '.join(f'{t:g}' for t in c['predicted_ties_mb'])} MB"
+                                  if c.get("predicted_ties_mb") else "")
+                               + f"): {'ok' if c['ok'] else 'broken'}")
+                judged = [c for c in choices if c["judged"]]
+                choice_ok = bool(judged) and all(c["ok"] for c in judged)
+                out.append("")
+            if err_ok is not None and choice_ok is not None:
+                out.append(f"Acceptance 2 ({name}): **{'holds' if err_ok and choice_ok else 'does not hold'}**.\n")
+            else:
+                out.append(f"Acceptance 2 ({name}): not judged (no predicted DDP rows or no bucket-size groups).\n")
+            return out
+        md += verdict(ddp_rows, val.get("bucket_choice", []), "model as is")
+        if have_cal and cal and cal.get("ddp"):
+            dc = cal["ddp"]
+            where = (f"{ddp_cal[0]['model']} on {ddp_cal[0]['ranks']} ranks at 300 Mbit/s, bucket_cap_mb "
+                     + ", ".join(f"{r['bucket_cap_mb']:g}" for r in ddp_cal)) if ddp_cal else "the DDP calibration set"
+            md.append(f"DDP calibration, fitted by `collsim validate --calibrate` on a separate set ({where}; "
+                      f"{dc['cases']} runs, no model or rate shared with the runs above; fitted to their iteration "
+                      "times and the measured launch times of their buckets' all-reduces): while a collective is in "
+                      f"flight, compute runs at 1/(1+S) of its speed with S = {dc['comm_slowdown']:.4f} (gloo's "
+                      f"threads and the kernel's TCP work share the cores with compute). Its own error: before "
+                      f"{dc['median_error_before'] * 100:.2f}% / {dc['max_error_before'] * 100:.2f}% (median/max), after "
+                      f"{dc['median_error_after'] * 100:.2f}% / {dc['max_error_after'] * 100:.2f}%. The link classes of "
+                      "the same file apply as well.\n")
+            md += verdict(cal_ddp_rows, cal_val.get("bucket_choice", []), "calibrated from the separate set")
 
     plots = []
     try:
