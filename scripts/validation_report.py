@@ -221,10 +221,11 @@ def main():
         md += verdict(ddp_rows, val.get("bucket_choice", []), "model as is")
         if have_cal and cal and cal.get("ddp"):
             dc = cal["ddp"]
-            where = (f"{ddp_cal[0]['model']} on {ddp_cal[0]['ranks']} ranks at 300 Mbit/s, bucket_cap_mb "
+            where = (f"{ddp_cal[0]['model']} on {ddp_cal[0]['ranks']} ranks, {os.path.basename(ddp_cal[0].get('topology', ''))}, "
+                     f"bucket_cap_mb "
                      + ", ".join(f"{r['bucket_cap_mb']:g}" for r in ddp_cal)) if ddp_cal else "the DDP calibration set"
             md.append(f"DDP calibration, fitted by `collsim validate --calibrate` on a separate set ({where}; "
-                      f"{dc['cases']} runs, no model or rate shared with the runs above; fitted to their iteration "
+                      f"{dc['cases']} runs of a model none of the runs above uses; fitted to their iteration "
                       "times and the measured launch times of their buckets' all-reduces): while a collective is in "
                       f"flight, compute runs at 1/(1+S) of its speed with S = {dc['comm_slowdown']:.4f} (gloo's "
                       f"threads and the kernel's TCP work share the cores with compute). Its own error: before "
