@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Reproduces results/validation/: for each test-bed configuration (rate, MTU) it brings
-# the namespace test bed up, runs collsim-exec (every algorithm this build has that
-# implements all-reduce; N = 2, 4, 8; 1-64 MiB), then a separate calibration set
+# the namespace test bed up, runs collsim-exec (ring, parameter server and tree all-reduce;
+# N = 2, 4, 8; 1-64 MiB), then a separate calibration set
 # (collectives on 3 hosts at 300 Mbit/s), then real PyTorch DDP at 500 Mbit/s (first a
 # calibration set: a third MLP on 2 ranks; then N = 2 and 4; bucket_cap_mb 1, 5, 25, 100;
 # two models), takes the test bed down, and
 # finally runs `collsim validate` on all of it (model as is, and calibrated from the
 # separate set only) and writes summary.md and PNG plots.
 #
-#   scripts/validate_all.sh [--quick] [--validate-only | --ddp-only] [--out DIR]
+#   scripts/validate_all.sh [--quick] [--validate-only | --ddp-only | --collectives-only] [--out DIR]
 #
 # --validate-only: skip the measurements and redo step 4 on the raw records in DIR/raw
 # (after a model change: new predictions for the same measurements).
@@ -17,6 +17,8 @@
 # collective records already in DIR/raw, then validate everything (step 4); the DDP
 # verdicts of acceptance 2 are in DIR/ddp_validation.txt (model as is) and
 # DIR/ddp_validation_calibrated.txt.
+# --collectives-only: measure steps 1 and 2 only (collectives and their calibration set),
+# keep the DDP records already in DIR/raw, then validate everything.
 # Every connection on the test bed uses cubic (COLLSIM_CONGESTION=NAME picks another,
 # =default the namespace's own): see the note at tb_args.
 # --quick: one configuration, small sizes, few iterations (checks the pipeline in about a
@@ -29,11 +31,13 @@ out=$root/results/validation
 quick=0
 validate_only=0
 ddp_only=0
+coll_only=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --quick) quick=1; shift ;;
     --validate-only) validate_only=1; shift ;;
     --ddp-only) ddp_only=1; shift ;;
+    --collectives-only) coll_only=1; shift ;;
     --out) out=$2; shift 2 ;;
     *) echo "validate_all.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -54,15 +58,18 @@ ddp_note=""
 if [[ $validate_only == 0 ]]; then
 if [[ $ddp_only == 1 ]]; then
   rm -f "$raw/ddp.jsonl" "$raw/ddp_errors.log" "$raw/ddp_run.log"
+elif [[ $coll_only == 1 ]]; then
+  rm -f "$raw/collectives.jsonl" "$raw/calibration_set.jsonl" "$raw/exec_errors.log" "$raw/run.log"
 else
   rm -f "$raw"/*.jsonl "$raw"/*.log
 fi
 trap 'bash "$TB" down >/dev/null 2>&1 || true' EXIT
 bash "$TB" down >/dev/null 2>&1 || true
 
-# Algorithms run for real: the all-reduce algorithms in this build's registry (add tree /
-# hierarchical ones here, or through COLLSIM_ALGOS, once they are merged).
-algos=${COLLSIM_ALGOS:-ring,ps}
+# Algorithms run for real (COLLSIM_ALGOS overrides): ring, parameter server and NCCL's
+# double binary tree. The hierarchical ring does not apply (one rank per host, so there is
+# no intra-node level); collsim-exec also runs rd, rhd and bintree.
+algos=${COLLSIM_ALGOS:-ring,ps,tree}
 # Per configuration: "RATE MTU HOSTS RING_SIZES PS_SIZES PS_SIZES_AT_2_HOSTS".
 if [[ $quick == 1 ]]; then
   configs=("200mbit 9000 2,3 1MiB,4MiB 1MiB 1MiB")
@@ -147,7 +154,9 @@ bash "$TB" down | tee -a "$raw/run.log"
 fi
 
 # 3. DDP (500 Mbit/s, MTU 9000; one gloo thread per rank).
-if ! $PY -c 'import torch' 2>/dev/null; then
+if [[ $coll_only == 1 ]]; then
+  log "DDP not measured (--collectives-only): the DDP records in $raw stay"
+elif ! $PY -c 'import torch' 2>/dev/null; then
   ddp_note="DDP skipped: python3 cannot import torch"
   log "$ddp_note"
 else

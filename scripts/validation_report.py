@@ -94,7 +94,8 @@ def main():
     configs = sorted({r["config"] for r in coll_rows})
     if configs:
         ccs = sorted({rec.get("congestion", "not recorded") for rec in collectives})
-        md.append("Configurations (hosts x rate, MTU): " + ", ".join(configs) + ". Ring and PS all-reduce run by "
+        algos = ", ".join(sorted({r["algorithm"] for r in coll_rows}))
+        md.append("Configurations (hosts x rate, MTU): " + ", ".join(configs) + f". All-reduce ({algos}) run by "
                   f"collsim-exec ({collectives[0]['warmup']} warm-up + {collectives[0]['iterations']} timed iterations "
                   f"each; TCP congestion control: {', '.join(ccs)}); DDP by scripts/measure_ddp.py (gloo, one "
                   "thread per rank).\n")
