@@ -127,13 +127,16 @@ std::vector<ValidationRow> validate(const MeasurementSet& set, CasePredictor& pr
 
 namespace {
 
+// The fits' cost term: the squared log of predicted / measured.
+double squared_log_error(Time predicted, Time measured) {
+  const double l = std::log(static_cast<double>(predicted.ps) / static_cast<double>(measured.ps));
+  return l * l;
+}
+
 double cost(const std::vector<CollectiveMeasurement>& cases, CasePredictor& p, const Calibration& c) {
   p.set_calibration(c);
   double s = 0;
-  for (const auto& m : cases) {
-    const double ratio = static_cast<double>(p.predict(m).ps) / static_cast<double>(m.time.ps);
-    s += std::log(ratio) * std::log(ratio);
-  }
+  for (const auto& m : cases) s += squared_log_error(p.predict(m), m.time);
   return s;
 }
 
@@ -237,19 +240,15 @@ DdpCalibration fit_ddp_calibration(const std::vector<DdpMeasurement>& runs, Case
     }
     return summarize(rows);
   };
-  const auto sq_log = [](Time predicted, Time measured) {
-    const double l = std::log(static_cast<double>(predicted.ps) / static_cast<double>(measured.ps));
-    return l * l;
-  };
   const auto cost_of = [&](double slowdown) {
     const auto ps = predict_all(slowdown);
     double s = 0;
     for (std::size_t i = 0; i < runs.size(); ++i) {
-      s += sq_log(*ps[i].iteration, runs[i].iteration);
+      s += squared_log_error(*ps[i].iteration, runs[i].iteration);
       // Launch times compare bucket by bucket when both sides have the same buckets.
       if (launches[i].size() != ps[i].bucket_launches.size()) continue;
       for (std::size_t b = 0; b < launches[i].size(); ++b) {
-        if (launches[i][b].ps > 0 && ps[i].bucket_launches[b].ps > 0) s += sq_log(ps[i].bucket_launches[b], launches[i][b]);
+        if (launches[i][b].ps > 0 && ps[i].bucket_launches[b].ps > 0) s += squared_log_error(ps[i].bucket_launches[b], launches[i][b]);
       }
     }
     return s;
