@@ -43,6 +43,14 @@ struct ValidateArgs {
   std::string format = "table";
 };
 
+// "error before: median ..%, max ..%" and "error after: ..." of a fit, after `prefix`.
+void print_fit_errors(const char* prefix, const FitRecord& r) {
+  std::cout << fmt::format("{}error before: median {:.2f}%, max {:.2f}%\n", prefix, r.median_error_before * 100,
+                           r.max_error_before * 100);
+  std::cout << fmt::format("{}error after:  median {:.2f}%, max {:.2f}%\n", prefix, r.median_error_after * 100,
+                           r.max_error_after * 100);
+}
+
 // --calibrate: link classes from the collective records, then the DDP section from the
 // DDP records with those link classes applied; writes the file and prints both fits.
 void run_calibrate(const ValidateArgs& a, const MeasurementSet& all, CasePredictor& predictor, const DdpPredictor& ddp) {
@@ -62,16 +70,14 @@ void run_calibrate(const ValidateArgs& a, const MeasurementSet& all, CasePredict
     for (const auto& [kind, lc] : c.links) {
       std::cout << fmt::format("  {}: efficiency {:.4f}, latency {}\n", to_string(kind), lc.efficiency, to_string(lc.latency));
     }
-    std::cout << fmt::format("error before: median {:.2f}%, max {:.2f}%\n", c.median_error_before * 100, c.max_error_before * 100);
-    std::cout << fmt::format("error after:  median {:.2f}%, max {:.2f}%\n", c.median_error_after * 100, c.max_error_after * 100);
+    print_fit_errors("", c);
   }
   if (c.ddp) {
     const DdpCalibration& d = *c.ddp;
     std::cout << fmt::format("calibrated from {} DDP runs -> {}\n", d.cases, a.calibrate);
     std::cout << fmt::format("  compute slowdown while communicating: {:.4f} (compute at {:.1f}% speed)\n", d.comm_slowdown,
                              100.0 / (1.0 + d.comm_slowdown));
-    std::cout << fmt::format("DDP error before: median {:.2f}%, max {:.2f}%\n", d.median_error_before * 100, d.max_error_before * 100);
-    std::cout << fmt::format("DDP error after:  median {:.2f}%, max {:.2f}%\n", d.median_error_after * 100, d.max_error_after * 100);
+    print_fit_errors("DDP ", d);
   }
 }
 

@@ -11,6 +11,28 @@
 
 namespace collsim {
 
+namespace {
+
+double round4(double v) { return std::round(v * 1e4) / 1e4; }
+
+void read_fit_record(JsonFields& f, FitRecord& r) {
+  r.cases = static_cast<int>(f.optional_integer("cases", 0, INT32_MAX).value_or(0));
+  r.median_error_before = f.optional_number("median_error_before", 0, 1e9).value_or(0);
+  r.median_error_after = f.optional_number("median_error_after", 0, 1e9).value_or(0);
+  r.max_error_before = f.optional_number("max_error_before", 0, 1e9).value_or(0);
+  r.max_error_after = f.optional_number("max_error_after", 0, 1e9).value_or(0);
+}
+
+void write_fit_record(nlohmann::ordered_json& j, const FitRecord& r) {
+  j["cases"] = r.cases;
+  j["median_error_before"] = round4(r.median_error_before);
+  j["median_error_after"] = round4(r.median_error_after);
+  j["max_error_before"] = round4(r.max_error_before);
+  j["max_error_after"] = round4(r.max_error_after);
+}
+
+}  // namespace
+
 void apply_calibration(Topology& t, const Calibration& c) {
   for (DirectedLink& l : t.links) {
     const auto it = c.links.find(l.kind);
@@ -52,20 +74,12 @@ Calibration load_calibration_file(const std::string& path) {
   if (const auto* from = top.optional("fitted_from"); from && from->is_array()) {
     for (const auto& s : *from) c.fitted_from.push_back(s.is_string() ? s.get<std::string>() : brief(s));
   }
-  c.cases = static_cast<int>(top.optional_integer("cases", 0, INT32_MAX).value_or(0));
-  c.median_error_before = top.optional_number("median_error_before", 0, 1e9).value_or(0);
-  c.median_error_after = top.optional_number("median_error_after", 0, 1e9).value_or(0);
-  c.max_error_before = top.optional_number("max_error_before", 0, 1e9).value_or(0);
-  c.max_error_after = top.optional_number("max_error_after", 0, 1e9).value_or(0);
+  read_fit_record(top, c);
   if (const auto* ddp = top.optional("ddp")) {
     JsonFields f(*ddp, path, top.pointer("ddp"));
     DdpCalibration d;
     d.comm_slowdown = f.number("comm_slowdown", 0, 100);
-    d.cases = static_cast<int>(f.optional_integer("cases", 0, INT32_MAX).value_or(0));
-    d.median_error_before = f.optional_number("median_error_before", 0, 1e9).value_or(0);
-    d.median_error_after = f.optional_number("median_error_after", 0, 1e9).value_or(0);
-    d.max_error_before = f.optional_number("max_error_before", 0, 1e9).value_or(0);
-    d.max_error_after = f.optional_number("max_error_after", 0, 1e9).value_or(0);
+    read_fit_record(f, d);
     f.finish();
     c.ddp = d;
   }
@@ -88,26 +102,15 @@ void write_calibration_file(const std::string& path, const Calibration& c) {
     l["latency"] = fmt::format("{}ns", (lc.latency.ps + Time::kPerNs / 2) / Time::kPerNs);
     links[std::string(to_string(kind))] = l;
   }
-  const auto r4 = [](double v) { return std::round(v * 1e4) / 1e4; };
   if (!links.empty()) doc["links"] = links;
   if (c.ddp) {
     nlohmann::ordered_json d;
-    d["comm_slowdown"] = r4(c.ddp->comm_slowdown);
-    d["cases"] = c.ddp->cases;
-    d["median_error_before"] = r4(c.ddp->median_error_before);
-    d["median_error_after"] = r4(c.ddp->median_error_after);
-    d["max_error_before"] = r4(c.ddp->max_error_before);
-    d["max_error_after"] = r4(c.ddp->max_error_after);
+    d["comm_slowdown"] = round4(c.ddp->comm_slowdown);
+    write_fit_record(d, *c.ddp);
     doc["ddp"] = d;
   }
   doc["fitted_from"] = c.fitted_from;
-  if (!links.empty()) {
-    doc["cases"] = c.cases;
-    doc["median_error_before"] = r4(c.median_error_before);
-    doc["median_error_after"] = r4(c.median_error_after);
-    doc["max_error_before"] = r4(c.max_error_before);
-    doc["max_error_after"] = r4(c.max_error_after);
-  }
+  if (!links.empty()) write_fit_record(doc, c);
   std::ofstream out(path);
   if (!out) throw ConfigError("--calibrate", "", path, "a writable file for the calibration");
   out << doc.dump(2) << "\n";

@@ -24,23 +24,25 @@ struct LinkClassCalibration {
   Time latency;             // per-link latency that replaces the topology's
 };
 
-struct DdpCalibration {
-  double comm_slowdown = 0;  // compute at 1/(1+S) speed while a collective runs
-  int cases = 0;             // DDP runs it was fitted on
+// A fit's record of itself (written with the fit, not used to predict): the cases it was
+// fitted on and their errors before and after.
+struct FitRecord {
+  int cases = 0;
   double median_error_before = 0, median_error_after = 0;  // fractions, |predicted/measured - 1|
   double max_error_before = 0, max_error_after = 0;
 };
 
-struct Calibration {
+struct DdpCalibration : FitRecord {  // cases: the DDP runs it was fitted on
+  double comm_slowdown = 0;  // compute at 1/(1+S) speed while a collective runs
+};
+
+struct Calibration : FitRecord {  // cases: the collective measurements the links were fitted on
   std::map<LinkKind, LinkClassCalibration> links;
   // The protocol model with the file's overrides over NCCL's defaults; nullopt when the
   // file has none. Only non-ideal protocols (collective --protocol ll/ll128/simple/auto)
   // use it; ddp and validate predict with the ideal protocol.
   std::optional<ProtocolModel> protocol;
   std::vector<std::string> fitted_from;  // the measurement files
-  int cases = 0;
-  double median_error_before = 0, median_error_after = 0;  // fractions, |predicted/measured - 1|
-  double max_error_before = 0, max_error_after = 0;
   std::optional<DdpCalibration> ddp;
 };
 

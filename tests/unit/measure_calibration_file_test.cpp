@@ -61,7 +61,7 @@ TEST_CASE("calibration file: link classes and protocol constants in one file", "
 
 TEST_CASE("calibration file: the DDP section reads back, alone or beside link classes", "[measure][calibration]") {
   Calibration c;
-  c.ddp = DdpCalibration{0.8765, 8, 0.09, 0.02, 0.15, 0.05};
+  c.ddp = DdpCalibration{{8, 0.09, 0.02, 0.15, 0.05}, 0.8765};
   c.fitted_from = {"ddp_calibration_set.jsonl"};
   const std::string path = write_cal("ddp_only", "");
   write_calibration_file(path, c);
