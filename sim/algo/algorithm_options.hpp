@@ -10,6 +10,10 @@ namespace collsim {
 
 struct AlgorithmOptions {
   std::vector<int> ring_order;    // ranks around the ring; empty: 0..N-1
+  // Per-channel rank orders (NCCL's channel graphs): channel c uses channel_orders[c %
+  // size] as its ring, and for trees each host's ranks in the order they appear there
+  // (the first is the host's head). Empty: every channel uses ring_order / rank order.
+  std::vector<std::vector<int>> channel_orders;
   int channels = 1;               // parallel rings/trees, the data split across them
   Bytes slice_bytes{0};           // pipeline slice per channel and step; 0: no slicing
   int max_slices = 64;            // bound on slices per channel (keeps schedules small)

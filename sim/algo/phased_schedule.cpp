@@ -29,16 +29,26 @@ std::optional<PhasedSchedule> phased_ring(const Collective& c, const AlgorithmOp
   const int channels = std::max(1, opt.channels);
   const Bytes unit = ceil_div(ceil_div(c.size, c.ranks), channels);
   if (slice_count(unit, opt) != 1) return std::nullopt;
-  std::vector<int> order = opt.ring_order;
-  if (order.empty()) {
-    order.resize(static_cast<std::size_t>(c.ranks));
-    std::iota(order.begin(), order.end(), 0);
-  }
   // The all-gather continues the reduce-scatter's pattern without a barrier (a rank's
   // first all-gather step waits only for its own last reduce-scatter step): one phase.
   PhasedSchedule p{c, "ring", {}};
-  p.phases.push_back({"reduce-scatter + all-gather", ring_step(order, unit, TransferKind::Reduce, channels),
-                      2 * (c.ranks - 1)});
+  std::vector<Transfer> step;
+  if (opt.channel_orders.empty()) {
+    std::vector<int> order = opt.ring_order;
+    if (order.empty()) {
+      order.resize(static_cast<std::size_t>(c.ranks));
+      std::iota(order.begin(), order.end(), 0);
+    }
+    step = ring_step(order, unit, TransferKind::Reduce, channels);
+  } else {
+    // NCCL's channel graphs: every channel around its own ring.
+    for (int ch = 0; ch < channels; ++ch) {
+      const auto& order = opt.channel_orders[static_cast<std::size_t>(ch) % opt.channel_orders.size()];
+      const auto one = ring_step(order, unit, TransferKind::Reduce);
+      step.insert(step.end(), one.begin(), one.end());
+    }
+  }
+  p.phases.push_back({"reduce-scatter + all-gather", std::move(step), 2 * (c.ranks - 1)});
   return p;
 }
 

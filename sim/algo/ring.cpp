@@ -11,9 +11,9 @@ namespace collsim {
 
 namespace {
 
-std::vector<int> ring_positions(const Collective& c, const AlgorithmOptions& opt) {
+std::vector<int> ring_positions(const Collective& c, const std::vector<int>& order) {
   const int n = c.ranks;
-  std::vector<int> ring(opt.ring_order.begin(), opt.ring_order.end());
+  std::vector<int> ring(order.begin(), order.end());
   if (ring.empty()) {
     ring.resize(static_cast<std::size_t>(n));
     std::iota(ring.begin(), ring.end(), 0);
@@ -28,8 +28,20 @@ std::vector<int> ring_positions(const Collective& c, const AlgorithmOptions& opt
   return ring;
 }
 
-// Reduce-scatter, all-gather or both around the ring, per (channel, slice) unit.
-void ring_blocks(Schedule& s, const std::vector<int>& ring, const AlgorithmOptions& opt) {
+// Every channel's ring: its own order (NCCL's channel graphs), else the one ring order.
+std::vector<std::vector<int>> channel_rings(const Collective& c, const AlgorithmOptions& opt) {
+  std::vector<std::vector<int>> rings;
+  if (opt.channel_orders.empty()) {
+    rings.push_back(ring_positions(c, opt.ring_order));
+  } else {
+    for (const auto& order : opt.channel_orders) rings.push_back(ring_positions(c, order));
+  }
+  return rings;
+}
+
+// Reduce-scatter, all-gather or both around the ring, per (channel, slice) unit; unit u
+// belongs to channel u / slices and runs around that channel's ring.
+void ring_blocks(Schedule& s, const std::vector<std::vector<int>>& rings, const AlgorithmOptions& opt) {
   const Collective& c = s.collective();
   const int n = c.ranks;
   const int k_channels = std::max(1, opt.channels);
@@ -67,6 +79,7 @@ void ring_blocks(Schedule& s, const std::vector<int>& ring, const AlgorithmOptio
   };
   std::vector<TransferId> deps;
   for (int u = 0; u < units; ++u) {
+    const std::vector<int>& ring = rings[static_cast<std::size_t>(u / slices) % rings.size()];
     for (int k = 0; k < steps; ++k) {
       const bool rs = k < rs_steps;
       for (int p = 0; p < n; ++p) {
@@ -91,15 +104,19 @@ void ring_blocks(Schedule& s, const std::vector<int>& ring, const AlgorithmOptio
 }
 
 // Broadcast (root first) or reduce (root last) along the ring as a pipelined chain.
-void ring_chain(Schedule& s, const std::vector<int>& ring, const AlgorithmOptions& opt) {
+void ring_chain(Schedule& s, const std::vector<std::vector<int>>& rings, const AlgorithmOptions& opt) {
   const Collective& c = s.collective();
   const int n = c.ranks;
   const bool bcast = c.op == CollectiveOp::Broadcast;
-  const auto at_root = std::find(ring.begin(), ring.end(), c.root) - ring.begin();
-  std::vector<int> chain(ring.size());
-  for (std::size_t i = 0; i < ring.size(); ++i) {
-    // broadcast: root, root+1, ...; reduce: root+1, ..., root
-    chain[i] = ring[(static_cast<std::size_t>(at_root) + i + (bcast ? 0 : 1)) % ring.size()];
+  std::vector<std::vector<int>> chains;
+  for (const auto& ring : rings) {
+    const auto at_root = std::find(ring.begin(), ring.end(), c.root) - ring.begin();
+    std::vector<int> chain(ring.size());
+    for (std::size_t i = 0; i < ring.size(); ++i) {
+      // broadcast: root, root+1, ...; reduce: root+1, ..., root
+      chain[i] = ring[(static_cast<std::size_t>(at_root) + i + (bcast ? 0 : 1)) % ring.size()];
+    }
+    chains.push_back(std::move(chain));
   }
   const int k_channels = std::max(1, opt.channels);
   const int slices = slice_count(split_evenly(c.size, k_channels).front(), opt);
@@ -115,6 +132,7 @@ void ring_chain(Schedule& s, const std::vector<int>& ring, const AlgorithmOption
   std::vector<TransferId> deps;
   for (int u = 0; u < units; ++u) {
     const bool pipelined = u % slices != 0;
+    const std::vector<int>& chain = chains[static_cast<std::size_t>(u / slices) % chains.size()];
     for (int p = 0; p < hops; ++p) {
       deps.clear();
       if (p > 0) deps.push_back(id(u, p - 1));
@@ -132,11 +150,11 @@ void ring_chain(Schedule& s, const std::vector<int>& ring, const AlgorithmOption
 Schedule ring_schedule(const Collective& c, const AlgorithmOptions& opt) {
   if (c.op == CollectiveOp::AllToAll) throw std::invalid_argument("ring does not implement alltoall");
   Schedule s(c, "ring");
-  const std::vector<int> ring = ring_positions(c, opt);
+  const std::vector<std::vector<int>> rings = channel_rings(c, opt);
   if (c.op == CollectiveOp::Broadcast || c.op == CollectiveOp::Reduce) {
-    ring_chain(s, ring, opt);
+    ring_chain(s, rings, opt);
   } else {
-    ring_blocks(s, ring, opt);
+    ring_blocks(s, rings, opt);
   }
   return s;
 }

@@ -8,26 +8,54 @@
 
 namespace collsim {
 
-std::vector<int> double_binary_tree_parents(int ranks, const AlgorithmOptions& opt, int which) {
+namespace {
+
+// Each host's chain: its ranks ascending, or in the order `order` (a channel's rank
+// order) lists them.
+std::vector<std::vector<int>> host_chains(const HostGroups& g, const std::vector<int>& order) {
+  if (order.empty()) return g.ranks;
+  std::vector<std::vector<int>> chains(g.ranks.size());
+  for (int r : order) chains[static_cast<std::size_t>(g.host[static_cast<std::size_t>(r)])].push_back(r);
+  for (std::size_t h = 0; h < chains.size(); ++h) {
+    if (chains[h].size() != g.ranks[h].size()) throw std::invalid_argument("a channel order must list every rank once");
+  }
+  return chains;
+}
+
+std::vector<int> tree_parents(int ranks, const AlgorithmOptions& opt, int which, const std::vector<int>& order) {
   const HostGroups g = group_by_host(ranks, opt.host_of_rank);
+  const std::vector<std::vector<int>> chains = host_chains(g, order);
   const std::vector<int> host_parent = nccl_btree_parents(g.hosts(), which == 1);
   std::vector<int> parent(static_cast<std::size_t>(ranks));
   for (int h = 0; h < g.hosts(); ++h) {
-    const auto& chain = g.ranks[static_cast<std::size_t>(h)];
+    const auto& chain = chains[static_cast<std::size_t>(h)];
     const int hp = host_parent[static_cast<std::size_t>(h)];
-    parent[static_cast<std::size_t>(chain.front())] = hp < 0 ? -1 : g.ranks[static_cast<std::size_t>(hp)].front();
+    parent[static_cast<std::size_t>(chain.front())] = hp < 0 ? -1 : chains[static_cast<std::size_t>(hp)].front();
     for (std::size_t i = 1; i < chain.size(); ++i) parent[static_cast<std::size_t>(chain[i])] = chain[i - 1];
   }
   return parent;
 }
 
+}  // namespace
+
+std::vector<int> double_binary_tree_parents(int ranks, const AlgorithmOptions& opt, int which) {
+  return tree_parents(ranks, opt, which, {});
+}
+
 Schedule double_binary_tree_allreduce(const Collective& c, const AlgorithmOptions& opt) {
   if (c.op != CollectiveOp::AllReduce) throw std::invalid_argument("tree implements allreduce only");
   Schedule s(c, "tree");
-  const RankTree trees[2] = {RankTree(double_binary_tree_parents(c.ranks, opt, 0)),
-                             RankTree(double_binary_tree_parents(c.ranks, opt, 1))};
-  // An even channel count, at least two, so both trees carry the same share.
+  // An even channel count, at least two, so both trees carry the same share. Channel ch
+  // uses tree ch mod 2 with each host's chain in its channel order (NCCL's channel
+  // graphs: the head is the GPU nearest the channel's NIC).
   const int channels = std::max(2, opt.channels + opt.channels % 2);
+  const std::size_t orders = std::max<std::size_t>(1, opt.channel_orders.size());
+  std::vector<RankTree> trees;
+  for (std::size_t k = 0; k < 2 * orders; ++k) {
+    const std::vector<int> none;
+    const std::vector<int>& order = opt.channel_orders.empty() ? none : opt.channel_orders[k / 2];
+    trees.emplace_back(tree_parents(c.ranks, opt, static_cast<int>(k % 2), order));
+  }
   const std::vector<Bytes> pieces = split_evenly(c.size, channels);
   const int slices = slice_count(pieces.front(), opt);
   for (Bytes p : pieces) {
@@ -35,9 +63,14 @@ Schedule double_binary_tree_allreduce(const Collective& c, const AlgorithmOption
   }
   if (c.ranks == 1) return s;
   for (int ch = 0; ch < channels; ++ch) {
+    // When every channel order appears twice, its first pass runs tree 0 and its second
+    // tree 1 (NCCL puts both trees on each searched channel); else trees alternate.
+    const std::size_t order = static_cast<std::size_t>(ch) % orders;
+    const bool twice = static_cast<std::size_t>(channels) >= 2 * orders;
+    const auto which = twice ? (static_cast<std::size_t>(ch) / orders) % 2 : static_cast<std::size_t>(ch % 2);
     TreePassIds previous;
     for (int l = 0; l < slices; ++l) {
-      previous = add_tree_passes(s, trees[ch % 2], ch * slices + l, true, true, previous);
+      previous = add_tree_passes(s, trees[2 * order + which], ch * slices + l, true, true, previous);
     }
   }
   return s;

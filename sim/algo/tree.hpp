@@ -1,7 +1,8 @@
 // NCCL's double binary tree all-reduce: the ranks of each host form a chain under the
-// host's first rank, and the hosts form two complementary binary trees; channel c uses
-// tree c mod 2, so each tree carries half the data. Every channel's piece is pipelined
-// in slices that reduce up and broadcast down concurrently.
+// host's first rank (or, with per-channel orders, under the channel's first rank on that
+// host), and the hosts form two complementary binary trees; channel c uses tree c mod 2,
+// so each tree carries half the data. Every channel's piece is pipelined in slices that
+// reduce up and broadcast down concurrently.
 #pragma once
 
 #include "sim/algo/algorithm_options.hpp"

@@ -10,26 +10,11 @@
 
 #include "sim/algo/host_groups.hpp"
 #include "sim/algo/registry.hpp"
+#include "sim/coll/nccl/speed_lists.hpp"
 
 namespace collsim {
 
 namespace {
-
-// Per-channel speeds NCCL's search tries, GB/s (search.cc; reference s. 4).
-constexpr std::array<double, 13> kIntraPreSm90{40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};
-constexpr std::array<double, 19> kInterPreSm90{48, 30, 28, 24, 20, 18, 15, 12, 10, 9,
-                                                7,  6,  5,  4,  3,  2.4, 1.2, 0.24, 0.12};
-constexpr std::array<double, 11> kIntraSm90{60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
-constexpr std::array<double, 17> kInterSm90{48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12};
-constexpr std::array<double, 12> kIntraSm100{90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18};
-constexpr std::array<double, 20> kInterSm100{96, 86, 80, 48, 45.1, 42, 40, 30, 24, 22,
-                                              20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12};
-
-std::span<const double> speed_list(GpuArch arch, bool intra) {
-  if (arch == GpuArch::Blackwell) return intra ? std::span<const double>(kIntraSm100) : std::span<const double>(kInterSm100);
-  if (arch == GpuArch::Hopper) return intra ? std::span<const double>(kIntraSm90) : std::span<const double>(kInterSm90);
-  return intra ? std::span<const double>(kIntraPreSm90) : std::span<const double>(kInterPreSm90);
-}
 
 std::size_t node_column(int hosts) { return hosts <= 1 ? 0 : hosts == 2 ? 1 : 2; }
 
@@ -40,7 +25,7 @@ GpuArch model_arch(const TopologyFacts& facts) { return facts.arch.value_or(GpuA
 ChannelPlan search_channels(const TopologyFacts& facts, const ProtocolModel& model) {
   const GpuArch arch = model_arch(facts);
   const double bw = facts.injection.gb_per_s();
-  const auto speeds = speed_list(arch, facts.hosts <= 1);
+  const auto speeds = nccl_speed_list(arch, facts.hosts <= 1);
   // The largest listed speed that fits; below the list, the link itself.
   double speed = bw;
   for (double s : speeds) {
@@ -77,7 +62,7 @@ int channels_for_size(int channels, Bytes size, Protocol p, NcclRow row, int ran
 }
 
 CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, std::string_view algo, Protocol p,
-                               const ProtocolModel& model, const CostOverrides& user) {
+                               const ProtocolModel& model, const CostOverrides& user, const NcclGraph* graph) {
   CollectiveCost cost;
   cost.options.host_of_rank = facts.host_of_rank;
   const NcclRow row = nccl_row(algo);
@@ -103,12 +88,26 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     cost.unusable = "ll128 needs GPU ranks (the topology names no GPU model)";
     return cost;
   }
-  const ChannelPlan plan = search_channels(facts, model);
   const bool nccl_protocol = p != Protocol::Ideal;
+  const bool nccl_algo = algo == "ring" || algo == "tree";
+  // NCCL's channel graph decides ring and tree channels; a calibration's channels /
+  // channel_bandwidth still replace its figures.
+  const bool use_graph = graph != nullptr && nccl_protocol && nccl_algo;
+  ChannelPlan plan = search_channels(facts, model);
+  if (use_graph) {
+    plan.channels = model.channels.value_or(graph->channels);
+    plan.per_channel = model.channel_bandwidth.value_or(Bandwidth::gb_per_s(graph->speed_gbps));
+  }
   int channels = user.channels > 0 ? user.channels : nccl_protocol ? plan.channels : 1;
   if (nccl_protocol && user.channels == 0) channels = channels_for_size(channels, c.size, p, row, c.ranks, model);
   cost.channels = channels;
   cost.options.channels = channels;
+  if (use_graph) {
+    // Duplicated channels repeat the searched ones, so the searched orders suffice (and
+    // let the tree put both of its trees on every searched channel).
+    const int distinct = std::min(channels, graph->searched_channels);
+    for (int ch = 0; ch < distinct; ++ch) cost.options.channel_orders.push_back(graph->rank_order(ch));
+  }
   // `ideal` is the pure alpha-beta model: whole chunks, no pipeline slices (unless
   // --slice asks for them), so its predictions match the textbook formulas and SimGrid.
   cost.options.slice_bytes = user.slice.count > 0 ? user.slice
@@ -146,7 +145,6 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
   const double ll_max = model.ll_max_bandwidth ? model.ll_max_bandwidth->gb_per_s()
                         : facts.hosts <= 1     ? model.ll_max_bw[ai][0]
                                                : model.ll_max_bw[0][col];  // multi-node: x86 row
-  const bool nccl_algo = algo == "ring" || algo == "tree";
   if (row == NcclRow::Tree) {
     eff = model.tree_efficiency;
     if (p == Protocol::LL) eff *= model.tree_ll_factor;

@@ -12,6 +12,7 @@
 
 #include "sim/algo/algorithm_options.hpp"
 #include "sim/algo/collective.hpp"
+#include "sim/coll/nccl/channel_search.hpp"
 #include "sim/coll/protocol_model.hpp"
 #include "sim/coll/schedule_player.hpp"
 #include "sim/coll/topology_facts.hpp"
@@ -48,7 +49,12 @@ struct CollectiveCost {
   std::optional<std::string> unusable;  // why this (algorithm, protocol) cannot run here
 };
 
+// `graph`: NCCL's channel graph of the system (channel_search.hpp). With an NCCL protocol
+// it gives ring and tree their channel count, per-channel speed and per-channel rank
+// orders; without one (no GPUs of a known generation, uneven hosts) the simplified
+// search above is used.
 [[nodiscard]] CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, std::string_view algo,
-                                             Protocol p, const ProtocolModel& model, const CostOverrides& user = {});
+                                             Protocol p, const ProtocolModel& model, const CostOverrides& user = {},
+                                             const NcclGraph* graph = nullptr);
 
 }  // namespace collsim

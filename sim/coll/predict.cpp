@@ -37,20 +37,49 @@ CommTime play_collective(LinkGraph& graph, const Collective& c, const std::strin
   return CommTime{r.duration, s.size(), false};
 }
 
+// A ring channel's hop from one host's exit GPU to the next host's entry GPU goes
+// through the channel's NIC on both hosts (NCCL's channel graph), not through whichever
+// NICs the two GPUs own.
+void pin_channel_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptions& options) {
+  if (g.hosts < 2) return;
+  const int used = std::min(options.channels, static_cast<int>(options.channel_orders.size()));
+  for (int ch = 0; ch < used; ++ch) {
+    const NcclChannel& channel = g.per_channel[static_cast<std::size_t>(ch)];
+    for (int h = 0; h < g.hosts; ++h) {
+      const int next = (h + 1) % g.hosts;
+      auto r = channel_hop_route(graph, g, ch, h, next);
+      if (!r) continue;  // no path through that NIC: the default route stands
+      const int src = g.host[static_cast<std::size_t>(h)].ranks[static_cast<std::size_t>(channel.order.back())];
+      const int dst = g.host[static_cast<std::size_t>(next)].ranks[static_cast<std::size_t>(channel.order.front())];
+      graph.pin_route(src, dst, std::move(*r));
+    }
+  }
+}
+
 }  // namespace
 
 CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, const CollectiveRequest& request) {
   const TopologyFacts facts = topology_facts(graph.topology(), request.hosts);
+  // NCCL's channel graph, searched once and only when an NCCL protocol runs ring or tree.
+  std::optional<std::optional<NcclGraph>> nccl;
+  auto nccl_graph = [&]() -> const NcclGraph* {
+    if (!nccl) nccl = search_nccl_ring(graph, facts.host_of_rank);
+    return *nccl ? &**nccl : nullptr;
+  };
   std::optional<CollectivePrediction> best;
   std::string why;
   for (const std::string& algo : request.algorithms) {
     for (Protocol p : request.protocols) {
-      const CollectiveCost cost = collective_cost(facts, c, algo, p, request.model, request.overrides);
+      const bool graph_applies = p != Protocol::Ideal && (algo == "ring" || algo == "tree");
+      const NcclGraph* channel_graph = graph_applies ? nccl_graph() : nullptr;
+      const CollectiveCost cost = collective_cost(facts, c, algo, p, request.model, request.overrides, channel_graph);
       if (cost.unusable) {
         if (why.empty()) why = *cost.unusable;
         continue;
       }
+      if (channel_graph && algo == "ring") pin_channel_hops(graph, *channel_graph, cost.options);
       const CommTime comm = play_collective(graph, c, algo, cost, request.exact);
+      graph.clear_pinned_routes();
       // A single rank communicates nothing: no launch either (NCCL: time 0).
       const Time t = comm.transfers == 0 ? Time{} : comm.duration + cost.base_latency;
       spdlog::debug("{} {}/{} {} B on {} ranks: {} transfers ({}), {} channels, {} ps", to_string(c.op), algo,

@@ -85,7 +85,12 @@ std::optional<Route> LinkGraph::node_route(NodeIndex a, NodeIndex b, std::uint32
 
 const Route& LinkGraph::route(int src_rank, int dst_rank) { return route(src_rank, dst_rank, 0); }
 
+void LinkGraph::pin_route(int src_rank, int dst_rank, Route r) { pinned_[{src_rank, dst_rank}] = std::move(r); }
+
 const Route& LinkGraph::route(int src_rank, int dst_rank, std::uint32_t flow) {
+  if (!pinned_.empty()) {
+    if (auto it = pinned_.find({src_rank, dst_rank}); it != pinned_.end()) return it->second;
+  }
   const auto key = std::tuple{src_rank, dst_rank, flow};
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
   const NodeIndex a = topo_.ranks.at(static_cast<std::size_t>(src_rank));

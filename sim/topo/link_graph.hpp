@@ -44,6 +44,11 @@ class LinkGraph {
 
   [[nodiscard]] std::size_t cached_routes() const { return cache_.size(); }
 
+  // Fixes the route between two ranks (every flow id) until clear_pinned_routes(): the
+  // NCCL layer sends a channel's inter-host hop through the channel's NIC this way.
+  void pin_route(int src_rank, int dst_rank, Route r);
+  void clear_pinned_routes() { pinned_.clear(); }
+
   // Nodes reachable from `from` under the transit rule; used by validation.
   [[nodiscard]] std::vector<bool> reachable_from(NodeIndex from) const;
 
@@ -54,6 +59,7 @@ class LinkGraph {
   Graph graph_;
   ShortestPaths paths_;
   std::map<std::tuple<int, int, std::uint32_t>, Route> cache_;
+  std::map<std::pair<int, int>, Route> pinned_;
 };
 
 }  // namespace collsim

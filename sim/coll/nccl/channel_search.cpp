@@ -1,0 +1,379 @@
+#include "sim/coll/nccl/channel_search.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <span>
+
+#include "sim/algo/host_groups.hpp"
+#include "sim/coll/nccl/speed_lists.hpp"
+
+namespace collsim {
+
+namespace {
+
+constexpr double kEps = 1e-9;
+// Expansions one channel's depth-first search may make (NCCL bounds its search by time).
+constexpr int kChannelBudget = 20'000;
+
+constexpr std::array<PathType, 5> kIntraTypes{PathType::Nvl, PathType::Pix, PathType::Pxb, PathType::Phb,
+                                              PathType::Sys};
+constexpr std::array<PathType, 5> kInterTypes{PathType::Pix, PathType::Pxb, PathType::Pxn, PathType::Phb,
+                                              PathType::Sys};
+
+bool is_network(LinkKind k) { return k == LinkKind::Ib || k == LinkKind::Roce || k == LinkKind::Ethernet; }
+
+// Host 0's routes and NCCL bandwidths, and the residual capacity a search consumes.
+class Searcher {
+ public:
+  Searcher(LinkGraph& graph, GpuArch arch, const NcclHost& host, bool multi)
+      : topo_(graph.topology()), arch_(arch), host_(host), multi_(multi) {
+    const std::size_t g = host.gpus.size();
+    const std::size_t n = host.nics.size();
+    gg_.assign(g, std::vector<Route>(g));
+    gg_type_.assign(g, std::vector<PathType>(g, PathType::Loc));
+    for (std::size_t a = 0; a < g; ++a) {
+      for (std::size_t b = 0; b < g; ++b) {
+        if (a == b) continue;
+        if (auto r = graph.node_route(host.gpus[a], host.gpus[b])) {
+          gg_[a][b] = std::move(*r);
+          gg_type_[a][b] = classify_route(topo_, gg_[a][b]);
+        } else {
+          gg_type_[a][b] = PathType::Net;  // no path inside the host: never used
+        }
+      }
+    }
+    gn_.assign(g, std::vector<Route>(n));
+    ng_.assign(n, std::vector<Route>(g));
+    gn_type_.assign(g, std::vector<PathType>(n, PathType::Net));
+    for (std::size_t a = 0; a < g; ++a) {
+      for (std::size_t k = 0; k < n; ++k) {
+        auto up = graph.node_route(host.gpus[a], host.nics[k]);
+        auto down = graph.node_route(host.nics[k], host.gpus[a]);
+        if (!up || !down) continue;
+        gn_[a][k] = std::move(*up);
+        ng_[k][a] = std::move(*down);
+        gn_type_[a][k] = classify_route(topo_, gn_[a][k]);
+      }
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      // The NIC's own GPU: the one whose traffic leaves through it, else the nearest.
+      int own = -1;
+      for (std::size_t a = 0; a < g; ++a) {
+        if (topo_.nodes[host.gpus[a]].nic == host.nics[k]) {
+          own = static_cast<int>(a);
+          break;
+        }
+      }
+      if (own < 0) {
+        for (std::size_t a = 0; a < g; ++a) {
+          if (own < 0 || gn_type_[a][k] < gn_type_[static_cast<std::size_t>(own)][k]) own = static_cast<int>(a);
+        }
+      }
+      nic_gpu_.push_back(own);
+      std::optional<LinkId> out, in;
+      for (LinkId l = 0; l < topo_.links.size(); ++l) {
+        const DirectedLink& dl = topo_.links[l];
+        if (!is_network(dl.kind)) continue;
+        if (!out && dl.from == host.nics[k]) out = l;
+        if (!in && dl.to == host.nics[k]) in = l;
+      }
+      nic_out_.push_back(out);
+      nic_in_.push_back(in);
+    }
+    capacity_.resize(topo_.links.size());
+    for (LinkId l = 0; l < topo_.links.size(); ++l) capacity_[l] = nccl_link_gbps(topo_.links[l], arch_);
+  }
+
+  [[nodiscard]] int gpus() const { return static_cast<int>(host_.gpus.size()); }
+  [[nodiscard]] int nics() const { return static_cast<int>(host_.nics.size()); }
+  [[nodiscard]] int nic_gpu(int k) const { return nic_gpu_[static_cast<std::size_t>(k)]; }
+
+  // The largest speed any single hop can carry: NCCL starts its search below it.
+  [[nodiscard]] double max_speed() const {
+    double best = 0;
+    for (int a = 0; a < gpus(); ++a) {
+      for (int b = 0; b < gpus(); ++b) {
+        if (a != b && gg_type_[a][b] != PathType::Net) best = std::max(best, bottleneck(gg_[a][b].links));
+      }
+    }
+    if (!multi_) return best;
+    double net = 0;
+    for (int k = 0; k < nics(); ++k) {
+      if (!nic_out_[k] || !nic_in_[k]) continue;
+      double v = std::min(capacity_[*nic_out_[k]], capacity_[*nic_in_[k]]);
+      v = std::min(v, bottleneck(ng_[k][nic_gpu(k)].links));
+      net = std::max(net, v);
+    }
+    return gpus() > 1 ? std::min(best, net) : net;
+  }
+
+  // How far GPU a's traffic has to go to NIC k, counting PXN (through the NIC's own GPU
+  // over NVLink) when that is closer than its own path.
+  [[nodiscard]] PathType exit_type(int a, int k) const {
+    const PathType direct = gn_type_[a][k];
+    const int p = nic_gpu(k);
+    if (direct > PathType::Pxb && p != a && gg_type_[a][p] == PathType::Nvl && gn_type_[p][k] <= PathType::Pxb) {
+      return PathType::Pxn;
+    }
+    return direct;
+  }
+
+  // Greedy: as many channels at `speed` as the links' NCCL bandwidth allows.
+  std::vector<NcclChannel> channels_at(double speed, PathType ti, PathType tn, int max_channels) {
+    residual_ = capacity_;
+    std::vector<NcclChannel> found;
+    for (int i = 0; i < max_channels; ++i) {
+      bool got = false;
+      if (multi_) {
+        for (int j = 0; j < nics() && !got; ++j) got = find_channel((i + j) % nics(), speed, ti, tn, found);
+      } else {
+        got = find_channel(-1, speed, ti, tn, found);
+      }
+      if (!got) break;
+    }
+    return found;
+  }
+
+ private:
+  [[nodiscard]] double bottleneck(std::span<const LinkId> links) const {
+    double v = std::numeric_limits<double>::infinity();
+    for (LinkId l : links) v = std::min(v, capacity_[l]);
+    return v;
+  }
+  bool take(std::span<const LinkId> links, double s) {
+    for (LinkId l : links) {
+      if (residual_[l] + kEps < s) return false;
+    }
+    for (LinkId l : links) residual_[l] -= s;
+    return true;
+  }
+  void give(std::span<const LinkId> links, double s) {
+    for (LinkId l : links) residual_[l] += s;
+  }
+  bool take_one(std::optional<LinkId> l, double s) {
+    if (!l) return false;
+    const LinkId one[1] = {*l};
+    return take(one, s);
+  }
+  void give_one(std::optional<LinkId> l, double s) {
+    if (l) residual_[*l] += s;
+  }
+
+  // The exit GPU's path to NIC k: direct, or over NVLink to the NIC's own GPU then PCIe.
+  bool take_exit(int a, int k, double s) {
+    if (exit_type(a, k) != PathType::Pxn) return take(gn_[a][k].links, s);
+    const int p = nic_gpu(k);
+    if (!take(gg_[a][p].links, s)) return false;
+    if (!take(gn_[p][k].links, s)) {
+      give(gg_[a][p].links, s);
+      return false;
+    }
+    return true;
+  }
+
+  bool find_channel(int k, double s, PathType ti, PathType tn, std::vector<NcclChannel>& found) {
+    NcclChannel ch;
+    ch.nic = k;
+    int entry = 0;
+    if (k >= 0) {
+      entry = nic_gpu(k);
+      if (entry < 0 || gn_type_[entry][k] > tn) return false;
+      if (!take_one(nic_in_[k], s)) return false;
+      if (!take(ng_[k][entry].links, s)) {
+        give_one(nic_in_[k], s);
+        return false;
+      }
+    }
+    used_.assign(static_cast<std::size_t>(gpus()), false);
+    used_[entry] = true;
+    ch.order = {entry};
+    budget_ = kChannelBudget;
+    if (dfs(ch, s, ti, tn)) {
+      if (k >= 0) ch.exit_path = exit_type(ch.order.back(), k);
+      found.push_back(std::move(ch));
+      return true;
+    }
+    if (k >= 0) {
+      give(ng_[k][entry].links, s);
+      give_one(nic_in_[k], s);
+    }
+    return false;
+  }
+
+  bool dfs(NcclChannel& ch, double s, PathType ti, PathType tn) {
+    if (--budget_ < 0) return false;
+    const int cur = ch.order.back();
+    const int g = gpus();
+    if (static_cast<int>(ch.order.size()) == g) {
+      if (ch.nic >= 0) {
+        if (exit_type(cur, ch.nic) > tn) return false;
+        if (!take_one(nic_out_[ch.nic], s)) return false;
+        if (!take_exit(cur, ch.nic, s)) {
+          give_one(nic_out_[ch.nic], s);
+          return false;
+        }
+        return true;
+      }
+      if (g == 1) return true;
+      const int first = ch.order.front();
+      return gg_type_[cur][first] <= ti && take(gg_[cur][first].links, s);
+    }
+    for (int step = 1; step < g; ++step) {
+      const int next = (cur + step) % g;
+      if (used_[next] || gg_type_[cur][next] > ti) continue;
+      if (!take(gg_[cur][next].links, s)) continue;
+      used_[next] = true;
+      ch.order.push_back(next);
+      if (dfs(ch, s, ti, tn)) return true;
+      ch.order.pop_back();
+      used_[next] = false;
+      give(gg_[cur][next].links, s);
+      if (budget_ < 0) return false;
+    }
+    return false;
+  }
+
+  const Topology& topo_;
+  GpuArch arch_;
+  const NcclHost& host_;
+  bool multi_;
+  std::vector<std::vector<Route>> gg_, gn_, ng_;
+  std::vector<std::vector<PathType>> gg_type_, gn_type_;
+  std::vector<int> nic_gpu_;
+  std::vector<std::optional<LinkId>> nic_out_, nic_in_;
+  std::vector<double> capacity_, residual_;
+  std::vector<bool> used_;
+  int budget_ = 0;
+};
+
+std::optional<Route> join(std::initializer_list<std::optional<Route>> parts) {
+  Route r;
+  for (const auto& p : parts) {
+    if (!p) return std::nullopt;
+    r.links.insert(r.links.end(), p->links.begin(), p->links.end());
+    r.latency += p->latency;
+  }
+  return r;
+}
+
+}  // namespace
+
+std::vector<int> NcclGraph::rank_order(int c) const {
+  const NcclChannel& ch = per_channel.at(static_cast<std::size_t>(c));
+  std::vector<int> out;
+  for (const NcclHost& h : host) {
+    for (int li : ch.order) out.push_back(h.ranks[static_cast<std::size_t>(li)]);
+  }
+  return out;
+}
+
+std::optional<NcclGraph> search_nccl_ring(LinkGraph& graph, const std::vector<int>& host_of_rank,
+                                          const NcclSearchOptions& options) {
+  const Topology& topo = graph.topology();
+  const int n = topo.rank_count();
+  if (n < 1) return std::nullopt;
+  NcclGraph g;
+  g.pattern = "ring";
+  std::optional<GpuArch> arch;
+  for (NodeIndex node : topo.ranks) {
+    const Node& nd = topo.nodes[node];
+    const auto a = nd.kind == NodeKind::Gpu ? gpu_arch_from_model(nd.model) : std::nullopt;
+    if (!a) return std::nullopt;  // NCCL's graph is for GPUs of a known generation
+    arch = arch ? std::min(*arch, *a) : *a;
+  }
+  g.arch = *arch;
+  const HostGroups groups = group_by_host(n, host_of_rank);
+  if (!groups.even()) return std::nullopt;
+  std::map<NodeIndex, std::vector<NodeIndex>> nics_of_host;  // host node -> its NICs, in node order
+  for (NodeIndex v = 0; v < topo.nodes.size(); ++v) {
+    if (topo.nodes[v].kind == NodeKind::Nic && topo.nodes[v].host) nics_of_host[*topo.nodes[v].host].push_back(v);
+  }
+  for (const auto& ranks : groups.ranks) {
+    NcclHost h;
+    h.ranks = ranks;
+    for (int r : ranks) h.gpus.push_back(topo.ranks[static_cast<std::size_t>(r)]);
+    if (const auto home = topo.nodes[h.gpus.front()].host) {
+      if (auto it = nics_of_host.find(*home); it != nics_of_host.end()) h.nics = it->second;
+    }
+    g.host.push_back(std::move(h));
+  }
+  g.hosts = groups.hosts();
+  const bool multi = g.hosts > 1;
+  const std::size_t nics = g.host.front().nics.size();
+  for (const NcclHost& h : g.host) {
+    if (h.nics.size() != nics) return std::nullopt;
+  }
+  if (multi && nics == 0) return std::nullopt;
+
+  Searcher search(graph, g.arch, g.host.front(), multi);
+  const double top = search.max_speed();
+  const auto speeds = nccl_speed_list(g.arch, !multi);
+  double best_score = 0;
+  std::vector<NcclChannel> best;
+  const std::span<const PathType> inter_types = multi ? std::span<const PathType>(kInterTypes)
+                                                      : std::span<const PathType>(kInterTypes).first(1);
+  for (double s : speeds) {
+    if (s > top + kEps) continue;
+    bool found = false;
+    for (PathType ti : kIntraTypes) {
+      for (PathType tn : inter_types) {
+        auto channels = search.channels_at(s, ti, tn, options.max_channels);
+        if (channels.empty()) continue;
+        found = true;
+        const double score = s * static_cast<double>(channels.size());
+        if (score > best_score + kEps) {
+          best_score = score;
+          best = std::move(channels);
+          g.searched_speed_gbps = s;
+          g.type_intra = ti;
+          g.type_inter = tn;
+        }
+        break;
+      }
+      if (found) break;
+    }
+  }
+  if (best.empty()) return std::nullopt;
+  g.searched_channels = static_cast<int>(best.size());
+  double speed = g.searched_speed_gbps;
+  int count = g.searched_channels;
+  // ncclTopoDupChannels: twice the channels at half the speed, unless the speed is under
+  // 25 GB/s, or (newer than Ampere) under 50 GB/s with more than 4 channels.
+  g.duplicated = speed >= 25 && !(g.arch > GpuArch::Ampere && speed < 50 && count > 4) &&
+                 count * 2 <= options.channel_limit;
+  g.per_channel = best;
+  if (g.duplicated) {
+    g.per_channel.insert(g.per_channel.end(), best.begin(), best.end());
+    speed /= 2;
+    count *= 2;
+  }
+  g.channels = count;
+  g.speed_gbps = speed;
+  // Remember the proxy GPU of PXN exits: the NIC's own GPU.
+  for (NcclChannel& ch : g.per_channel) {
+    if (ch.nic >= 0 && ch.exit_path == PathType::Pxn) ch.proxy = search.nic_gpu(ch.nic);
+  }
+  return g;
+}
+
+std::optional<Route> channel_hop_route(LinkGraph& graph, const NcclGraph& g, int channel, int from, int to) {
+  const NcclChannel& ch = g.per_channel.at(static_cast<std::size_t>(channel));
+  const NcclHost& a = g.host.at(static_cast<std::size_t>(from));
+  const NcclHost& b = g.host.at(static_cast<std::size_t>(to));
+  const NodeIndex exit_gpu = a.gpus[static_cast<std::size_t>(ch.order.back())];
+  const NodeIndex entry_gpu = b.gpus[static_cast<std::size_t>(ch.order.front())];
+  const NodeIndex out_nic = a.nics.at(static_cast<std::size_t>(ch.nic));
+  const NodeIndex in_nic = b.nics.at(static_cast<std::size_t>(ch.nic));
+  if (ch.exit_path == PathType::Pxn) {
+    const NodeIndex proxy = a.gpus[static_cast<std::size_t>(ch.proxy)];
+    return join({graph.node_route(exit_gpu, proxy), graph.node_route(proxy, out_nic),
+                 graph.node_route(out_nic, in_nic), graph.node_route(in_nic, entry_gpu)});
+  }
+  return join({graph.node_route(exit_gpu, out_nic), graph.node_route(out_nic, in_nic),
+               graph.node_route(in_nic, entry_gpu)});
+}
+
+}  // namespace collsim

@@ -1,0 +1,70 @@
+// NCCL's channel graphs for one system (src/graph/search.cc ncclTopoCompute,
+// ncclTopoDupChannels; paths.cc; connect.cc): for ring and tree channels, the order in
+// which each channel visits a host's GPUs (over NVLink where it exists), the NIC it
+// enters and leaves every host by (the one nearest its GPUs, successive channels on
+// successive NICs, same NIC in and out: crossNic 0), the per-channel speed (GB/s) and
+// the channel count after duplication. Bandwidths are NCCL's own figures (path_type.hpp).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/coll/nccl/path_type.hpp"
+#include "sim/coll/protocol.hpp"
+#include "sim/topo/link_graph.hpp"
+
+namespace collsim {
+
+// One host as NCCL sees it: its ranks' GPUs (local index = position) and its NICs.
+struct NcclHost {
+  std::vector<int> ranks;        // global ranks on this host, ascending
+  std::vector<NodeIndex> gpus;   // their nodes
+  std::vector<NodeIndex> nics;   // the host's NIC nodes, in node order
+};
+
+struct NcclChannel {
+  std::vector<int> order;  // local GPU indices: entry GPU first, exit GPU last
+  int nic = -1;            // local NIC index in and out of every host; -1 on one host
+  PathType exit_path = PathType::Loc;  // exit GPU to the NIC (PIX, PXB, PXN, PHB, SYS)
+  int proxy = -1;          // PXN: the local GPU whose PCIe switch holds the NIC
+};
+
+struct NcclSearchOptions {
+  int min_channels = 1;   // NCCL_MIN_NCHANNELS
+  int max_channels = 32;  // channels searched before duplication (MAXCHANNELS / 2)
+  int channel_limit = 64; // MAXCHANNELS: duplication stops here
+};
+
+struct NcclGraph {
+  std::string pattern;      // "ring"
+  GpuArch arch = GpuArch::Hopper;
+  int hosts = 1;
+  int channels = 0;         // after duplication
+  double speed_gbps = 0;    // per channel after duplication (bwIntra = bwInter here)
+  double searched_speed_gbps = 0;  // the search's speed before duplication
+  int searched_channels = 0;
+  bool duplicated = false;
+  PathType type_intra = PathType::Nvl;
+  PathType type_inter = PathType::Pix;  // meaningful with more than one host
+  std::vector<NcclHost> host;           // per host, in order of their first rank
+  std::vector<NcclChannel> per_channel; // channels entries
+
+  // Channel c's global rank order: every host's ranks in the channel's local order,
+  // hosts in order.
+  [[nodiscard]] std::vector<int> rank_order(int c) const;
+};
+
+// The search for `graph`'s ranks grouped by `host_of_rank` (labels, as TopologyFacts).
+// nullopt when NCCL's graph does not apply: ranks that are not GPUs of a known
+// generation, hosts with different rank or NIC counts, or several hosts without NICs.
+[[nodiscard]] std::optional<NcclGraph> search_nccl_ring(LinkGraph& graph, const std::vector<int>& host_of_rank,
+                                                        const NcclSearchOptions& options = {});
+
+// The route a channel's data takes from host `from`'s exit GPU to host `to`'s entry GPU:
+// exit GPU to the channel's NIC (through the NIC's own GPU over NVLink for PXN), across
+// the fabric to the same NIC of the next host, to its entry GPU. nullopt if a leg has no path.
+[[nodiscard]] std::optional<Route> channel_hop_route(LinkGraph& graph, const NcclGraph& g, int channel, int from,
+                                                     int to);
+
+}  // namespace collsim

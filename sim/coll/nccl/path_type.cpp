@@ -1,0 +1,92 @@
+#include "sim/coll/nccl/path_type.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string>
+#include <utility>
+
+namespace collsim {
+
+namespace {
+
+constexpr std::array<std::pair<PathType, std::string_view>, 10> kNames{{
+    {PathType::Loc, "LOC"},
+    {PathType::Nvl, "NVL"},
+    {PathType::Nvb, "NVB"},
+    {PathType::C2c, "C2C"},
+    {PathType::Pix, "PIX"},
+    {PathType::Pxb, "PXB"},
+    {PathType::Pxn, "PXN"},
+    {PathType::Phb, "PHB"},
+    {PathType::Sys, "SYS"},
+    {PathType::Net, "NET"},
+}};
+
+// NCCL's per-NVLink bandwidth by generation (topo.h: SM70 20, SM80 20, SM90 20.6,
+// SM100 40.1 GB/s).
+double nvlink_gbps(GpuArch arch) {
+  switch (arch) {
+    case GpuArch::Volta:
+    case GpuArch::Ampere: return 20.0;
+    case GpuArch::Hopper: return 20.6;
+    case GpuArch::Blackwell: return 40.1;
+  }
+  return 20.0;
+}
+
+}  // namespace
+
+std::string_view to_string(PathType t) {
+  for (const auto& [type, name] : kNames) {
+    if (type == t) return name;
+  }
+  return "?";
+}
+
+std::optional<PathType> path_type_from(std::string_view s) {
+  std::string up(s);
+  std::transform(up.begin(), up.end(), up.begin(), [](unsigned char c) { return std::toupper(c); });
+  for (const auto& [type, name] : kNames) {
+    if (name == up) return type;
+  }
+  return std::nullopt;
+}
+
+PathType classify_route(const Topology& topo, const Route& route) {
+  if (route.links.empty()) return PathType::Loc;
+  bool nvlink_only = true;
+  int pcie_switches = 0;
+  int cpus = 0;
+  for (std::size_t i = 0; i < route.links.size(); ++i) {
+    const DirectedLink& l = topo.links[route.links[i]];
+    if (l.kind != LinkKind::NvLink && l.kind != LinkKind::NvSwitch) nvlink_only = false;
+    if (l.kind == LinkKind::Ib || l.kind == LinkKind::Roce || l.kind == LinkKind::Ethernet) return PathType::Net;
+    if (i + 1 == route.links.size()) break;  // the last node is the destination, not a transit
+    const Node& via = topo.nodes[l.to];
+    if (via.kind == NodeKind::PcieSwitch) ++pcie_switches;
+    if (via.kind == NodeKind::Cpu) ++cpus;
+    if (via.kind == NodeKind::Switch) return PathType::Net;
+  }
+  if (nvlink_only) return PathType::Nvl;
+  if (cpus >= 2) return PathType::Sys;
+  if (cpus == 1) return PathType::Phb;
+  return pcie_switches <= 1 ? PathType::Pix : PathType::Pxb;
+}
+
+double nccl_link_gbps(const DirectedLink& link, GpuArch arch) {
+  switch (link.kind) {
+    case LinkKind::NvLink:
+    case LinkKind::NvSwitch: return nvlink_gbps(arch) * link.lanes;
+    case LinkKind::Pcie:
+      // NCCL: width x (15 per 2.5 GT/s lane) / 80, i.e. 0.75 GB/s per lane per 8 GT/s,
+      // 75 % of the 8b/10b-free signalling rate; collsim's line rate is GT/s x 128/130 / 8.
+      return link.line_rate.gb_per_s() * 0.75 * 130.0 / 128.0;
+    case LinkKind::Ib:
+    case LinkKind::Roce:
+    case LinkKind::Ethernet: return link.line_rate.gb_per_s();
+  }
+  return link.line_rate.gb_per_s();
+}
+
+}  // namespace collsim

@@ -1,0 +1,34 @@
+// NCCL's path types (src/graph/paths.cc, topo.h): how far apart two devices of one host
+// are, from the closest (LOC) to the network (NET), and NCCL's own view of a link's
+// bandwidth (GB/s, src/graph/topo.h constants). A route of collsim's link graph is
+// classified by the nodes it passes through.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "sim/coll/protocol.hpp"
+#include "sim/topo/link_graph.hpp"
+
+namespace collsim {
+
+// In NCCL's order: a path of a lower type is preferred. NVB (NVLink through another GPU)
+// and C2C do not occur in collsim's routes (they never transit a GPU); PXN is a GPU
+// reaching a NIC through a peer GPU over NVLink, then that GPU's PCIe switch.
+enum class PathType : std::uint8_t { Loc, Nvl, Nvb, C2c, Pix, Pxb, Pxn, Phb, Sys, Net };
+
+[[nodiscard]] std::string_view to_string(PathType t);
+[[nodiscard]] std::optional<PathType> path_type_from(std::string_view s);  // "NVL", "pix", ...
+
+// The type of `route` between two nodes of one host: NVL when every link is NVLink or
+// NVSwitch; else by the transit nodes: one PCIe switch PIX, several PXB, through one CPU
+// PHB, through two or more CPUs SYS. A route that leaves the host is NET.
+[[nodiscard]] PathType classify_route(const Topology& topo, const Route& route);
+
+// NCCL's bandwidth for one link (GB/s): NVLink lanes x NCCL's per-link figure for the
+// GPU generation (SM70/80 20, SM90 20.6, SM100 40.1); PCIe 0.75 GB/s per GT/s-lane-byte
+// as NCCL derives it from the link width and speed (Gen3 x16 12, Gen4 24, Gen5 48);
+// network links at their line rate (NCCL: NIC speed in Mb/s / 8000).
+[[nodiscard]] double nccl_link_gbps(const DirectedLink& link, GpuArch arch);
+
+}  // namespace collsim
