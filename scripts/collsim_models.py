@@ -85,7 +85,7 @@ class BertLayer(nn.Module):
 
 class BertEncoder(nn.Module):
     """BERT-base (BertModel with pooler): same parameter names, shapes and order as
-    ../shared/data/models/bert_base_params.csv."""
+    tests/data/models/bert_base_params.csv."""
 
     def __init__(self, vocab=30522, h=768, layers=12, ffn=3072, positions=512, types=2):
         super().__init__()

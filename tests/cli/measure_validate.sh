@@ -1,7 +1,7 @@
 # collsim validate on nccl-tests logs and harness records: tolerance verdicts (exit 0/1),
 # JSON output, calibration fit and use, and bad input (exit 2).
 source "$(dirname "$0")/lib.bash"
-LOGS=$SRC/../shared/data/nccl-tests
+LOGS=$SRC/tests/data/nccl-tests/dev
 # A 2-host test-bed topology: each host on a 200 Mbit/s ethernet link at MTU 9000; the
 # loader charges the TCP/IP overhead: payload 200e6 x 8948/9014 = 198535611 bit/s.
 bash "$SRC/scripts/testbed.sh" topology 2 200mbit 9000 >"$TMP/tb2.json" || fail "testbed.sh topology failed"
@@ -24,7 +24,7 @@ python3 -c "import json,sys; d=json.load(open('$TMP/j')); s=d['summary']; assert
   fail "json summary wrong: $(cat "$TMP/j")"
 "$COLLSIM" validate --measured "$TMP/m.jsonl" --tolerance 100% --format csv | head -1 | grep -q "^source,kind,case" || fail "csv header"
 
-# Every shared nccl-tests log imports; with a generous tolerance validate runs on an
+# Every nccl-tests log of the development set imports; with a generous tolerance validate runs on an
 # 8-GPU / 16-GPU star (the numbers are the model's business, not this test's).
 cat >"$TMP/star16.json" <<JSON
 {"name": "star16", "generator": {"kind": "star", "hosts": 16, "bandwidth": "25GB/s", "latency": "5us"}}

@@ -1,5 +1,5 @@
-// The nccl-tests importer on every shared log (../shared/data/nccl-tests) and on two
-// constructed inputs for the formats the shared logs lack (2017 ms times, broadcast).
+// The nccl-tests importer on the real logs of the development set (tests/data/nccl-tests/dev)
+// and on two constructed inputs for the formats those logs lack (2017 ms times, broadcast).
 #include <catch2/catch.hpp>
 
 #include "sim/core/error.hpp"
@@ -9,13 +9,13 @@
 using namespace collsim;
 
 namespace {
-const std::string kShared = std::string(COLLSIM_SOURCE_DIR) + "/../shared/data/nccl-tests/";
+const std::string kDev = std::string(COLLSIM_TEST_DATA) + "/nccl-tests/dev/";
 const std::string kData = std::string(COLLSIM_TEST_DATA) + "/nccl-tests/";
 double us(Time t) { return t.us(); }
 }  // namespace
 
 TEST_CASE("importer reads the current-format H100 two-node log", "[measure][nccl-tests]") {
-  const auto runs = import_nccl_tests_log(kShared + "h100x8_2nodes_gcp_a3mega_allreduce.txt");
+  const auto runs = import_nccl_tests_log(kDev + "h100x8_2nodes_gcp_a3mega_allreduce.txt");
   REQUIRE(runs.size() == 1);
   const auto& r = runs[0];
   CHECK(r.format == NcclTestsFormat::Current);
@@ -42,7 +42,7 @@ TEST_CASE("importer reads the current-format H100 two-node log", "[measure][nccl
 }
 
 TEST_CASE("importer reads the partial 2019-format all_gather log", "[measure][nccl-tests]") {
-  const auto runs = import_nccl_tests_log(kShared + "rtx2080ti_x2_nvlink_bridge_allgather_oldformat.txt");
+  const auto runs = import_nccl_tests_log(kDev + "rtx2080ti_x2_nvlink_bridge_allgather_oldformat.txt");
   REQUIRE(runs.size() == 1);
   const auto& r = runs[0];
   // The "# columns:" comment names algbw/busbw/error: the 2019-2022 layout.
@@ -66,7 +66,7 @@ TEST_CASE("importer reads the partial 2019-format all_gather log", "[measure][nc
 }
 
 TEST_CASE("importer splits the two-run RTX 4090 file", "[measure][nccl-tests]") {
-  const auto runs = import_nccl_tests_log(kShared + "rtx4090x8_1node_pcie_nop2p_vs_p2p_allreduce.txt");
+  const auto runs = import_nccl_tests_log(kDev + "rtx4090x8_1node_pcie_nop2p_vs_p2p_allreduce.txt");
   REQUIRE(runs.size() == 2);
   for (const auto& r : runs) {
     CHECK(r.format == NcclTestsFormat::Current);
@@ -85,7 +85,7 @@ TEST_CASE("importer splits the two-run RTX 4090 file", "[measure][nccl-tests]") 
 }
 
 TEST_CASE("importer reads the 2019-format V100 all_reduce log", "[measure][nccl-tests]") {
-  const auto runs = import_nccl_tests_log(kShared + "v100sxm2x8_1node_nvlink_hybridcube_allreduce_oldformat.txt");
+  const auto runs = import_nccl_tests_log(kDev + "v100sxm2x8_1node_nvlink_hybridcube_allreduce_oldformat.txt");
   REQUIRE(runs.size() == 1);
   const auto& r = runs[0];
   CHECK(r.format == NcclTestsFormat::Error2019);
@@ -155,7 +155,7 @@ TEST_CASE("importer rejects what it cannot read", "[measure][nccl-tests]") {
 }
 
 TEST_CASE("load_measurements turns log rows into measured collectives", "[measure]") {
-  const auto set = load_measurements(kShared + "v100sxm2x8_1node_nvlink_hybridcube_allreduce_oldformat.txt");
+  const auto set = load_measurements(kDev + "v100sxm2x8_1node_nvlink_hybridcube_allreduce_oldformat.txt");
   REQUIRE(set.collectives.size() == 25);
   CHECK(set.collectives[24].time.us() == Approx(1818.8));
   CHECK(set.collectives[24].ranks == 8);

@@ -97,8 +97,8 @@ TEST_CASE("the DGX-1 hybrid cube-mesh matches a real machine's nvidia-smi layout
   // The header of this nccl-tests log lists "GPUk: NVn GPUm" for each GPU (a machine with
   // other PCIe bus ids, so its GPU numbering may differ from DGX-1's). Both layouts as
   // 8x8 matrices of NVLink counts must be equal under some permutation of the GPUs.
-  std::ifstream in(std::string(COLLSIM_SOURCE_DIR) +
-                   "/../shared/data/nccl-tests/v100sxm2x8_1node_nvlink_hybridcube_allreduce_oldformat.txt");
+  std::ifstream in(std::string(COLLSIM_TEST_DATA) +
+                   "/nccl-tests/dev/v100sxm2x8_1node_nvlink_hybridcube_allreduce_oldformat.txt");
   REQUIRE(in);
   std::array<std::array<int, 8>, 8> real{};
   const std::regex entry(R"(GPU(\d): ((?:NV\d GPU\d,? ?)+))");

@@ -1,5 +1,5 @@
 // Workload files: the loader's validation rules, and the shipped workloads against the
-// reference parameter lists in ../shared/data/models.
+// reference parameter lists in tests/data/models.
 #include <fstream>
 #include <sstream>
 
@@ -33,7 +33,7 @@ std::vector<std::pair<std::string, std::int64_t>> read_csv(const std::string& pa
 }
 
 std::string shipped(const std::string& name) { return std::string(COLLSIM_SOURCE_DIR) + "/workloads/" + name + ".json"; }
-std::string shared_data(const std::string& name) { return std::string(COLLSIM_SOURCE_DIR) + "/../shared/data/models/" + name; }
+std::string reference_csv(const std::string& name) { return std::string(COLLSIM_TEST_DATA) + "/models/" + name; }
 
 }  // namespace
 
@@ -86,7 +86,7 @@ TEST_CASE("shipped ResNet-50 and BERT parameter lists equal the reference lists"
            {"resnet50", "resnet50_params.csv"}, {"bert-base", "bert_base_params.csv"}, {"bert-large", "bert_large_params.csv"}}) {
     INFO(name);
     const Workload w = load_workload_file(shipped(name));
-    const auto ref = read_csv(shared_data(csv));
+    const auto ref = read_csv(reference_csv(csv));
     REQUIRE(w.parameters.size() == ref.size());
     for (std::size_t i = 0; i < ref.size(); ++i) {
       CHECK(w.parameters[i].name == ref[i].first);
@@ -109,7 +109,7 @@ TEST_CASE("ResNet-50 conv and fc FLOPs are twice the reference MACs", "[train][w
   const Workload w = load_workload_file(shipped("resnet50"));
   std::map<std::string, double> flops;
   for (const auto& l : w.layers) flops[l.name] = l.compute.forward_flops;
-  const auto macs = read_csv(shared_data("resnet50_layer_macs.csv"));
+  const auto macs = read_csv(reference_csv("resnet50_layer_macs.csv"));
   REQUIRE(macs.size() == 54);  // 53 convolutions + fc
   for (const auto& [layer, m] : macs) {
     INFO(layer);
