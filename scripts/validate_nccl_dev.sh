@@ -36,7 +36,7 @@ if "$collsim" validate --help | grep -q -- '--protocol'; then
 else
   notes+=(--note "Protocol: this collsim's validate has no --protocol option; its default protocol model was used.")
 fi
-notes+=(--note "Command per log: \`collsim validate --measured LOG --topology TOPOLOGY --algo ALGO ${protocol[*]}${protocol:+ }--tolerance 1000% --median-tolerance 1000% --format json\`, ALGO = the algorithm the log's header forces (NCCL_ALGO=Tree: tree), else ring. Exit 1 (rows beyond the wide tolerance) still produces every row.")
+notes+=(--note "Command per log: \`collsim validate --measured LOG --topology TOPOLOGY --algo ALGO ${protocol[*]}${protocol:+ }--tolerance 1000% --median-tolerance 1000% --format json\`, ALGO = the algorithm the log's header forces (NCCL_ALGO=Tree: tree), else auto (NCCL's choice among ring, tree and NVLS as collsim models it). Exit 1 (rows beyond the wide tolerance) still produces every row.")
 
 shopt -s nullglob
 count=0
@@ -45,7 +45,7 @@ for log in "$logs"/*.txt; do
   topology=$logs/topologies/$system.json
   [[ -f $topology ]] || { echo "validate_nccl_dev.sh: $log has no topology $topology" >&2; exit 2; }
   forced=$(grep -m1 -oE 'NCCL_ALGO=[A-Za-z]+' "$log" | cut -d= -f2 | tr '[:upper:]' '[:lower:]' || true)
-  algo=${forced:-ring}
+  algo=${forced:-auto}
   args=(validate --measured "$log" --topology "$topology" --algo "$algo" "${protocol[@]}"
         --tolerance 1000% --median-tolerance 1000% --format json)
   rc=0

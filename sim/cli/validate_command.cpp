@@ -12,6 +12,7 @@
 #include "sim/measure/bucket_choice.hpp"
 #include "sim/measure/calibration.hpp"
 #include "sim/measure/ddp_prediction.hpp"
+#include "sim/coll/selection.hpp"
 #include "sim/measure/validation.hpp"
 #include "sim/report/validation_table.hpp"
 
@@ -34,7 +35,8 @@ struct ValidateArgs {
   std::vector<std::string> measured;
   std::string topology;
   std::string workload;
-  std::string algo = "ring";
+  std::string algo = "auto";
+  std::string protocol = "auto";
   std::string tolerance = "10%";
   std::string median_tolerance;
   std::string bucket_tolerance = "3%";
@@ -96,11 +98,14 @@ void run_validate(const ValidateArgs& a) {
     all.collectives.insert(all.collectives.end(), s.collectives.begin(), s.collectives.end());
     all.ddp.insert(all.ddp.end(), s.ddp.begin(), s.ddp.end());
   }
-  CasePredictor predictor(a.topology, a.algo);
+  CasePredictor predictor(a.topology, a.algo, a.protocol);
   // DDP records: the DDP replay with each record's workload (or --workload), on its
-  // topology, with --algo as the backend's all-reduce algorithm.
-  const DdpPredictor ddp = [&a](const DdpMeasurement& m, const Topology& t, const std::string& workload, double slowdown) {
-    return predict_ddp_measurement(m, t, workload, a.algo, slowdown);
+  // topology, with --algo as the backend's all-reduce algorithm (ring when --algo is a
+  // choice: the DDP replay runs one algorithm with the ideal protocol).
+  const std::string ddp_algo = is_choice(a.algo) ? "ring" : a.algo;
+  const DdpPredictor ddp = [ddp_algo](const DdpMeasurement& m, const Topology& t, const std::string& workload,
+                                      double slowdown) {
+    return predict_ddp_measurement(m, t, workload, ddp_algo, slowdown);
   };
   if (!a.calibrate.empty()) {
     run_calibrate(a, all, predictor, ddp);
@@ -109,7 +114,7 @@ void run_validate(const ValidateArgs& a) {
   if (!a.calibration.empty()) {
     Calibration cal = load_calibration_file(a.calibration);
     if (cal.protocol) {
-      spdlog::warn("{}: protocol-model constants are not used by validate (it predicts with the ideal protocol); "
+      spdlog::warn("{}: protocol-model constants are not used by validate (nccl-tests rows use the default NCCL model); "
                    "its link classes are applied",
                    a.calibration);
     }
@@ -157,7 +162,13 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--measured", args->measured, "Measurement files (JSON lines or nccl-tests logs)")->required()->expected(1, -1);
   cmd->add_option("--topology", args->topology, "Topology for records that do not name one");
   cmd->add_option("--workload", args->workload, "Workload for DDP records that embed none (file or shipped name)");
-  cmd->add_option("--algo", args->algo, "Algorithm for records that do not name one (nccl-tests logs, DDP all-reduces)")
+  cmd->add_option("--algo", args->algo,
+                  "Algorithm for records that do not name one (nccl-tests logs: a name, a list or auto; DDP all-reduces: "
+                  "one name, ring for a list or auto)")
+      ->capture_default_str();
+  cmd->add_option("--protocol", args->protocol,
+                  "Protocol for records that do not name an algorithm (nccl-tests logs): ideal, ll, ll128, simple, a list "
+                  "or auto; records that name one (collsim-exec) run it with ideal")
       ->capture_default_str();
   cmd->add_option("--tolerance", args->tolerance, "Largest |error| allowed per row; exit 1 beyond it")->capture_default_str();
   cmd->add_option("--median-tolerance", args->median_tolerance, "Largest median |error| allowed; exit 1 beyond it");

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/algo/registry.hpp"
+#include "sim/coll/selection.hpp"
 #include "sim/coll/predict.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topo/loader.hpp"
@@ -39,8 +40,10 @@ ValidationSummary summarize(const std::vector<ValidationRow>& rows) {
   return s;
 }
 
-CasePredictor::CasePredictor(std::string default_topology, std::string default_algorithm)
-    : default_topology_(std::move(default_topology)), default_algorithm_(std::move(default_algorithm)) {}
+CasePredictor::CasePredictor(std::string default_topology, std::string default_algorithm, std::string default_protocol)
+    : default_topology_(std::move(default_topology)),
+      default_algorithm_(std::move(default_algorithm)),
+      default_protocol_(std::move(default_protocol)) {}
 
 void CasePredictor::set_calibration(std::optional<Calibration> c) {
   calibration_ = std::move(c);
@@ -71,18 +74,41 @@ const Topology& CasePredictor::topology_for(const std::string& source, const std
   return *graphs_.emplace(key, std::move(e)).first->second.topo;
 }
 
-Time CasePredictor::predict(const CollectiveMeasurement& m) {
+CollectivePrediction CasePredictor::predict_case(const CollectiveMeasurement& m) {
   const std::string& algo = algorithm_for(m);
-  if (!is_algorithm(algo) || !supports(algo, m.op)) {
-    throw ConfigError(m.source, "algorithm", fmt::format("\"{}\"", algo),
-                      fmt::format("an algorithm this build implements for {}: {}", to_string(m.op),
-                                  fmt::join(algorithm_names(), ", ")));
+  CollectiveRequest request;
+  auto bad_algorithm = [&] {
+    return ConfigError(m.source, "algorithm", fmt::format("\"{}\"", algo),
+                       fmt::format("an algorithm this build implements for {}, a list or auto: {}", to_string(m.op),
+                                   fmt::join(algorithm_names(), ", ")));
+  };
+  if (!m.algorithm.empty()) {
+    if (!is_algorithm(algo) || !supports(algo, m.op)) throw bad_algorithm();
+    request.algorithms = {algo};
+    request.protocols = {Protocol::Ideal};
+  } else {
+    try {
+      request.algorithms = parse_algorithm_list(algo, m.op);
+    } catch (const std::invalid_argument&) {
+      throw bad_algorithm();
+    }
+    if (request.algorithms.size() == 1 && !supports(request.algorithms.front(), m.op)) throw bad_algorithm();
+    try {
+      request.protocols = parse_protocol_list(default_protocol_);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(m.source, "protocol", fmt::format("\"{}\"", default_protocol_),
+                        fmt::format("ideal, ll, ll128, simple, a list or auto ({})", e.what()));
+    }
   }
   const std::string& path = m.topology.empty() ? default_topology_ : m.topology;
   (void)topology_for(m.source, path, m.ranks);
   LinkGraph& g = *graphs_.at(std::make_pair(path, m.ranks)).graph;
   const Collective c{m.op, m.ranks, 0, m.size};
-  return predict_collective(g, c, algo).time;
+  try {
+    return predict_collective(g, c, request);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(m.source, "algorithm", fmt::format("\"{}\"", algo), e.what());
+  }
 }
 
 std::vector<ValidationRow> validate(const MeasurementSet& set, CasePredictor& predictor, const DdpPredictor& ddp,
@@ -99,7 +125,14 @@ std::vector<ValidationRow> validate(const MeasurementSet& set, CasePredictor& pr
     r.case_name = fmt::format("{} {}{} n={} {}", to_string(m.op), r.algorithm, m.algorithm.empty() ? "(assumed)" : "",
                               m.ranks, to_string(m.size));
     r.measured = m.time;
-    r.predicted = predictor.predict(m);
+    const CollectivePrediction p = predictor.predict_case(m);
+    r.predicted = p.time;
+    if (m.algorithm.empty()) {
+      // The model's choice for a log that does not say what ran.
+      r.algorithm = p.algorithm;
+      r.case_name = fmt::format("{} {}/{}(chosen) n={} {}", to_string(m.op), p.algorithm, to_string(p.protocol), m.ranks,
+                                to_string(m.size));
+    }
     rows.push_back(std::move(r));
   }
   for (const auto& m : set.ddp) {

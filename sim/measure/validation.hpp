@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/coll/predict.hpp"
 #include "sim/measure/calibration.hpp"
 #include "sim/measure/ddp_prediction.hpp"
 #include "sim/measure/measurement.hpp"
@@ -52,7 +53,11 @@ using DdpPredictor = std::function<DdpPredictionResult(const DdpMeasurement&, co
 
 class CasePredictor {
  public:
-  CasePredictor(std::string default_topology, std::string default_algorithm);
+  // `default_algorithm` and `default_protocol` price measurements that name no algorithm
+  // (nccl-tests logs): a name, a list or "auto" (selection.hpp), as `collective` takes
+  // them. Records that name their algorithm (collsim-exec over TCP) run it with the ideal
+  // protocol: their schedules are collsim's own, not NCCL's.
+  CasePredictor(std::string default_topology, std::string default_algorithm, std::string default_protocol = "ideal");
 
   void set_calibration(std::optional<Calibration> c);
   [[nodiscard]] const std::optional<Calibration>& calibration() const { return calibration_; }
@@ -60,9 +65,11 @@ class CasePredictor {
   [[nodiscard]] const std::string& algorithm_for(const CollectiveMeasurement& m) const {
     return m.algorithm.empty() ? default_algorithm_ : m.algorithm;
   }
-  // Predicted time of a measured collective. Throws ConfigError (naming the measurement)
-  // for a missing topology, too many ranks, or an unknown algorithm.
-  [[nodiscard]] Time predict(const CollectiveMeasurement& m);
+  // Predicted time of a measured collective, with the algorithm and protocol chosen.
+  // Throws ConfigError (naming the measurement) for a missing topology, too many ranks,
+  // or an unknown algorithm or protocol.
+  [[nodiscard]] CollectivePrediction predict_case(const CollectiveMeasurement& m);
+  [[nodiscard]] Time predict(const CollectiveMeasurement& m) { return predict_case(m).time; }
   // The topology a measurement runs on (loaded, cut to its ranks, calibrated).
   [[nodiscard]] const Topology& topology_for(const std::string& source, const std::string& path, int ranks);
 
@@ -73,6 +80,7 @@ class CasePredictor {
   };
   std::string default_topology_;
   std::string default_algorithm_;
+  std::string default_protocol_;
   std::optional<Calibration> calibration_;
   std::map<std::string, Topology> loaded_;
   std::map<std::pair<std::string, int>, Entry> graphs_;

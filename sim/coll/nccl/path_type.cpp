@@ -77,7 +77,13 @@ PathType classify_route(const Topology& topo, const Route& route) {
 double nccl_link_gbps(const DirectedLink& link, GpuArch arch) {
   switch (link.kind) {
     case LinkKind::NvLink:
-    case LinkKind::NvSwitch: return nvlink_gbps(arch) * link.lanes;
+    case LinkKind::NvSwitch: {
+      // NCCL counts lanes x its per-link figure; collsim's link carries the datasheet rate
+      // (25 GB/s per NVLink 2-4 lane, 50 for NVLink 5) however its lanes are bundled, so
+      // scale that rate: 18 x 25 = 450 GB/s of H100 becomes 18 x 20.6 = 370.8.
+      const double datasheet_lane = arch == GpuArch::Blackwell ? 50.0 : 25.0;
+      return link.bandwidth.gb_per_s() * nvlink_gbps(arch) / datasheet_lane;
+    }
     case LinkKind::Pcie:
       // NCCL: width x (15 per 2.5 GT/s lane) / 80, i.e. 0.75 GB/s per lane per 8 GT/s,
       // 75 % of the 8b/10b-free signalling rate; collsim's line rate is GT/s x 128/130 / 8.

@@ -25,8 +25,9 @@ enum class PathType : std::uint8_t { Loc, Nvl, Nvb, C2c, Pix, Pxb, Pxn, Phb, Sys
 // PHB, through two or more CPUs SYS. A route that leaves the host is NET.
 [[nodiscard]] PathType classify_route(const Topology& topo, const Route& route);
 
-// NCCL's bandwidth for one link (GB/s): NVLink lanes x NCCL's per-link figure for the
-// GPU generation (SM70/80 20, SM90 20.6, SM100 40.1); PCIe 0.75 GB/s per GT/s-lane-byte
+// NCCL's bandwidth for one link (GB/s): NVLink at NCCL's per-link figure for the GPU
+// generation (SM70/80 20, SM90 20.6, SM100 40.1) per datasheet lane (25 GB/s, NVLink 5
+// 50) of the link's rate; PCIe 0.75 GB/s per GT/s-lane-byte
 // as NCCL derives it from the link width and speed (Gen3 x16 12, Gen4 24, Gen5 48);
 // network links at their line rate (NCCL: NIC speed in Mb/s / 8000).
 [[nodiscard]] double nccl_link_gbps(const DirectedLink& link, GpuArch arch);

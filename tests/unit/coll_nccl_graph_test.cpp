@@ -1,0 +1,104 @@
+// NCCL's channel graphs derived by hand for three systems: the DGX-1 (rings on NVLink
+// only), 4 x DGX H100 on a rail fabric (one channel per NIC, all 8 NICs), and a
+// PCIe-only box (rings cross PCIe switches and the socket link).
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "sim/coll/nccl/channel_search.hpp"
+#include "sim/coll/topology_facts.hpp"
+#include "sim/topo/loader.hpp"
+
+namespace collsim {
+namespace {
+
+std::string shipped(const std::string& name) { return std::string(COLLSIM_SOURCE_DIR) + "/topologies/" + name; }
+
+NcclGraph ring_graph(const Topology& topo, LinkGraph& graph) {
+  const auto g = search_nccl_ring(graph, topology_facts(topo).host_of_rank);
+  REQUIRE(g.has_value());
+  return *g;
+}
+
+TEST_CASE("DGX-1: every ring channel hops over NVLink only", "[coll][nccl][graph]") {
+  const Topology topo = load_topology_file(shipped("dgx1-v100.json"));
+  LinkGraph graph(topo);
+  const NcclGraph g = ring_graph(topo, graph);
+  // Volta: NCCL counts 20 GB/s per NVLink, so a GPU has 6 x 20 = 120 GB/s out. The intra
+  // speeds are 40, 30, 20, ...: at 40 only the doubled pairs carry a channel, and the
+  // cycle 0-3-2-1-5-6-7-4 uses doubled pairs only, once each way: 2 channels, 80 GB/s.
+  // At 20 every lane can carry one: up to 120 / 20 = 6 channels, more than 80 GB/s, so
+  // the search settles at 20 GB/s; 20 < 25, so no duplication.
+  CHECK(g.type_intra == PathType::Nvl);
+  CHECK(g.searched_speed_gbps == Approx(20.0));
+  CHECK_FALSE(g.duplicated);
+  CHECK(g.channels * 20 > 80);
+  CHECK(g.channels <= 6);
+  for (int c = 0; c < g.channels; ++c) {
+    const std::vector<int> order = g.rank_order(c);
+    REQUIRE(order.size() == 8);
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const Route& hop = graph.route(order[i], order[(i + 1) % order.size()]);
+      CHECK(hop.links.size() == 1);
+      CHECK(topo.links[hop.links.front()].kind == LinkKind::NvLink);
+    }
+  }
+}
+
+TEST_CASE("4 x DGX H100, 8 x 400G rails: one channel per NIC, in and out by the same NIC", "[coll][nccl][graph]") {
+  const Topology topo = load_topology_file(shipped("4x-dgx-h100-rail-8x400g-ib.json"));
+  LinkGraph graph(topo);
+  const NcclGraph g = ring_graph(topo, graph);
+  // NCCL's view: NIC 400 Gb/s = 50 GB/s, GPU-NIC PCIe Gen5 x16 = 48, NVLink 18 x 20.6 =
+  // 370.8 per GPU. Inter speeds start at 48, the largest <= 50: a NIC carries one channel
+  // (2 x 48 > 50), so 8 channels, one per NIC. A channel crosses 7 NVLink hops inside a
+  // host; the GPU it leaves by sends over PCIe, so each GPU's NVLink carries 7 of the 8
+  // channels: 7 x 48 = 336 <= 370.8. 8 x 48 = 384 GB/s, the most the NICs allow. Hopper
+  // under 50 GB/s with more than 4 channels is not duplicated.
+  CHECK(g.hosts == 4);
+  CHECK(g.searched_speed_gbps == Approx(48.0));
+  CHECK(g.channels == 8);
+  CHECK_FALSE(g.duplicated);
+  std::set<int> nics;
+  for (int c = 0; c < g.channels; ++c) {
+    const NcclChannel& ch = g.per_channel[static_cast<std::size_t>(c)];
+    nics.insert(ch.nic);
+    // Channel c starts at NIC c's own GPU (GPU c) and leaves from its PCIe-switch peer
+    // (GPUs 2k and 2k+1 share a switch with NICs 2k and 2k+1): PIX, no PXN needed.
+    CHECK(ch.nic == c);
+    CHECK(ch.order.front() == c);
+    CHECK(ch.order.back() == (c ^ 1));
+    CHECK(ch.exit_path == PathType::Pix);
+    // Its hop from host 0 to host 1 leaves by host 0's NIC c and arrives by host 1's NIC c.
+    const auto hop = channel_hop_route(graph, g, c, 0, 1);
+    REQUIRE(hop.has_value());
+    std::set<NodeIndex> nodes;
+    for (LinkId l : hop->links) nodes.insert(topo.links[l].to);
+    CHECK(nodes.count(g.host[0].nics[static_cast<std::size_t>(c)]) == 1);
+    CHECK(nodes.count(g.host[1].nics[static_cast<std::size_t>(c)]) == 1);
+  }
+  CHECK(nics.size() == 8);
+}
+
+TEST_CASE("PCIe box: rings cross switches and sockets at the GPU link's speed", "[coll][nccl][graph]") {
+  const Topology topo = load_topology_file(shipped("pcie-8gpu.json"));
+  LinkGraph graph(topo);
+  const NcclGraph g = ring_graph(topo, graph);
+  // No NVLink: a ring of 8 GPUs on two sockets must cross the socket link, so the path
+  // type relaxes to SYS. Each GPU's PCIe Gen4 x16 link is 24 GB/s to NCCL; the intra
+  // speeds (Ampere) 40, 30 exceed it, 20 gives one channel (20 GB/s), 18 and 15 one
+  // too, 12 gives two (24 GB/s): the best. 12 < 25: no duplication.
+  CHECK(g.type_intra == PathType::Sys);
+  CHECK(g.searched_speed_gbps == Approx(12.0));
+  CHECK(g.channels == 2);
+  CHECK_FALSE(g.duplicated);
+}
+
+TEST_CASE("no NCCL graph for CPU ranks", "[coll][nccl][graph]") {
+  const Topology topo = load_topology_file(shipped("tcp-16x25gbe.json"));
+  LinkGraph graph(topo);
+  CHECK_FALSE(search_nccl_ring(graph, topology_facts(topo).host_of_rank).has_value());
+}
+
+}  // namespace
+}  // namespace collsim
