@@ -27,7 +27,7 @@ class CommandFailed : public std::runtime_error {
 // ConfigError naming the flag.
 [[nodiscard]] double parse_percent_option(const std::string& flag, const std::string& text);
 void add_schedule_command(CLI::App& app);
-void add_topo_command(CLI::App& app);  // collsim topo show|validate|dot FILE
+void add_topo_command(CLI::App& app);  // collsim topo show|validate|dot|nccl FILE
 void add_ddp_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
 void add_plan_command(CLI::App& app);  // collsim plan PLAN.json (capacity planning)

@@ -1,12 +1,15 @@
-// `collsim topo show|validate|dot FILE`: describe, check and draw a topology file.
+// `collsim topo show|validate|dot|nccl FILE`: describe, check and draw a topology file,
+// and show the channel graph and tuning figures NCCL would see on it.
 #include <iostream>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "sim/cli/commands.hpp"
+#include "sim/coll/nccl_graph_summary.hpp"
 #include "sim/coll/protocol.hpp"
 #include "sim/core/error.hpp"
+#include "sim/report/nccl_graph_report.hpp"
 #include "sim/topo/dot_writer.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/topo/topology_summary.hpp"
@@ -64,6 +67,12 @@ Topology load_or_report(const std::string& path) {
   throw ConfigError(path, "", "", fmt::format("a valid topology ({} errors, listed above)", c.errors.size()));
 }
 
+NcclReportFormat parse_nccl_format(const std::string& text) {
+  if (text == "text") return NcclReportFormat::Text;
+  if (text == "json") return NcclReportFormat::Json;
+  throw ConfigError("--format", "", fmt::format("\"{}\"", text), "one of: text, json");
+}
+
 }  // namespace
 
 void add_topo_command(CLI::App& app) {
@@ -86,6 +95,16 @@ void add_topo_command(CLI::App& app) {
   CLI::App* dot = topo->add_subcommand("dot", "Graphviz (dot) drawing of FILE on stdout");
   dot->add_option("FILE", *file, "Topology JSON file")->required();
   dot->callback([file] { write_dot(std::cout, load_or_report(*file)); });
+
+  CLI::App* nccl = topo->add_subcommand(
+      "nccl", "What NCCL_DEBUG_SUBSYS=GRAPH,TUNING would report: host 0's path types, the ring channels, tuning figures");
+  nccl->add_option("FILE", *file, "Topology JSON file")->required();
+  auto format = std::make_shared<std::string>("text");
+  nccl->add_option("--format", *format, "text or json")->capture_default_str();
+  nccl->callback([file, format] {
+    const NcclReportFormat f = parse_nccl_format(*format);
+    write_nccl_graph_report(std::cout, summarize_nccl_graph(load_or_report(*file)), f);
+  });
 }
 
 }  // namespace collsim::cli

@@ -1,0 +1,219 @@
+#include "sim/report/nccl_graph_report.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <nlohmann/json.hpp>
+
+namespace collsim {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr int kRingPattern = 4;  // NCCL_TOPO_PATTERN_RING
+
+std::string path_name(const std::optional<PathType>& t) { return t ? std::string(to_string(*t)) : "-"; }
+
+// One line per channel, NCCL's ncclTopoPrintGraph: NET/nic GPU/a ... GPU/z NET/nic.
+std::string channel_line(const NcclGraph& g, int c) {
+  const NcclChannel& ch = g.per_channel[static_cast<std::size_t>(c)];
+  std::vector<std::string> parts;
+  if (ch.nic >= 0) parts.push_back(fmt::format("NET/{}", ch.nic));
+  for (int gpu : ch.order) parts.push_back(fmt::format("GPU/{}", gpu));
+  if (ch.nic >= 0) parts.push_back(fmt::format("NET/{}", ch.nic));
+  std::string line = fmt::format("  {:02} : {}", c, fmt::join(parts, " "));
+  if (ch.nic >= 0 && ch.exit_path == PathType::Pxn) line += fmt::format("  (exit PXN via GPU/{})", ch.proxy);
+  return line;
+}
+
+void write_matrix(std::ostream& out, const char* row_label, const char* col_label, const PathMatrix& m,
+                  std::size_t cols) {
+  // Columns 6 wide, like nvidia-smi topo -m; no trailing blanks.
+  auto print_row = [&out](std::string label, const std::vector<std::string>& cells) {
+    std::string line = fmt::format("{:<6}", label);
+    for (const auto& c : cells) line += fmt::format(" {:<5}", c);
+    line.erase(line.find_last_not_of(' ') + 1);
+    out << line << "\n";
+  };
+  std::vector<std::string> header;
+  for (std::size_t b = 0; b < cols; ++b) header.push_back(fmt::format("{}{}", col_label, b));
+  print_row("", header);
+  for (std::size_t a = 0; a < m.size(); ++a) {
+    std::vector<std::string> cells;
+    for (const auto& t : m[a]) cells.push_back(path_name(t));
+    print_row(fmt::format("{}{}", row_label, a), cells);
+  }
+}
+
+std::string cap_text(const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : "none"; }
+
+void write_tuning(std::ostream& out, const NcclGraphSummary& s) {
+  fmt::print(out, "Tuning: {} of {} B on {} ranks ({}, as collective_cost applies it)\n", to_string(s.tuned.op),
+             s.tuned.size.count, s.tuned.ranks, s.model);
+  out << "# channels: channels at this size; base: latency paid once per collective (NCCL baseLat, us)\n"
+         "# nvlink/pci/net: latency of one step whose route's slowest link is of that class (NCCL hwLat, us)\n"
+         "# eff: payload bytes per wire byte; chan cap: per-channel flow cap (wire GB/s)\n"
+         "# busbw cap: channels x chan cap x eff (payload GB/s, NCCL's busBw); none: no channel cap, links alone limit\n";
+  fmt::print(out, "{:<9} {:<8} {:>8} {:>8} {:>7} {:>7} {:>7} {:>6} {:>9} {:>10}\n", "algorithm", "protocol",
+             "channels", "base", "nvlink", "pci", "net", "eff", "chan cap", "busbw cap");
+  std::vector<std::string> notes;
+  for (const NcclTuningRow& r : s.tuning) {
+    if (r.unusable) {
+      auto it = std::find(notes.begin(), notes.end(), *r.unusable);
+      if (it == notes.end()) it = notes.insert(notes.end(), *r.unusable);
+      fmt::print(out, "{:<9} {:<8} {:>8} {:>8} {:>7} {:>7} {:>7} {:>6} {:>9} {:>10}  [{}]\n", r.algorithm,
+                 to_string(r.protocol), "-", "-", "-", "-", "-", "-", "-", "-", it - notes.begin() + 1);
+      continue;
+    }
+    fmt::print(out, "{:<9} {:<8} {:>8} {:>8.2f} {:>7.2f} {:>7.2f} {:>7.2f} {:>6.3f} {:>9} {:>10}\n", r.algorithm,
+               to_string(r.protocol), r.channels, r.base_latency.us(), r.step_latency[0].us(), r.step_latency[1].us(),
+               r.step_latency[2].us(), r.efficiency, cap_text(r.channel_cap_gbps), cap_text(r.busbw_cap_gbps()));
+  }
+  for (std::size_t i = 0; i < notes.size(); ++i) fmt::print(out, "# [{}] {}\n", i + 1, notes[i]);
+  for (const auto& o : s.omitted) fmt::print(out, "# {} not listed: {}\n", o.algorithm, o.reason);
+}
+
+void write_text(std::ostream& out, const NcclGraphSummary& s) {
+  if (s.not_applicable) {
+    fmt::print(out, "{}: NCCL's channel graph does not apply: {}\n", s.topology, *s.not_applicable);
+    return;
+  }
+  const NcclGraph& g = *s.graph;
+  const NcclHost& h0 = g.host.front();
+  fmt::print(out, "# collsim topo nccl: {} ({})\n", s.topology, s.source);
+  out << "# what NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=GRAPH,TUNING would report, as collsim models it\n";
+  fmt::print(out, "ranks {}, hosts {} ({} GPUs each), GPU generation {}, NICs per host {}\n\n", s.ranks, g.hosts,
+             h0.gpus.size(), to_string(g.arch), h0.nics.size());
+
+  out << "Paths inside host 0 (NCCL path types: LOC itself, NVL NVLink/NVSwitch, PIX one PCIe switch,\n"
+         "PXB several PCIe switches, PHB through a CPU, SYS across CPUs, - no route)\n";
+  write_matrix(out, "GPU", "GPU", s.gpu_gpu, h0.gpus.size());
+  if (!h0.nics.empty()) {
+    out << "\n";
+    write_matrix(out, "GPU", "NIC", s.gpu_nic, h0.nics.size());
+  }
+
+  fmt::print(out, "\nRing graph (local GPU and NIC indices; every host alike)\n");
+  fmt::print(out, "Pattern {} ({}), crossNic 0, nChannels {}, bw {:.6f}/{:.6f}, type {}/{}, sameChannels 1\n",
+             kRingPattern, g.pattern, g.channels, g.speed_gbps, g.speed_gbps, to_string(g.type_intra),
+             to_string(g.type_inter));
+  for (int c = 0; c < g.channels; ++c) out << channel_line(g, c) << "\n";
+  fmt::print(out, "# searched {} channel{} at {:g} GB/s each; ", g.searched_channels,
+             g.searched_channels == 1 ? "" : "s", g.searched_speed_gbps);
+  if (g.duplicated) {
+    fmt::print(out, "duplicated to {} channels at {:g} GB/s (ncclTopoDupChannels)\n\n", g.channels, g.speed_gbps);
+  } else {
+    out << "not duplicated\n\n";
+  }
+  write_tuning(out, s);
+}
+
+Json path_rows(const PathMatrix& m) {
+  Json rows = Json::array();
+  for (const auto& row : m) {
+    Json r = Json::array();
+    for (const auto& t : row) r.push_back(t ? Json(std::string(to_string(*t))) : Json(nullptr));
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+Json ring_json(const NcclGraph& g) {
+  Json j;
+  j["pattern"] = kRingPattern;
+  j["pattern_name"] = g.pattern;
+  j["cross_nic"] = 0;
+  j["channels"] = g.channels;
+  j["bw_intra_gbps"] = g.speed_gbps;
+  j["bw_inter_gbps"] = g.speed_gbps;
+  j["type_intra"] = to_string(g.type_intra);
+  j["type_inter"] = to_string(g.type_inter);
+  j["same_channels"] = 1;
+  j["searched_channels"] = g.searched_channels;
+  j["searched_speed_gbps"] = g.searched_speed_gbps;
+  j["duplicated"] = g.duplicated;
+  j["per_channel"] = Json::array();
+  for (int c = 0; c < g.channels; ++c) {
+    const NcclChannel& ch = g.per_channel[static_cast<std::size_t>(c)];
+    Json x;
+    x["channel"] = c;
+    x["nic"] = ch.nic >= 0 ? Json(ch.nic) : Json(nullptr);
+    x["gpus"] = ch.order;
+    x["exit_path"] = ch.nic >= 0 ? Json(std::string(to_string(ch.exit_path))) : Json(nullptr);
+    x["proxy_gpu"] = ch.proxy >= 0 ? Json(ch.proxy) : Json(nullptr);
+    j["per_channel"].push_back(std::move(x));
+  }
+  return j;
+}
+
+Json tuning_json(const NcclGraphSummary& s) {
+  Json j;
+  j["collective"] = to_string(s.tuned.op);
+  j["size_bytes"] = s.tuned.size.count;
+  j["ranks"] = s.tuned.ranks;
+  j["model"] = s.model;
+  j["rows"] = Json::array();
+  auto opt = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
+  for (const NcclTuningRow& r : s.tuning) {
+    Json x;
+    x["algorithm"] = r.algorithm;
+    x["protocol"] = to_string(r.protocol);
+    x["usable"] = !r.unusable;
+    if (r.unusable) {
+      x["unusable"] = *r.unusable;
+    } else {
+      x["channels"] = r.channels;
+      x["base_latency_us"] = r.base_latency.us();
+      Json steps;
+      for (std::size_t k = 0; k < kLinkClasses; ++k) {
+        steps[std::string(to_string(static_cast<LinkClass>(k)))] = r.step_latency[k].us();
+      }
+      x["step_latency_us"] = std::move(steps);
+      x["efficiency"] = r.efficiency;
+      x["channel_cap_gbps"] = opt(r.channel_cap_gbps);
+      x["busbw_cap_gbps"] = opt(r.busbw_cap_gbps());
+    }
+    j["rows"].push_back(std::move(x));
+  }
+  j["omitted"] = Json::array();
+  for (const auto& o : s.omitted) j["omitted"].push_back(Json{{"algorithm", o.algorithm}, {"reason", o.reason}});
+  return j;
+}
+
+void write_json(std::ostream& out, const NcclGraphSummary& s) {
+  Json doc;
+  doc["topology"] = s.topology;
+  doc["source"] = s.source;
+  doc["ranks"] = s.ranks;
+  doc["applies"] = !s.not_applicable;
+  if (s.not_applicable) {
+    doc["reason"] = *s.not_applicable;
+    out << doc.dump(2) << "\n";
+    return;
+  }
+  const NcclGraph& g = *s.graph;
+  const NcclHost& h0 = g.host.front();
+  doc["hosts"] = g.hosts;
+  doc["gpus_per_host"] = h0.gpus.size();
+  doc["arch"] = to_string(g.arch);
+  doc["nics_per_host"] = h0.nics.size();
+  doc["paths"] = Json{{"host", 0}, {"gpu_gpu", path_rows(s.gpu_gpu)}, {"gpu_nic", path_rows(s.gpu_nic)}};
+  doc["ring"] = ring_json(g);
+  doc["tuning"] = tuning_json(s);
+  out << doc.dump(2) << "\n";
+}
+
+}  // namespace
+
+void write_nccl_graph_report(std::ostream& out, const NcclGraphSummary& summary, NcclReportFormat format) {
+  switch (format) {
+    case NcclReportFormat::Text: write_text(out, summary); break;
+    case NcclReportFormat::Json: write_json(out, summary); break;
+  }
+}
+
+}  // namespace collsim
