@@ -44,7 +44,8 @@ std::optional<PhasedSchedule> phased_ring(const Collective& c, const AlgorithmOp
     // NCCL's channel graphs: every channel around its own ring.
     for (int ch = 0; ch < channels; ++ch) {
       const auto& order = opt.channel_orders[static_cast<std::size_t>(ch) % opt.channel_orders.size()];
-      const auto one = ring_step(order, unit, TransferKind::Reduce);
+      auto one = ring_step(order, unit, TransferKind::Reduce);
+      for (Transfer& t : one) t.chunk = ch;  // the channel: its ring runs on its own
       step.insert(step.end(), one.begin(), one.end());
     }
   }

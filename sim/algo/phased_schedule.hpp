@@ -17,7 +17,7 @@ namespace collsim {
 
 struct SchedulePhase {
   std::string name;
-  std::vector<Transfer> step;  // the transfers of one step (src/dst/bytes; chunk unused)
+  std::vector<Transfer> step;  // the transfers of one step (src/dst/bytes; chunk: the channel, 0 when all alike)
   std::int64_t repeats = 0;    // how many such steps follow one another
 };
 

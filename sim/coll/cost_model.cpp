@@ -10,6 +10,7 @@
 
 #include "sim/algo/host_groups.hpp"
 #include "sim/algo/registry.hpp"
+#include "sim/coll/nccl/path_type.hpp"
 #include "sim/coll/nccl/speed_lists.hpp"
 
 namespace collsim {
@@ -142,6 +143,7 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
   // Payload share of the wire, and payload caps per flow (one flow = one channel's step).
   double eff = model.efficiency[pi];
   std::optional<double> payload_cap;  // GB/s
+  std::optional<double> nvls_wire_cap;  // GB/s per flow
   const double ll_max = model.ll_max_bandwidth ? model.ll_max_bandwidth->gb_per_s()
                         : facts.hosts <= 1     ? model.ll_max_bw[ai][0]
                                                : model.ll_max_bw[0][col];  // multi-node: x86 row
@@ -154,6 +156,17 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
   } else if (row == NcclRow::Nvls) {
     const int nch = model.nvls_channels[ai];
     eff = model.nvls_efficiency[ai] * (nch > 1 ? static_cast<double>(nch - 1) / nch : 1.0);
+    // NCCL's NVLS graph: nch channels at the largest intra speed that fits nch times in
+    // a GPU's NVLink bandwidth as NCCL counts it (H100: 16 x 20 <= 370.8 GB/s). A GPU's
+    // n-1 concurrent contributions (and the n-1 multicasts it receives) share those
+    // channels.
+    const double nvl = facts.nvlink.gb_per_s() * nccl_nvlink_scale(arch);
+    for (double s : nccl_speed_list(arch, true)) {
+      if (nch * s <= nvl + 1e-9) {
+        nvls_wire_cap = nch * s / std::max(1, c.ranks - 1);
+        break;
+      }
+    }
   } else if (row == NcclRow::Ring && p == Protocol::LL128 && nccl_algo) {
     payload_cap = model.ring_ll128_per_channel[ai][col];
   }
@@ -162,6 +175,7 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     payload_cap = payload_cap ? std::min(*payload_cap, share) : share;
   }
   cost.step.wire_inflation = 1.0 / eff;
+  if (nvls_wire_cap) cost.step.flow_cap = Bandwidth::gb_per_s(*nvls_wire_cap);
   if (nccl_algo) {
     double wire_cap = plan.per_channel.gb_per_s();
     if (payload_cap) wire_cap = std::min(wire_cap, *payload_cap / eff);

@@ -14,77 +14,68 @@ namespace collsim {
 
 namespace {
 
+// A group: the transfers of one (src, dst) pair of one channel (Transfer::chunk carries
+// the channel in a phased step; 0 when every channel follows the same ring).
+struct GroupKey {
+  std::int32_t src = 0;
+  std::int32_t dst = 0;
+  std::int32_t channel = 0;
+  auto operator<=>(const GroupKey&) const = default;
+};
+
 struct StepSolve {
   std::vector<Time> end;           // per transfer of the step
-  std::vector<std::int32_t> group; // per transfer: index of its (src, dst) group
-  std::vector<std::pair<std::int32_t, std::int32_t>> groups;  // (src, dst) per group
-  bool independent = true;         // no link carries two groups
+  std::vector<std::int32_t> group; // per transfer: index of its group
+  std::vector<GroupKey> groups;
+  // No link carries two groups, or every link that does has room for all its flows at
+  // their caps: then no group's rate depends on when the others run.
+  bool independent = true;
 };
 
 // All transfers of one step start at 0: each waits its latency, then flows.
 StepSolve solve_step(const std::vector<Transfer>& step, LinkGraph& graph, const StepCost& cost) {
   StepSolve out;
   out.end.assign(step.size(), Time{});
-  std::map<std::pair<std::int32_t, std::int32_t>, std::int32_t> group_of;
+  std::map<GroupKey, std::int32_t> group_of;
   const auto& topo = graph.topology();
   std::vector<std::int32_t> link_group(topo.links.size(), -1);
+  std::vector<bool> shared(topo.links.size(), false);
+  std::vector<double> capped_load(topo.links.size(), 0.0);  // sum of the flows' caps, bytes/s
+  bool all_capped = true;
   FlowDriver driver(topo);
   for (std::size_t j = 0; j < step.size(); ++j) {
     const Transfer& t = step[j];
-    const auto [it, fresh] = group_of.try_emplace({t.src, t.dst}, static_cast<std::int32_t>(out.groups.size()));
-    if (fresh) out.groups.emplace_back(t.src, t.dst);
+    const GroupKey key{t.src, t.dst, t.chunk};
+    const auto [it, fresh] = group_of.try_emplace(key, static_cast<std::int32_t>(out.groups.size()));
+    if (fresh) out.groups.push_back(key);
     out.group.push_back(it->second);
     const FlowPlan plan = plan_flow(t, graph, cost);
+    if (!plan.cap) all_capped = false;
     for (LinkId l : plan.links) {
-      if (link_group[l] >= 0 && link_group[l] != it->second) out.independent = false;
+      if (link_group[l] >= 0 && link_group[l] != it->second) shared[l] = true;
       link_group[l] = it->second;
+      if (plan.cap) capped_load[l] += plan.cap->bytes_per_s;
     }
     driver.add(static_cast<std::uint32_t>(j), plan, Time{0});
+  }
+  for (LinkId l = 0; l < topo.links.size() && out.independent; ++l) {
+    if (shared[l] && !(all_capped && capped_load[l] <= topo.links[l].bandwidth.bytes_per_s)) out.independent = false;
   }
   driver.run([&out](std::uint32_t j, Time t) { out.end[j] = t; });
   return out;
 }
 
-// Max-plus recurrence over the groups of an independent step (see the header).
+// Max-plus recurrence over the groups of an independent step (see the header):
+// T(k+1, g) = max(T(k, p) for p in preds(g)) + d(g), T(0, g) = d(g), with preds(g) the
+// groups into and out of g's source in g's channel. A group is among its own
+// predecessors (it sends from its source), so T(k, g) >= (k+1) d(g) for the slowest
+// group, and by induction every T(k, g) <= (k+1) max d: the phase ends at exactly
+// repeats x max d, whatever the ring order or channel count (the slowest group paces
+// its channel once its delay has gone round, and no channel can beat its slowest hop).
 Time recurrence(const StepSolve& st, std::int64_t repeats) {
-  const std::size_t g = st.groups.size();
-  std::vector<std::int64_t> d(g, 0);
-  for (std::size_t j = 0; j < st.end.size(); ++j) {
-    d[static_cast<std::size_t>(st.group[j])] = std::max(d[static_cast<std::size_t>(st.group[j])], st.end[j].ps);
-  }
-  // Predecessors of a group: the groups sending into its source and from its source.
-  std::map<std::int32_t, std::vector<std::size_t>> into, from;
-  for (std::size_t i = 0; i < g; ++i) {
-    from[st.groups[i].first].push_back(i);
-    into[st.groups[i].second].push_back(i);
-  }
-  std::vector<std::vector<std::size_t>> preds(g);
-  for (std::size_t i = 0; i < g; ++i) {
-    const std::int32_t src = st.groups[i].first;
-    if (auto it = into.find(src); it != into.end()) preds[i] = it->second;
-    for (std::size_t p : from[src]) preds[i].push_back(p);
-  }
-  std::vector<std::int64_t> t = d, next(g);
-  for (std::int64_t k = 1; k < repeats; ++k) {
-    for (std::size_t i = 0; i < g; ++i) {
-      std::int64_t ready = 0;
-      for (std::size_t p : preds[i]) ready = std::max(ready, t[p]);
-      next[i] = ready + d[i];
-    }
-    // Once every group advances by the same amount, it does so forever (max-plus
-    // linearity): extrapolate the remaining steps exactly.
-    const std::int64_t inc = next[0] - t[0];
-    bool settled = true;
-    for (std::size_t i = 1; i < g && settled; ++i) settled = next[i] - t[i] == inc;
-    t.swap(next);
-    if (settled) {
-      const std::int64_t rest = repeats - 1 - k;
-      std::int64_t last = 0;
-      for (std::int64_t v : t) last = std::max(last, v);
-      return Time{last + rest * inc};
-    }
-  }
-  return Time{*std::max_element(t.begin(), t.end())};
+  std::int64_t dmax = 0;
+  for (const Time& e : st.end) dmax = std::max(dmax, e.ps);
+  return Time{dmax * repeats};
 }
 
 // Replays a phase transfer by transfer: `repeats` steps, each transfer waiting for the

@@ -3,10 +3,13 @@
 // are one phase), and within a phase every step repeats the same transfers, a rank
 // starting step k+1 once it has sent and received step k. For each phase one step is
 // solved on the flow network (all its flows started together), then:
-//  - if no link carries transfers of two different (src, dst) groups, every group's
+//  - if no link carries transfers of two different (src, dst, channel) groups, or every
+//    link that does has room for all its flows at their rate caps, every group's
 //    duration is independent of timing, and the phase's end follows exactly from the
-//    max-plus recurrence T(k+1, g) = max(T(k, into src g), T(k, from src g)) + d(g),
-//    iterated until its increments settle (then extrapolated, which is exact);
+//    max-plus recurrence T(k+1, g) = max(T(k, into src g), T(k, from src g)) + d(g)
+//    within each channel (a phased step's Transfer::chunk names the channel when the
+//    channels run different rings), whose value is repeats x the slowest group's
+//    step (every group waits for itself; see recurrence() in the .cpp);
 //  - else if all flows of the step end together, steps stay in lock-step: R x D;
 //  - else the phase is replayed transfer by transfer (when it has at most
 //    `max_replay_transfers`), or the result is reported not exact.

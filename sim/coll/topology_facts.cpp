@@ -26,21 +26,26 @@ TopologyFacts topology_facts(const Topology& topo, std::optional<int> hosts_over
   f.one_rank_per_host = f.max_ranks_per_host == 1;
 
   std::vector<double> out_bw(topo.nodes.size(), 0.0);
+  std::vector<double> nvlink_bw(topo.nodes.size(), 0.0);
   std::vector<bool> on_nvswitch(topo.nodes.size(), false);
   for (const auto& l : topo.links) {
     out_bw[l.from] += l.bandwidth.bytes_per_s;
+    if (l.kind == LinkKind::NvSwitch || l.kind == LinkKind::NvLink) nvlink_bw[l.from] += l.bandwidth.bytes_per_s;
     if (l.kind == LinkKind::NvSwitch) on_nvswitch[l.from] = true;
   }
   double inj = std::numeric_limits<double>::infinity();
+  double nvl = std::numeric_limits<double>::infinity();
   f.nvswitch = n > 0;
   for (NodeIndex node : topo.ranks) {
     inj = std::min(inj, out_bw[node]);
+    nvl = std::min(nvl, nvlink_bw[node]);
     f.nvswitch = f.nvswitch && on_nvswitch[node];
     if (const auto a = gpu_arch_from_model(topo.nodes[node].model)) {
       f.arch = f.arch ? std::min(*f.arch, *a) : *a;
     }
   }
   f.injection = Bandwidth{n > 0 ? inj : 0.0};
+  f.nvlink = Bandwidth{n > 0 ? nvl : 0.0};
   return f;
 }
 

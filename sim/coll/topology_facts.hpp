@@ -18,6 +18,7 @@ struct TopologyFacts {
   std::optional<GpuArch> arch;   // the oldest GPU generation among the ranks; none if no GPU model
   bool nvswitch = false;         // every rank's node has a link of kind nvswitch
   Bandwidth injection;           // min over ranks of the sum of the rank node's outgoing links
+  Bandwidth nvlink;              // min over ranks of the sum of its outgoing NVLink/NVSwitch links
 };
 
 // `hosts_override`: group ranks into that many contiguous hosts instead of Node::host.

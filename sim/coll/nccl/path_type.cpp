@@ -74,16 +74,20 @@ PathType classify_route(const Topology& topo, const Route& route) {
   return pcie_switches <= 1 ? PathType::Pix : PathType::Pxb;
 }
 
+double nccl_nvlink_scale(GpuArch arch) {
+  // Datasheet rate per NVLink per direction: 25 GB/s for NVLink 2-4, 50 for NVLink 5.
+  const double datasheet_lane = arch == GpuArch::Blackwell ? 50.0 : 25.0;
+  return nvlink_gbps(arch) / datasheet_lane;
+}
+
 double nccl_link_gbps(const DirectedLink& link, GpuArch arch) {
   switch (link.kind) {
     case LinkKind::NvLink:
-    case LinkKind::NvSwitch: {
+    case LinkKind::NvSwitch:
       // NCCL counts lanes x its per-link figure; collsim's link carries the datasheet rate
-      // (25 GB/s per NVLink 2-4 lane, 50 for NVLink 5) however its lanes are bundled, so
-      // scale that rate: 18 x 25 = 450 GB/s of H100 becomes 18 x 20.6 = 370.8.
-      const double datasheet_lane = arch == GpuArch::Blackwell ? 50.0 : 25.0;
-      return link.bandwidth.gb_per_s() * nvlink_gbps(arch) / datasheet_lane;
-    }
+      // however its lanes are bundled, so scale that rate: 18 x 25 = 450 GB/s of H100
+      // becomes 18 x 20.6 = 370.8.
+      return link.bandwidth.gb_per_s() * nccl_nvlink_scale(arch);
     case LinkKind::Pcie:
       // NCCL: width x (15 per 2.5 GT/s lane) / 80, i.e. 0.75 GB/s per lane per 8 GT/s,
       // 75 % of the 8b/10b-free signalling rate; collsim's line rate is GT/s x 128/130 / 8.

@@ -31,5 +31,8 @@ enum class PathType : std::uint8_t { Loc, Nvl, Nvb, C2c, Pix, Pxb, Pxn, Phb, Sys
 // as NCCL derives it from the link width and speed (Gen3 x16 12, Gen4 24, Gen5 48);
 // network links at their line rate (NCCL: NIC speed in Mb/s / 8000).
 [[nodiscard]] double nccl_link_gbps(const DirectedLink& link, GpuArch arch);
+// NCCL's NVLink figure per datasheet byte: 20 / 25 (Volta, Ampere), 20.6 / 25 (Hopper),
+// 40.1 / 50 (Blackwell).
+[[nodiscard]] double nccl_nvlink_scale(GpuArch arch);
 
 }  // namespace collsim
