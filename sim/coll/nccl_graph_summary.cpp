@@ -1,55 +1,15 @@
 #include "sim/coll/nccl_graph_summary.hpp"
 
 #include <algorithm>
-#include <map>
 
 #include <fmt/format.h>
 
-#include "sim/algo/host_groups.hpp"
 #include "sim/coll/cost_model.hpp"
 #include "sim/coll/topology_facts.hpp"
 
 namespace collsim {
 
 namespace {
-
-// search_nccl_ring's preconditions, in its order, to say why it returned nullopt.
-std::string why_not_applicable(const Topology& topo, const std::vector<int>& host_of_rank) {
-  const int n = topo.rank_count();
-  if (n < 1) return "the topology has no ranks";
-  for (int r = 0; r < n; ++r) {
-    const Node& nd = topo.nodes[topo.ranks[static_cast<std::size_t>(r)]];
-    if (nd.kind != NodeKind::Gpu) {
-      return fmt::format("rank {} runs on {} node \"{}\", not on a GPU", r, to_string(nd.kind), nd.id);
-    }
-    if (!gpu_arch_from_model(nd.model)) {
-      return nd.model.empty() ? fmt::format("rank {}'s GPU \"{}\" names no model", r, nd.id)
-                              : fmt::format("rank {}'s GPU \"{}\" is a {}, not a GPU of a known generation", r,
-                                            nd.id, nd.model);
-    }
-  }
-  const HostGroups groups = group_by_host(n, host_of_rank);
-  if (!groups.even()) {
-    std::vector<std::size_t> sizes;
-    for (const auto& h : groups.ranks) sizes.push_back(h.size());
-    return fmt::format("hosts hold different numbers of ranks ({})", fmt::join(sizes, ", "));
-  }
-  std::map<NodeIndex, std::size_t> nics_of_host;
-  for (const Node& nd : topo.nodes) {
-    if (nd.kind == NodeKind::Nic && nd.host) ++nics_of_host[*nd.host];
-  }
-  std::vector<std::size_t> nics;
-  for (const auto& ranks : groups.ranks) {
-    const auto home = topo.nodes[topo.ranks[static_cast<std::size_t>(ranks.front())]].host;
-    const auto it = home ? nics_of_host.find(*home) : nics_of_host.end();
-    nics.push_back(it == nics_of_host.end() ? 0 : it->second);
-  }
-  for (std::size_t count : nics) {
-    if (count != nics.front()) return fmt::format("hosts have different numbers of NICs ({})", fmt::join(nics, ", "));
-  }
-  if (groups.hosts() > 1 && nics.front() == 0) return fmt::format("{} hosts and no NICs to join them", groups.hosts());
-  return "the search found no ring at any of NCCL's speeds";
-}
 
 PathMatrix path_matrix(LinkGraph& graph, const std::vector<NodeIndex>& from, const std::vector<NodeIndex>& to) {
   PathMatrix m(from.size(), std::vector<std::optional<PathType>>(to.size()));
@@ -91,9 +51,10 @@ NcclGraphSummary summarize_nccl_graph(const Topology& topo) {
   s.ranks = topo.rank_count();
   const TopologyFacts facts = topology_facts(topo);
   LinkGraph links(topo);
-  s.graph = search_nccl_ring(links, facts.host_of_rank);
+  std::string why_not;
+  s.graph = search_nccl_ring(links, facts.host_of_rank, {}, &why_not);
   if (!s.graph) {
-    s.not_applicable = why_not_applicable(topo, facts.host_of_rank);
+    s.not_applicable = why_not;
     return s;
   }
   const NcclHost& host0 = s.graph->host.front();

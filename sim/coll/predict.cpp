@@ -70,14 +70,16 @@ CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, c
   std::string why;
   for (const std::string& algo : request.algorithms) {
     for (Protocol p : request.protocols) {
-      const bool graph_applies = p != Protocol::Ideal && (algo == "ring" || algo == "tree");
-      const NcclGraph* channel_graph = graph_applies ? nccl_graph() : nullptr;
+      // collective_cost decides which algorithms take the graph (channel_orders set).
+      const NcclGraph* channel_graph = p != Protocol::Ideal ? nccl_graph() : nullptr;
       const CollectiveCost cost = collective_cost(facts, c, algo, p, request.model, request.overrides, channel_graph);
       if (cost.unusable) {
         if (why.empty()) why = *cost.unusable;
         continue;
       }
-      if (channel_graph && algo == "ring") pin_channel_hops(graph, *channel_graph, cost.options);
+      // Ring hops between hosts follow the channel's NIC; a tree's chains already start at
+      // the GPU that owns it.
+      if (!cost.options.channel_orders.empty() && algo == "ring") pin_channel_hops(graph, *channel_graph, cost.options);
       const CommTime comm = play_collective(graph, c, algo, cost, request.exact);
       graph.clear_pinned_routes();
       // A single rank communicates nothing: no launch either (NCCL: time 0).

@@ -7,6 +7,9 @@
 #include <map>
 #include <span>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "sim/algo/host_groups.hpp"
 #include "sim/coll/nccl/speed_lists.hpp"
 
@@ -73,12 +76,14 @@ class Searcher {
         }
       }
       nic_gpu_.push_back(own);
+      // The NIC's first network link each way (its own edges only, not every link).
       std::optional<LinkId> out, in;
-      for (LinkId l = 0; l < topo_.links.size(); ++l) {
-        const DirectedLink& dl = topo_.links[l];
-        if (!is_network(dl.kind)) continue;
-        if (!out && dl.from == host.nics[k]) out = l;
-        if (!in && dl.to == host.nics[k]) in = l;
+      const auto index = boost::get(boost::edge_index, graph.graph());
+      for (auto [e, end] = boost::out_edges(host.nics[k], graph.graph()); e != end && !out; ++e) {
+        if (is_network(topo_.links[index[*e]].kind)) out = index[*e];
+      }
+      for (auto [e, end] = boost::in_edges(host.nics[k], graph.graph()); e != end && !in; ++e) {
+        if (is_network(topo_.links[index[*e]].kind)) in = index[*e];
       }
       nic_out_.push_back(out);
       nic_in_.push_back(in);
@@ -271,26 +276,43 @@ std::vector<int> NcclGraph::rank_order(int c) const {
 }
 
 std::optional<NcclGraph> search_nccl_ring(LinkGraph& graph, const std::vector<int>& host_of_rank,
-                                          const NcclSearchOptions& options) {
+                                          const NcclSearchOptions& options, std::string* why_not) {
+  auto fail = [why_not](std::string why) -> std::optional<NcclGraph> {
+    if (why_not) *why_not = std::move(why);
+    return std::nullopt;
+  };
   const Topology& topo = graph.topology();
   const int n = topo.rank_count();
-  if (n < 1) return std::nullopt;
+  if (n < 1) return fail("the topology has no ranks");
   NcclGraph g;
   g.pattern = "ring";
   std::optional<GpuArch> arch;
-  for (NodeIndex node : topo.ranks) {
-    const Node& nd = topo.nodes[node];
-    const auto a = nd.kind == NodeKind::Gpu ? gpu_arch_from_model(nd.model) : std::nullopt;
-    if (!a) return std::nullopt;  // NCCL's graph is for GPUs of a known generation
+  for (int r = 0; r < n; ++r) {
+    const Node& nd = topo.nodes[topo.ranks[static_cast<std::size_t>(r)]];
+    // NCCL's graph is for GPUs of a known generation.
+    if (nd.kind != NodeKind::Gpu) {
+      return fail(fmt::format("rank {} runs on {} node \"{}\", not on a GPU", r, to_string(nd.kind), nd.id));
+    }
+    const auto a = gpu_arch_from_model(nd.model);
+    if (!a) {
+      return fail(nd.model.empty() ? fmt::format("rank {}'s GPU \"{}\" names no model", r, nd.id)
+                                   : fmt::format("rank {}'s GPU \"{}\" is a {}, not a GPU of a known generation", r,
+                                                 nd.id, nd.model));
+    }
     arch = arch ? std::min(*arch, *a) : *a;
   }
   g.arch = *arch;
   const HostGroups groups = group_by_host(n, host_of_rank);
-  if (!groups.even()) return std::nullopt;
+  if (!groups.even()) {
+    std::vector<std::size_t> sizes;
+    for (const auto& h : groups.ranks) sizes.push_back(h.size());
+    return fail(fmt::format("hosts hold different numbers of ranks ({})", fmt::join(sizes, ", ")));
+  }
   std::map<NodeIndex, std::vector<NodeIndex>> nics_of_host;  // host node -> its NICs, in node order
   for (NodeIndex v = 0; v < topo.nodes.size(); ++v) {
     if (topo.nodes[v].kind == NodeKind::Nic && topo.nodes[v].host) nics_of_host[*topo.nodes[v].host].push_back(v);
   }
+  std::vector<std::size_t> nic_counts;
   for (const auto& ranks : groups.ranks) {
     NcclHost h;
     h.ranks = ranks;
@@ -298,15 +320,15 @@ std::optional<NcclGraph> search_nccl_ring(LinkGraph& graph, const std::vector<in
     if (const auto home = topo.nodes[h.gpus.front()].host) {
       if (auto it = nics_of_host.find(*home); it != nics_of_host.end()) h.nics = it->second;
     }
+    nic_counts.push_back(h.nics.size());
     g.host.push_back(std::move(h));
   }
   g.hosts = groups.hosts();
   const bool multi = g.hosts > 1;
-  const std::size_t nics = g.host.front().nics.size();
-  for (const NcclHost& h : g.host) {
-    if (h.nics.size() != nics) return std::nullopt;
+  if (std::any_of(nic_counts.begin(), nic_counts.end(), [&](std::size_t c) { return c != nic_counts.front(); })) {
+    return fail(fmt::format("hosts have different numbers of NICs ({})", fmt::join(nic_counts, ", ")));
   }
-  if (multi && nics == 0) return std::nullopt;
+  if (multi && nic_counts.front() == 0) return fail(fmt::format("{} hosts and no NICs to join them", g.hosts));
 
   Searcher search(graph, g.arch, g.host.front(), multi);
   const double top = search.max_speed();
@@ -336,7 +358,7 @@ std::optional<NcclGraph> search_nccl_ring(LinkGraph& graph, const std::vector<in
       if (found) break;
     }
   }
-  if (best.empty()) return std::nullopt;
+  if (best.empty()) return fail("the search found no ring at any of NCCL's speeds");
   g.searched_channels = static_cast<int>(best.size());
   double speed = g.searched_speed_gbps;
   int count = g.searched_channels;

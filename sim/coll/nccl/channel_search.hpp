@@ -57,9 +57,11 @@ struct NcclGraph {
 
 // The search for `graph`'s ranks grouped by `host_of_rank` (labels, as TopologyFacts).
 // nullopt when NCCL's graph does not apply: ranks that are not GPUs of a known
-// generation, hosts with different rank or NIC counts, or several hosts without NICs.
+// generation, hosts with different rank or NIC counts, or several hosts without NICs;
+// `why_not` (if given) then says which, in words.
 [[nodiscard]] std::optional<NcclGraph> search_nccl_ring(LinkGraph& graph, const std::vector<int>& host_of_rank,
-                                                        const NcclSearchOptions& options = {});
+                                                        const NcclSearchOptions& options = {},
+                                                        std::string* why_not = nullptr);
 
 // The route a channel's data takes from host `from`'s exit GPU to host `to`'s entry GPU:
 // exit GPU to the channel's NIC (through the NIC's own GPU over NVLink for PXN), across
