@@ -16,6 +16,7 @@
 #include "sim/cli/commands.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_fields.hpp"
+#include "sim/core/version.hpp"
 
 namespace collsim::cli {
 
@@ -31,6 +32,7 @@ struct Baseline {
   std::string path;
   std::string description;
   std::string root;
+  std::string version;  // the collsim that recorded it ("" when the file predates versions)
   std::vector<std::string> command;
   nlohmann::ordered_json expected;
 };
@@ -49,6 +51,7 @@ Baseline read_baseline(const std::string& path) {
   Baseline b;
   b.path = path;
   b.description = f.optional_string("description").value_or("");
+  b.version = f.optional_string(kVersionKey).value_or("");
   b.root = f.optional_string("root").value_or(".");
   const nlohmann::json& cmd = f.array("command");
   for (std::size_t i = 0; i < cmd.size(); ++i) {
@@ -59,6 +62,12 @@ Baseline read_baseline(const std::string& path) {
   (void)f.required("expected");
   f.finish();
   b.expected = doc["expected"];
+  if (b.expected.is_object()) {
+    if (b.version.empty() && b.expected.contains(kVersionKey) && b.expected[kVersionKey].is_string()) {
+      b.version = b.expected[kVersionKey].get<std::string>();
+    }
+    b.expected.erase(kVersionKey);  // which collsim printed it is not a prediction
+  }
   return b;
 }
 
@@ -91,6 +100,21 @@ std::pair<int, std::string> run_self(const std::vector<std::string>& args, const
   int status = 0;
   ::waitpid(pid, &status, 0);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, out};
+}
+
+// "0.5.0" of "0.5.0+g7643b9a": the release, without the commit it was built from.
+std::string release_of(const std::string& version) { return version.substr(0, version.find('+')); }
+
+// The baseline `doc` with `expected` replaced by `got` and this collsim's version recorded
+// after the description (keys keep their order otherwise).
+nlohmann::ordered_json restamped(const nlohmann::ordered_json& doc, const nlohmann::ordered_json& got) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  if (doc.contains("description")) out["description"] = doc["description"];
+  out[kVersionKey] = version_string();
+  for (const auto& [k, v] : doc.items()) {
+    if (k != "description" && k != kVersionKey) out[k] = k == "expected" ? got : v;
+  }
+  return out;
 }
 
 struct Diff {
@@ -134,6 +158,7 @@ void compare(const nlohmann::ordered_json& want, const nlohmann::ordered_json& g
 void run_check(const CheckArgs& a) {
   const double tol = parse_percent_option("--tolerance", a.tolerance);
   std::vector<std::pair<std::string, Diff>> all;
+  std::vector<std::string> notes;
   int updated = 0;
   for (const auto& path : a.baselines) {
     Baseline b = read_baseline(path);
@@ -153,14 +178,21 @@ void run_check(const CheckArgs& a) {
       all.push_back({path, Diff{"(output)", "JSON", "not JSON", "command printed no JSON"}});
       continue;
     }
+    if (got.is_object()) got.erase(kVersionKey);
     if (a.update) {
       nlohmann::ordered_json doc = nlohmann::ordered_json::parse(std::ifstream(path));
-      if (doc["expected"] != got) {
-        doc["expected"] = got;
-        std::ofstream(path) << doc.dump(2) << "\n";
+      if (b.expected != got || b.version != version_string()) {
+        std::ofstream(path) << restamped(doc, got).dump(2) << "\n";
         ++updated;
       }
       continue;
+    }
+    // Another release is worth a note; another commit of the same release is not (a
+    // baseline is always recorded by a build that predates its own commit).
+    if (release_of(b.version) != release_of(version_string())) {
+      notes.push_back(b.version.empty() ? fmt::format("check: note: {} records no collsim version (this is {})", path, version_string())
+                                        : fmt::format("check: note: {} was recorded by collsim {} (this is {})", path,
+                                                      b.version, version_string()));
     }
     std::vector<Diff> diffs;
     compare(b.expected, got, "", tol, diffs);
@@ -170,6 +202,7 @@ void run_check(const CheckArgs& a) {
     std::cout << fmt::format("check: {} of {} baselines rewritten\n", updated, a.baselines.size());
     if (all.empty()) return;
   }
+  for (const auto& n : notes) std::cout << n << "\n";
   if (all.empty()) {
     std::cout << fmt::format("check: {} baselines, every prediction within {:g}%\n", a.baselines.size(), tol * 100);
     return;

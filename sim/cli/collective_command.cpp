@@ -108,7 +108,7 @@ void run_collective(const CollectiveArgs& a) {
 void add_collective_command(CLI::App& app) {
   auto args = std::make_shared<CollectiveArgs>();
   CLI::App* cmd = app.add_subcommand("collective", "Predict one collective over a range of sizes (nccl-tests columns)");
-  cmd->add_option("--topology", args->topology, "Topology JSON file (default: built-in 8 x H100 NVSwitch node)");
+  cmd->add_option("--topology", args->topology, "Topology JSON file, or a shipped topology's name like dgx-h100 (default: built-in 8 x H100 NVSwitch node)");
   cmd->add_option("--op", args->op, "Collective: allreduce, reducescatter, allgather, broadcast, reduce, alltoall")
       ->capture_default_str();
   cmd->add_option("--algo", args->algo,

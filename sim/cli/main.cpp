@@ -7,6 +7,7 @@
 
 #include "sim/cli/commands.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/version.hpp"
 
 int main(int argc, char** argv) {
   // Logs go to stderr so that stdout carries only the requested output.
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   CLI::App app{"collsim: predicts how long collectives and data-parallel training steps take on GPU clusters"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Show help for every subcommand");
+  app.set_version_flag("--version", "collsim " + collsim::version_string(), "Print collsim's version and exit");
   app.add_flag_callback("-v,--verbose", [] { spdlog::set_level(spdlog::level::debug); }, "Log progress to stderr");
   collsim::cli::add_collective_command(app);
   collsim::cli::add_validate_command(app);
@@ -32,6 +34,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::cerr << "collsim: error: " << e.what() << " (see collsim --help)\n";

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "sim/cli/commands.hpp"
+#include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topo/generators.hpp"
 #include "sim/topo/loader.hpp"
@@ -8,7 +9,7 @@
 namespace collsim::cli {
 
 Topology load_topology_option(const std::string& path, std::optional<int> ranks) {
-  Topology t = path.empty() ? default_topology() : load_topology_file(path);
+  Topology t = path.empty() ? default_topology() : load_topology_file(resolve_shipped_file(path, "topologies"));
   if (ranks) {
     if (*ranks < 1 || *ranks > t.rank_count()) {
       throw ConfigError("--ranks", "", std::to_string(*ranks),

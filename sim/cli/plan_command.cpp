@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "sim/cli/commands.hpp"
+#include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/report/plan_report.hpp"
 #include "sim/train/workload.hpp"
@@ -42,11 +43,12 @@ void write_file(const std::filesystem::path& p, const std::string& text) {
 // Runs the shipped plot script on DIR/plan.json; returns the PNG names it wrote, or an
 // empty list and the reason in `note`.
 std::vector<std::string> render_plots(const std::filesystem::path& dir, std::string& note) {
-  const std::filesystem::path script = std::filesystem::path(COLLSIM_SOURCE_DIR) / "scripts" / "plan_plots.py";
-  if (!std::filesystem::exists(script)) {
-    note = fmt::format("PNG plots not written: the plot script {} is missing.", script.string());
+  const auto found = shipped_script("plan_plots.py");
+  if (!found) {
+    note = "PNG plots not written: the plot script plan_plots.py is not in collsim's data folder (share/collsim/scripts).";
     return {};
   }
+  const std::filesystem::path script = *found;
   // $COLLSIM_PYTHON, else Debian's /usr/bin/python3 (where apt's python3-matplotlib
   // lives, whatever python3 comes first on PATH), else python3 on PATH.
   std::string python = "python3";
@@ -86,7 +88,7 @@ void run_plan_command(const PlanArgs& a) {
   const OutputFormat format = parse_format_option(a.format);
   if (a.jobs < 0 || a.jobs > 1024) throw ConfigError("--jobs", "", std::to_string(a.jobs), "a thread count from 1 to 1024 (0 = one per core)");
   const int jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const Plan plan = load_plan_file(a.plan);
+  const Plan plan = load_plan_file(resolve_shipped_file(a.plan, "plans"));
   PlanReport rep;
   rep.plan = &plan;
   for (const auto& w : plan.workloads) {
@@ -129,7 +131,7 @@ void run_plan_command(const PlanArgs& a) {
 void add_plan_command(CLI::App& app) {
   auto args = std::make_shared<PlanArgs>();
   CLI::App* cmd = app.add_subcommand("plan", "Capacity planning: step time, memory fit and cost of every cluster x workload x strategy in a plan file");
-  cmd->add_option("plan", args->plan, "Plan JSON file (see plans/dgx-h100-clusters.json)")->required();
+  cmd->add_option("plan", args->plan, "Plan JSON file, or the name of a shipped plan (dgx-h100-clusters)")->required();
   cmd->add_option("--format", args->format, "table, json or csv (stdout)")->capture_default_str();
   cmd->add_option("--report", args->report, "Folder for report.md, plan.json, plan.csv and PNG plots");
   cmd->add_option("--jobs", args->jobs, "Worker threads (0 = one per core); output is the same for any count")->capture_default_str();

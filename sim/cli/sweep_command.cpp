@@ -154,7 +154,7 @@ void add_sweep_command(CLI::App& app) {
   auto args = std::make_shared<SweepArgs>();
   CLI::App* cmd = app.add_subcommand("sweep", "DDP step time over bucket sizes and world sizes; best bucket_cap_mb per size");
   cmd->add_option("--topology", args->topology,
-                  "Topology JSON file whose first N ranks form each world size (default: a generated cluster)");
+                  "Topology JSON file (or a shipped topology's name) whose first N ranks form each world size (default: a generated cluster)");
   cmd->add_option("--bucket-mb", args->bucket_mb, "Comma-separated bucket_cap_mb values (MiB)")->capture_default_str();
   cmd->add_option("--ranks", args->ranks, "Comma-separated world sizes (default: 8..1024, or the topology's ranks)");
   cmd->add_option("--gpus-per-host", args->gpus_per_host, "Generated cluster: GPUs per host")->capture_default_str();

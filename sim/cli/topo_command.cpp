@@ -8,6 +8,7 @@
 #include "sim/cli/commands.hpp"
 #include "sim/coll/nccl_graph_summary.hpp"
 #include "sim/coll/protocol.hpp"
+#include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/report/nccl_graph_report.hpp"
 #include "sim/topo/dot_writer.hpp"
@@ -60,7 +61,7 @@ void print_summary(std::ostream& os, const Topology& t) {
 }
 
 Topology load_or_report(const std::string& path) {
-  TopologyCheck c = check_topology_file(path);
+  TopologyCheck c = check_topology_file(resolve_shipped_file(path, "topologies"));
   if (c.errors.empty()) return std::move(*c.topology);
   if (c.errors.size() == 1) throw c.errors.front();
   for (const auto& e : c.errors) std::cerr << "collsim: error: " << e.what() << "\n";

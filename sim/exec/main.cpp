@@ -23,6 +23,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/size_list.hpp"
 #include "sim/core/unit_parse.hpp"
+#include "sim/core/version.hpp"
 #include "sim/exec/exec_error.hpp"
 #include "sim/exec/exec_session.hpp"
 #include "sim/exec/mesh.hpp"
@@ -198,6 +199,7 @@ int run(Args a) {
       nlohmann::ordered_json j;
       j["kind"] = "collective";
       j["source"] = "collsim-exec";
+      j[collsim::kVersionKey] = collsim::version_string();
       j["op"] = std::string(collsim::to_string(*op));
       j["algorithm"] = al;
       j["ranks"] = mo.world;
@@ -282,10 +284,13 @@ int main(int argc, char** argv) {
   app.add_option("--output", a.output, "Append records to FILE instead of stdout");
   app.add_flag("--per-iteration", a.per_iteration, "Also record every timed iteration");
   app.add_flag("--per-transfer", a.per_transfer, "Also record every transfer's start and end in the last iteration (us)");
+  app.set_version_flag("--version", "collsim-exec " + collsim::version_string(), "Print the version and exit");
   try {
     app.parse(argc, argv);
     return run(a);
   } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::cerr << "collsim-exec: error: " << e.what() << " (see collsim-exec --help)\n";

@@ -8,6 +8,7 @@
 #include "sim/coll/protocol_calibration.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_fields.hpp"
+#include "sim/core/version.hpp"
 
 namespace collsim {
 
@@ -71,6 +72,7 @@ Calibration load_calibration_file(const std::string& path) {
     f.finish();
     c.links[*kind] = lc;
   }
+  (void)top.optional_string(kVersionKey);  // which collsim wrote the file: informative only
   if (const auto* from = top.optional("fitted_from"); from && from->is_array()) {
     for (const auto& s : *from) c.fitted_from.push_back(s.is_string() ? s.get<std::string>() : brief(s));
   }
@@ -94,6 +96,7 @@ Calibration load_calibration_file(const std::string& path) {
 
 void write_calibration_file(const std::string& path, const Calibration& c) {
   nlohmann::ordered_json doc;
+  doc[kVersionKey] = version_string();
   doc["kind"] = "collsim-calibration";
   nlohmann::ordered_json links = nlohmann::ordered_json::object();
   for (const auto& [kind, lc] : c.links) {

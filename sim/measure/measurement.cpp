@@ -35,7 +35,7 @@ void read_collective(JsonFields& f, const std::string& dir, MeasurementSet& out)
   }
   m.label = f.optional_string("label").value_or("");
   m.topology = resolve(dir, f.optional_string("topology").value_or(""));
-  for (const char* k : {"source", "congestion"}) (void)f.optional_string(k);
+  for (const char* k : {"source", "congestion", "collsim_version"}) (void)f.optional_string(k);
   for (const char* k : {"warmup", "iterations"}) (void)f.optional_integer(k, 0, INT32_MAX);
   for (const char* k : {"mean_us", "min_us", "max_us", "stddev_us", "algbw_gbps", "busbw_gbps"}) (void)f.optional_number(k, 0, 1e15);
   if (const auto* it = f.optional("iteration_us"); it && !it->is_array()) f.fail("iteration_us", brief(*it), "an array of times in us");
@@ -59,7 +59,7 @@ void read_ddp(JsonFields& f, const nlohmann::json& record, const std::string& di
   if (const auto* w = f.optional("workload"); w && !w->is_object()) {
     f.fail("workload", brief(*w), "a workload object (the format of workloads/*.json)");
   }
-  for (const char* k : {"source", "torch", "model_spec", "device"}) (void)f.optional_string(k);
+  for (const char* k : {"source", "torch", "model_spec", "device", "collsim_version"}) (void)f.optional_string(k);
   for (const char* k : {"warmup", "iterations", "parameters", "batch_size", "threads"}) (void)f.optional_integer(k, 0, INT64_MAX);
   for (const char* k : {"median_us", "min_us", "max_us", "mean_us", "optimizer_us"}) (void)f.optional_number(k, 0, 1e15);
   for (const char* k : {"iteration_us", "buckets", "rebuilt_buckets", "bucket_allreduce", "layers"}) {

@@ -1,4 +1,5 @@
 #include "sim/report/collective_table.hpp"
+#include "sim/core/version.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -52,6 +53,7 @@ void write_table(std::ostream& out, const CollectiveReport& r) {
 
 void write_json(std::ostream& out, const CollectiveReport& r) {
   nlohmann::ordered_json doc;
+  doc[kVersionKey] = version_string();
   doc["topology"] = r.topology;
   doc["rows"] = nlohmann::ordered_json::array();
   for (const auto& p : r.rows) {

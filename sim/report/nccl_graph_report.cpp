@@ -1,4 +1,5 @@
 #include "sim/report/nccl_graph_report.hpp"
+#include "sim/core/version.hpp"
 
 #include <algorithm>
 #include <string>
@@ -186,6 +187,7 @@ Json tuning_json(const NcclGraphSummary& s) {
 
 void write_json(std::ostream& out, const NcclGraphSummary& s) {
   Json doc;
+  doc[kVersionKey] = version_string();
   doc["topology"] = s.topology;
   doc["source"] = s.source;
   doc["ranks"] = s.ranks;

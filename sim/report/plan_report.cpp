@@ -1,4 +1,5 @@
 #include "sim/report/plan_report.hpp"
+#include "sim/core/version.hpp"
 
 #include <algorithm>
 #include <array>
@@ -107,6 +108,7 @@ nlohmann::ordered_json number_or_null(const std::string& s) {
 void write_json(std::ostream& out, const PlanReport& rep) {
   const Plan& p = *rep.plan;
   nlohmann::ordered_json doc;
+  doc[kVersionKey] = version_string();
   doc["plan"] = p.name;
   doc["source"] = p.source;
   doc["currency"] = p.currency;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/algo/schedule_stats.hpp"
+#include "sim/core/version.hpp"
 
 namespace collsim {
 
@@ -64,6 +65,7 @@ void write_table(std::ostream& out, const Schedule& s, const ScheduleStats& st, 
 void write_json(std::ostream& out, const Schedule& s, const ScheduleStats& st, const ScheduleReportOptions& opt) {
   const Collective& c = s.collective();
   nlohmann::ordered_json doc;
+  doc[kVersionKey] = version_string();
   doc["algorithm"] = s.algorithm();
   doc["op"] = to_string(c.op);
   doc["ranks"] = c.ranks;

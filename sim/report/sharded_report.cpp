@@ -1,4 +1,5 @@
 #include "sim/report/sharded_report.hpp"
+#include "sim/core/version.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -69,6 +70,7 @@ void write_table(std::ostream& out, const ShardedReport& rep) {
 void write_json(std::ostream& out, const ShardedReport& rep) {
   const ShardedResult& r = rep.result;
   nlohmann::ordered_json doc;
+  doc[kVersionKey] = version_string();
   doc["workload"] = rep.workload;
   doc["topology"] = rep.topology;
   doc["ranks"] = rep.ranks;

@@ -1,4 +1,5 @@
 #include "sim/report/sweep_report.hpp"
+#include "sim/core/version.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -30,6 +31,7 @@ void write_table(std::ostream& out, const SweepReport& rep) {
 void write_json(std::ostream& out, const SweepReport& rep) {
   const SweepResult& r = rep.result;
   nlohmann::ordered_json doc;
+  doc[kVersionKey] = version_string();
   doc["workload"] = rep.workload;
   doc["topology"] = rep.topology;
   doc["device"] = rep.device;

@@ -1,4 +1,5 @@
 #include "sim/report/validation_table.hpp"
+#include "sim/core/version.hpp"
 
 #include <cmath>
 
@@ -69,6 +70,7 @@ void write_table(std::ostream& out, const ValidationReport& r) {
 
 void write_json(std::ostream& out, const ValidationReport& r) {
   nlohmann::ordered_json doc;
+  doc[kVersionKey] = version_string();
   doc["rows"] = nlohmann::ordered_json::array();
   for (const auto& row : r.rows) {
     nlohmann::ordered_json j;

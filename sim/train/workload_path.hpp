@@ -1,5 +1,6 @@
 // Resolves --workload: a path to a workload JSON file, or the name of a shipped workload
-// (resnet50, bert-base, bert-large, gpt2-medium) found in the source tree's workloads/.
+// (resnet50, bert-base, bert-large, gpt2-medium) found in the shipped workloads/ (see
+// sim/core/data_dir.hpp).
 #pragma once
 
 #include <string>

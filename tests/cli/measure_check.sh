@@ -19,6 +19,21 @@ grep -q "/rows/0/time_us" "$TMP/out" || fail "diff table lacks the moved field: 
 "$COLLSIM" check --baseline "$TMP/golden/moved.json" --update >/dev/null || fail "--update failed"
 "$COLLSIM" check --baseline "$TMP/golden/moved.json" >/dev/null || fail "after --update the baseline still fails"
 
+# Versions: --update records this collsim's version after the description; a baseline
+# recorded by another release passes (the version is not a prediction) with a note naming it.
+version=$("$COLLSIM" --version) && version=${version#collsim }
+python3 - "$TMP/golden/moved.json" "$version" <<'PY' || fail "--update did not record the version: $(head -4 "$TMP/golden/moved.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert list(d)[:2] == ["description", "collsim_version"] and d["collsim_version"] == sys.argv[2], list(d)[:3]
+d["collsim_version"] = "0.0.1+gabcdef0"
+d["expected"]["collsim_version"] = "0.0.1+gabcdef0"
+json.dump(d, open(sys.argv[1], "w"), indent=2)
+PY
+"$COLLSIM" check --baseline "$TMP/golden/moved.json" >"$TMP/old" || fail "a baseline from another version fails: $(cat "$TMP/old")"
+grep -qF "moved.json was recorded by collsim 0.0.1+gabcdef0 (this is $version)" "$TMP/old" ||
+  fail "no note on the other version: $(cat "$TMP/old")"
+
 # Bad baselines.
 expect_error 2 "nope.json" "unreadable" -- check --baseline "$TMP/nope.json"
 echo '{"command": "collective"}' >"$TMP/golden/bad.json"
