@@ -18,7 +18,8 @@ export PATH="$TMP/bin:$PATH"
 
 docs=("$COLLSIM_ROOT/README.md" "$COLLSIM_ROOT"/docs/*.md)
 # Extract: block N goes to blocks/N.sh; blocks/index has "N FILE FENCE_LINE" per block.
-# An indented or otherwise decorated "runnable" fence would be skipped silently, so it is an error.
+# A fence that mentions "runnable" but is indented or otherwise decorated would be skipped
+# silently, so it is an error.
 for doc in "${docs[@]}"; do
   rel=${doc#"$COLLSIM_ROOT"/}
   awk -v rel="$rel" -v dir="$TMP/blocks" '
@@ -27,7 +28,7 @@ for doc in "${docs[@]}"; do
     inblock { print > out; next }
     /^```bash runnable[ \t]*$/ { inblock = 1; n++; out = dir "/" n ".sh"; printf "" > out
                                  print n, rel, NR >> (dir "/index"); next }
-    /runnable/ && /```/ { printf "%s:%d: a runnable fence must read exactly ```bash runnable at the start of the line\n", rel, NR; bad = 1 }
+    /^[ \t>]*```/ && /runnable/ { printf "%s:%d: a runnable fence must read exactly ```bash runnable at the start of the line\n", rel, NR; bad = 1 }
     END { print n > (dir "/count"); if (inblock) { printf "%s: unterminated runnable block\n", rel; bad = 1 } exit bad }
   ' "$doc" || fail "malformed runnable block in $rel"
 done
