@@ -26,7 +26,7 @@ LARGE = 1024 * 1024      # "large sizes": 1 MiB and up
 GEOMEAN_TARGET = math.log(1.10)
 SMALL_TARGET = 0.30
 
-# nccl-tests busbw factors (README "Collectives and sizes"), n ranks.
+# nccl-tests busbw factors (docs/algorithms.md, "Collectives and sizes"), n ranks.
 BUSBW_FACTOR = {
     "allreduce": lambda n: 2.0 * (n - 1) / n,
     "reducescatter": lambda n: (n - 1) / n,

@@ -10,7 +10,8 @@ namespace collsim {
 
 // TCP/IP over Ethernet, with TCP timestamps: IPv4 20 + TCP 32 header bytes in every
 // MTU-sized packet, and 14 bytes of Ethernet header per frame on the wire (tbf counts
-// whole frames; README, "The test bed"). Preamble and FCS are not charged.
+// whole frames; docs/measurement-and-validation.md, "The test bed"). Preamble and FCS are
+// not charged.
 inline constexpr int kTcpIpHeaderBytes = 52;
 inline constexpr int kEthernetHeaderBytes = 14;
 inline constexpr int kMinMtu = 576;    // smallest IPv4 MTU every host must accept (RFC 791)

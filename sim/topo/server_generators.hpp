@@ -1,6 +1,6 @@
 // Generators for single servers: DGX-1 V100 (hybrid cube-mesh NVLink), DGX A100, DGX H100,
 // HGX H200, DGX B200 (NVSwitch), a PCIe-only 8-GPU box (two sockets) and a CPU-only host. Every
-// figure is a datasheet number cited in server_generators.cpp and the README.
+// figure is a datasheet number cited in server_generators.cpp and docs/topologies.md.
 // Bandwidths are per direction (bytes/s), latencies one-way per link (ps).
 #pragma once
 
