@@ -38,15 +38,9 @@ struct Baseline {
 };
 
 Baseline read_baseline(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(path, "", "unreadable", "a readable baseline file (results/golden/*.json)");
-  nlohmann::ordered_json doc;
-  try {
-    doc = nlohmann::ordered_json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ConfigError(path, "", "malformed JSON", e.what());
-  }
-  const nlohmann::json plain = nlohmann::json::parse(doc.dump());
+  const std::string text = read_input_file(path);
+  const nlohmann::ordered_json doc = parse_ordered_json_text(text, path);
+  const nlohmann::json plain = parse_json_text(text, path);
   JsonFields f(plain, path, "");
   Baseline b;
   b.path = path;
@@ -59,6 +53,8 @@ Baseline read_baseline(const std::string& path) {
     b.command.push_back(cmd[i].get<std::string>());
   }
   if (b.command.empty()) f.fail("command", "[]", "the collsim arguments, like [\"collective\", \"--sizes\", \"1MiB\"]");
+  // A baseline that runs `check` could name itself and spawn checks without end.
+  if (b.command.front() == "check") f.fail("command", "[\"check\", ...]", "a command other than check");
   (void)f.required("expected");
   f.finish();
   b.expected = doc["expected"];
@@ -180,7 +176,7 @@ void run_check(const CheckArgs& a) {
     }
     if (got.is_object()) got.erase(kVersionKey);
     if (a.update) {
-      nlohmann::ordered_json doc = nlohmann::ordered_json::parse(std::ifstream(path));
+      const nlohmann::ordered_json doc = parse_ordered_json_text(read_input_file(path), path);
       if (b.expected != got || b.version != version_string()) {
         std::ofstream(path) << restamped(doc, got).dump(2) << "\n";
         ++updated;

@@ -1,5 +1,7 @@
 #include "sim/core/json_fields.hpp"
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -26,36 +28,106 @@ std::string brief(const nlohmann::json& v) {
   return s;
 }
 
-nlohmann::json parse_json_text(const std::string& text, const std::string& source) {
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // Turn the byte offset into a line and column a person can find.
-    std::size_t line = 1, col = 1;
-    const std::size_t end = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
-    for (std::size_t i = 0; i < end; ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
+namespace {
+
+// Line and column (1-based) of byte `offset` of `text`.
+std::string line_column(const std::string& text, std::size_t offset) {
+  std::size_t line = 1, col = 1;
+  const std::size_t end = std::min(offset, text.size());
+  for (std::size_t i = 0; i < end; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
     }
-    std::string what = e.what();
-    const auto colon = what.find("syntax error");
-    if (colon != std::string::npos) what = what.substr(colon);
-    throw ConfigError(source, fmt::format("line {}, column {}", line, col), "",
-                      fmt::format("well-formed JSON ({})", what));
+  }
+  return fmt::format("line {}, column {}", line, col);
+}
+
+// Throws when arrays and objects nest deeper than kMaxJsonDepth: no collsim input needs
+// more than a dozen levels, and a bound keeps every recursive walk (error messages, copies)
+// far from the stack's end.
+void check_depth(const std::string& text, const std::string& source) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) {
+        throw ConfigError(source, line_column(text, i), "", fmt::format("JSON nested at most {} levels deep", kMaxJsonDepth));
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
   }
 }
 
-nlohmann::json read_json_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path, "", "", "a readable file (it does not exist or cannot be opened)");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_json_text(ss.str(), path);
+}  // namespace
+
+template <class Json>
+Json parse_json_as(const std::string& text, const std::string& source) {
+  check_depth(text, source);
+  try {
+    return Json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    std::string what = e.what();
+    const auto colon = what.find("syntax error");
+    if (colon != std::string::npos) what = what.substr(colon);
+    throw ConfigError(source, line_column(text, e.byte == 0 ? 0 : e.byte - 1), "", fmt::format("well-formed JSON ({})", what));
+  } catch (const nlohmann::json::out_of_range& e) {
+    // nlohmann reports a number beyond double's range (1e400) as out_of_range.406.
+    std::string what = e.what();
+    const auto pos = what.find("number overflow");
+    throw ConfigError(source, "", pos == std::string::npos ? what : what.substr(pos),
+                      "numbers within the range of a double (about 1.8e308)");
+  }
 }
+
+nlohmann::json parse_json_text(const std::string& text, const std::string& source) {
+  return parse_json_as<nlohmann::json>(text, source);
+}
+
+nlohmann::ordered_json parse_ordered_json_text(const std::string& text, const std::string& source) {
+  return parse_json_as<nlohmann::ordered_json>(text, source);
+}
+
+std::uint64_t max_input_bytes() {
+  if (const char* env = std::getenv("COLLSIM_MAX_INPUT_BYTES"); env && *env) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(env, &end, 10);
+    if (end && *end == '\0' && v > 0) return v;
+    throw ConfigError("COLLSIM_MAX_INPUT_BYTES", "", fmt::format("\"{}\"", env), "a positive whole number of bytes");
+  }
+  return kDefaultMaxInputBytes;
+}
+
+std::string read_input_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw ConfigError(path, "", "a directory", "a file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path, "", "unreadable", "a readable file (it does not exist or cannot be opened)");
+  // Read in blocks and stop at the limit: a pipe or /dev/zero has no size to ask for.
+  const std::uint64_t limit = max_input_bytes();
+  std::string text;
+  char block[1 << 16];
+  while (in.read(block, sizeof block) || in.gcount() > 0) {
+    text.append(block, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > limit) {
+      throw ConfigError(path, "", fmt::format("more than {} bytes", limit),
+                        "an input file within the size limit (raise it with COLLSIM_MAX_INPUT_BYTES)");
+    }
+  }
+  if (in.bad()) throw ConfigError(path, "", "", "a readable file (reading it failed)");
+  return text;
+}
+
+nlohmann::json read_json_file(const std::string& path) { return parse_json_text(read_input_file(path), path); }
 
 JsonFields::JsonFields(const nlohmann::json& object, std::string source, std::string pointer)
     : object_(object), source_(std::move(source)), pointer_(std::move(pointer)) {

@@ -15,10 +15,22 @@
 
 namespace collsim {
 
-// Reads and parses a JSON file; a missing file or malformed JSON is a ConfigError that
-// names the file and the line and column.
+// Input limits: JSON deeper than kMaxJsonDepth levels and files larger than
+// max_input_bytes() (kDefaultMaxInputBytes, or $COLLSIM_MAX_INPUT_BYTES) are refused with a
+// ConfigError, so no input can exhaust the stack or the memory.
+inline constexpr int kMaxJsonDepth = 256;
+inline constexpr std::uint64_t kDefaultMaxInputBytes = std::uint64_t{1} << 30;
+[[nodiscard]] std::uint64_t max_input_bytes();
+
+// Reads a whole input file (not a directory, at most max_input_bytes()).
+[[nodiscard]] std::string read_input_file(const std::string& path);
+
+// Reads and parses a JSON file; a missing file, malformed JSON, a number beyond double's
+// range or nesting beyond kMaxJsonDepth is a ConfigError that names the file and, where it
+// can, the line and column.
 [[nodiscard]] nlohmann::json read_json_file(const std::string& path);
 [[nodiscard]] nlohmann::json parse_json_text(const std::string& text, const std::string& source);
+[[nodiscard]] nlohmann::ordered_json parse_ordered_json_text(const std::string& text, const std::string& source);
 
 // Renders a JSON value briefly for an error message.
 [[nodiscard]] std::string brief(const nlohmann::json& v);

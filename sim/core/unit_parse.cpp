@@ -65,7 +65,9 @@ long double scaled_value(std::string_view text, const std::array<UnitScale, N>& 
 
 Bandwidth parse_bandwidth(std::string_view text) {
   const long double v = scaled_value(text, kBandwidthUnits, kExpectedBandwidth);
-  if (!(v > 0)) throw UnitError(quoted(text), std::string(kExpectedBandwidth));
+  // Below 1 bps or above 1e18 B/s no real link exists, and times computed from such a rate
+  // would leave the picosecond range (or become infinite: "1e308TB/s").
+  if (!(v >= 1.0L / 8 && v <= 1e18L)) throw UnitError(quoted(text), std::string(kExpectedBandwidth));
   return Bandwidth{static_cast<double>(v)};
 }
 

@@ -93,11 +93,7 @@ MeasurementSet parse_harness_records(const std::string& text, const std::string&
 }
 
 MeasurementSet load_measurements(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path, "", "unreadable", "a readable measurement file (harness JSON lines or an nccl-tests log)");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  const std::string text = read_input_file(path);
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos) throw ConfigError(path, "", "an empty file", "measurements (harness JSON lines or an nccl-tests log)");
   if (text[first] == '{') {

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/core/json_fields.hpp"
 
 namespace collsim {
 
@@ -372,11 +373,7 @@ std::vector<NcclTestsRun> parse_nccl_tests_log(const std::string& text, const st
 }
 
 std::vector<NcclTestsRun> import_nccl_tests_log(const std::string& path, const NcclTestsImportOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path, "", "unreadable", "a readable nccl-tests log file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_nccl_tests_log(ss.str(), path, options);
+  return parse_nccl_tests_log(read_input_file(path), path, options);
 }
 
 }  // namespace collsim

@@ -38,6 +38,19 @@ expect_error 2 "--sizes" '"12 apples"' "a size" -- collective --sizes "12 apples
 expect_error 2 "--sizes" '"1MiB:1KiB"' "MIN <= MAX" -- collective --sizes 1MiB:1KiB
 # an unreadable file
 expect_error 2 "$TMP/nope.json" "readable file" -- collective --topology "$TMP/nope.json"
+# hostile JSON: nesting 100,000 levels deep (no stack overflow), a number beyond double's
+# range (not an internal error), a directory, and a file over the input size limit
+python3 -c 'print("[" * 100000 + "]" * 100000)' >"$TMP/deep.json"
+expect_error 2 "deep.json" "line 1, column 257" "nested at most 256 levels" -- collective --topology "$TMP/deep.json"
+write huge.json '{"nodes": [], "links": [{"bandwidth": 1e400}]}'
+expect_error 2 "huge.json" "number overflow" "range of a double" -- collective --topology "$TMP/huge.json"
+mkdir -p "$TMP/adir"
+expect_error 2 "adir" "a directory" "expected a file" -- collective --topology "$TMP/adir"
+expect_error 2 "adir" "a directory" -- validate --measured "$TMP/adir"
+COLLSIM_MAX_INPUT_BYTES=100 expect_error 2 "pcie-8gpu.json" "more than 100 bytes" "COLLSIM_MAX_INPUT_BYTES" -- collective --topology "$SRC/topologies/pcie-8gpu.json"
+COLLSIM_MAX_INPUT_BYTES=many expect_error 2 "COLLSIM_MAX_INPUT_BYTES" '"many"' -- collective --topology "$SRC/topologies/pcie-8gpu.json"
+# /dev/zero has no end: the limit stops it instead of the memory running out
+COLLSIM_MAX_INPUT_BYTES=1000000 expect_error 2 "/dev/zero" "more than 1000000 bytes" -- collective --topology /dev/zero
 # other flags
 expect_error 2 "--format" '"xml"' "table, json, csv" -- collective --format xml
 expect_error 2 "--ranks" "from 1 to 8" -- collective --ranks 9

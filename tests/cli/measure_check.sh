@@ -40,6 +40,9 @@ echo '{"command": "collective"}' >"$TMP/golden/bad.json"
 expect_error 2 "bad.json" "/command" -- check --baseline "$TMP/golden/bad.json"
 echo '{"command": ["collective"], "expected": {}, "colour": 1}' >"$TMP/golden/extra.json"
 expect_error 2 "extra.json" "colour" -- check --baseline "$TMP/golden/extra.json"
+# A baseline whose command is `check` (on itself) is refused, not run without end.
+echo "{\"root\": \".\", \"command\": [\"check\", \"--baseline\", \"$TMP/golden/self.json\"], \"expected\": {}}" >"$TMP/golden/self.json"
+expect_error 2 "self.json" "/command" "a command other than check" -- check --baseline "$TMP/golden/self.json"
 # A stored command that no longer runs is a failure of the check (exit 1), not bad input.
 echo '{"root": ".", "command": ["collective", "--algo", "warp"], "expected": {}}' >"$TMP/golden/broken.json"
 expect_error 1 "figures moved" -- check --baseline "$TMP/golden/broken.json"

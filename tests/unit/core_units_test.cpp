@@ -41,6 +41,9 @@ TEST_CASE("a missing, unknown or misused unit is an error", "[core][units]") {
   CHECK_THROWS_AS(parse_bandwidth("400"), UnitError);        // bare number
   CHECK_THROWS_AS(parse_bandwidth("400Gb"), UnitError);      // a size, not a rate
   CHECK_THROWS_AS(parse_bandwidth("0Gbps"), UnitError);      // must be positive
+  CHECK_THROWS_AS(parse_bandwidth("1e308TB/s"), UnitError);  // beyond 1e18 B/s (was infinity)
+  CHECK_THROWS_AS(parse_bandwidth("0.5bps"), UnitError);     // below 1 bps
+  CHECK(parse_bandwidth("1bps").bytes_per_s == Approx(0.125));
   CHECK_THROWS_AS(parse_bandwidth("-1Gbps"), UnitError);
   CHECK_THROWS_AS(parse_time("5"), UnitError);
   CHECK_THROWS_AS(parse_time("5 sec"), UnitError);

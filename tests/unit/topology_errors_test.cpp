@@ -53,6 +53,28 @@ TEST_CASE("malformed JSON names the line and column", "[topo][errors]") {
   CHECK_THAT(e, Catch::Contains("t.json") && Catch::Contains("line 2") && Catch::Contains("well-formed JSON"));
 }
 
+namespace {
+std::string parse_error_of(const std::string& text) {
+  try {
+    (void)parse_json_text(text, "t.json");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+}  // namespace
+
+TEST_CASE("hostile JSON is a ConfigError: deep nesting, numbers beyond double", "[topo][errors][json]") {
+  // 100,000 levels: refused at level 257 before anything recurses over it.
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  CHECK_THAT(parse_error_of(deep), Catch::Contains("line 1, column 257") && Catch::Contains("nested at most 256"));
+  // 256 levels are fine; brackets inside strings do not count.
+  CHECK_NOTHROW(parse_json_text(std::string(256, '[') + std::string(256, ']'), "t.json"));
+  CHECK_NOTHROW(parse_json_text("{\"a\": \"" + std::string(1000, '[') + "\\\"\"}", "t.json"));
+  CHECK_THAT(parse_error_of("{\"bandwidth\": 1e400}"), Catch::Contains("t.json") && Catch::Contains("number overflow") &&
+                                                         Catch::Contains("range of a double"));
+}
+
 TEST_CASE("a bandwidth without a unit", "[topo][errors]") {
   std::string text = two_gpus();
   text.replace(text.find("\"450GB/s\""), 9, "\"450\"");
