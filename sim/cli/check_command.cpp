@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/cli/commands.hpp"
+#include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_fields.hpp"
 #include "sim/core/version.hpp"
@@ -178,7 +179,7 @@ void run_check(const CheckArgs& a) {
     if (a.update) {
       const nlohmann::ordered_json doc = parse_ordered_json_text(read_input_file(path), path);
       if (b.expected != got || b.version != version_string()) {
-        std::ofstream(path) << restamped(doc, got).dump(2) << "\n";
+        write_file_atomically(path, restamped(doc, got).dump(2) + "\n", "--baseline");
         ++updated;
       }
       continue;

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "sim/cli/commands.hpp"
+#include "sim/core/atomic_file.hpp"
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/report/plan_report.hpp"
@@ -35,9 +36,7 @@ struct PlanArgs {
 };
 
 void write_file(const std::filesystem::path& p, const std::string& text) {
-  std::ofstream f(p, std::ios::binary);
-  f << text;
-  if (!f) throw ConfigError("--report", "", p.string(), "a folder collsim can write to");
+  write_file_atomically(p, text, "--report");
 }
 
 // Runs the shipped plot script on DIR/plan.json; returns the PNG names it wrote, or an
@@ -110,10 +109,10 @@ void run_plan_command(const PlanArgs& a) {
   write_plan_report(std::cout, rep, format);
 
   if (a.report.empty()) return;
-  const std::filesystem::path dir(a.report);
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir)) throw ConfigError("--report", "", a.report, "a folder collsim can create or write to");
+  // The report is written to a folder beside DIR and swapped in whole: a failed or killed
+  // run leaves the previous report as it was, never old and new files mixed.
+  StagedFolder staged(std::filesystem::path(a.report), "--report");
+  const std::filesystem::path& dir = staged.path();
   std::ostringstream json, csv, md;
   write_plan_report(json, rep, OutputFormat::Json);
   write_plan_report(csv, rep, OutputFormat::Csv);
@@ -124,6 +123,7 @@ void run_plan_command(const PlanArgs& a) {
   if (pngs.empty()) std::cerr << "collsim: warning: " << note << "\n";
   write_plan_markdown(md, rep, pngs, note);
   write_file(dir / "report.md", md.str());
+  staged.commit();
 }
 
 }  // namespace

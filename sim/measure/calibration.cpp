@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/coll/protocol_calibration.hpp"
+#include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_fields.hpp"
 #include "sim/core/version.hpp"
@@ -114,9 +115,7 @@ void write_calibration_file(const std::string& path, const Calibration& c) {
   }
   doc["fitted_from"] = c.fitted_from;
   if (!links.empty()) write_fit_record(doc, c);
-  std::ofstream out(path);
-  if (!out) throw ConfigError("--calibrate", "", path, "a writable file for the calibration");
-  out << doc.dump(2) << "\n";
+  write_file_atomically(path, doc.dump(2) + "\n", "--calibrate");
 }
 
 }  // namespace collsim
