@@ -53,11 +53,20 @@ bool ShortestPaths::find(const LinkGraphType& graph, NodeIndex from, NodeIndex t
   fwd_order_.push_back(from);
   bwd_stamp_[to] = s;
   bwd_[to] = 0;
+  bwd_order_.assign(1, to);
+  bwd_level_start_.assign({0, 1});
   std::vector<NodeIndex> ffront{from}, bfront{to};
+  // Expanding a frontier costs the edges it scans: grow the side with fewer, so a hub (a
+  // star's switch with 10^6 hosts) is met from both ends instead of being swept.
+  auto cost = [&](const std::vector<NodeIndex>& front, bool forward) {
+    std::size_t c = 0;
+    for (NodeIndex v : front) c += forward ? boost::out_degree(v, graph) : boost::in_degree(v, graph);
+    return c;
+  };
   int best = -1;
   while (best < 0 && !ffront.empty() && !bfront.empty()) {
     next_.clear();
-    if (ffront.size() <= bfront.size()) {
+    if (cost(ffront, true) <= cost(bfront, false)) {
       for (NodeIndex v : ffront) {
         if (v != from && !transit(v)) continue;
         for (auto [e, end] = boost::out_edges(v, graph); e != end; ++e) {
@@ -84,6 +93,8 @@ bool ShortestPaths::find(const LinkGraphType& graph, NodeIndex from, NodeIndex t
         }
       }
       bfront.swap(next_);
+      bwd_order_.insert(bwd_order_.end(), bfront.begin(), bfront.end());
+      bwd_level_start_.push_back(bwd_order_.size());
     }
   }
   if (best < 0) return false;
@@ -113,9 +124,30 @@ bool ShortestPaths::find(const LinkGraphType& graph, NodeIndex from, NodeIndex t
   for (int hop = 0; v != to; ++hop) {
     const int want = to_go(v) - 1;
     choices.clear();
-    for (auto [e, end] = boost::out_edges(v, graph); e != end; ++e) {
-      const auto w = static_cast<NodeIndex>(boost::target(*e, graph));
-      if (to_go(w) == want && (w == to || transit(w))) choices.push_back(edge_index[*e]);
+    // Every successor one hop nearer to `to` than a backward-searched node was itself
+    // found by the backward search, at level `want`. When that level has fewer in-edges
+    // than v has out-edges, collect the links into it from v there; sorted, they are the
+    // same candidates in the same (link) order as v's out-edges give.
+    std::size_t level_in = 0;
+    const auto level = static_cast<std::size_t>(want);
+    const bool by_level = bwd_stamp_[v] == s && level + 1 < bwd_level_start_.size();
+    const auto first = by_level ? bwd_order_.begin() + static_cast<std::ptrdiff_t>(bwd_level_start_[level]) : bwd_order_.end();
+    const auto last = by_level ? bwd_order_.begin() + static_cast<std::ptrdiff_t>(bwd_level_start_[level + 1]) : bwd_order_.end();
+    for (auto it = first; it != last; ++it) level_in += boost::in_degree(*it, graph);
+    if (by_level && level_in < boost::out_degree(v, graph)) {
+      for (auto it = first; it != last; ++it) {
+        const NodeIndex w = *it;
+        if (w != to && !transit(w)) continue;
+        for (auto [e, end] = boost::in_edges(w, graph); e != end; ++e) {
+          if (static_cast<NodeIndex>(boost::source(*e, graph)) == v) choices.push_back(edge_index[*e]);
+        }
+      }
+      std::sort(choices.begin(), choices.end());
+    } else {
+      for (auto [e, end] = boost::out_edges(v, graph); e != end; ++e) {
+        const auto w = static_cast<NodeIndex>(boost::target(*e, graph));
+        if (to_go(w) == want && (w == to || transit(w))) choices.push_back(edge_index[*e]);
+      }
     }
     if (choices.empty()) return false;  // cannot happen: every node with to_go >= 1 has a successor
     const LinkId pick = choices.size() == 1 ? choices[0] : choices[stable_hash(seed, static_cast<std::uint64_t>(hop), choices.size()) % choices.size()];

@@ -42,6 +42,8 @@ class ShortestPaths {
   std::vector<std::uint16_t> fwd_, bwd_, to_go_;  // hops from `from`, hops to `to`, hops left on a shortest path
   std::vector<NodeIndex> fwd_order_;              // forward-visited nodes in discovery order
   std::vector<NodeIndex> frontier_, next_;
+  std::vector<NodeIndex> bwd_order_;             // backward-visited nodes, level by level
+  std::vector<std::size_t> bwd_level_start_;     // level k is bwd_order_[start[k], start[k+1])
   std::uint32_t stamp_ = 0;
 };
 
