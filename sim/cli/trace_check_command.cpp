@@ -22,7 +22,7 @@ void add_trace_check_command(CLI::App& app) {
   cmd->callback([files] {
     for (const std::string& path : *files) {
       std::ifstream in(path, std::ios::binary);
-      if (!in) throw ConfigError(path, "", "", "a readable trace file");
+      if (!in) throw ConfigError(path, "", "", "cannot open it (expected a readable Chrome trace JSON file)");
       nlohmann::json doc;
       try {
         doc = nlohmann::json::parse(in);
