@@ -46,7 +46,8 @@ void ChromeTrace::add_slice(int track, std::string name, std::string category, T
                             nlohmann::ordered_json args) {
   if (end < start) throw std::invalid_argument(fmt::format("ChromeTrace: slice {} ends before it starts", name));
   tracks_.at(static_cast<std::size_t>(track))
-      .slices.push_back(Slice{std::move(name), std::move(category), trace_ns(start), trace_ns(end), std::move(args)});
+      .slices.push_back(
+          Slice{std::move(name), std::move(category), start, end, trace_ns(start), trace_ns(end), std::move(args)});
 }
 
 void ChromeTrace::write(std::ostream& out) const {
@@ -59,16 +60,17 @@ void ChromeTrace::write(std::ostream& out) const {
     int next_tid = 1;
     for (const Track& track : tracks_) {
       if (track.pid != pid) continue;
-      // Start order (longer first on ties, so a slice precedes those it contains), then
-      // insertion order: deterministic. A slice takes the first lane whose last slice has
-      // ended; a lane's slices therefore never overlap at all.
+      // Simulated start order (longer first on ties), then insertion order: deterministic.
+      // A slice takes the first lane whose last slice has ended (in ns), so a lane's slices
+      // never overlap. Ordering by ps, not ns, keeps sub-ns tasks that follow one another
+      // on one lane: rounding to ns is monotonic, so an end <= a later start survives it.
       std::vector<std::size_t> order(track.slices.size());
       std::iota(order.begin(), order.end(), std::size_t{0});
       std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
         const Slice& x = track.slices[a];
         const Slice& y = track.slices[b];
-        if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
-        return x.end_ns > y.end_ns;
+        if (x.start != y.start) return x.start < y.start;
+        return x.end > y.end;
       });
       std::vector<std::int64_t> lane_end;
       std::vector<std::vector<std::size_t>> lanes;

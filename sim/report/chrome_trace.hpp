@@ -37,7 +37,8 @@ class ChromeTrace {
  private:
   struct Slice {
     std::string name, category;
-    std::int64_t start_ns = 0, end_ns = 0;
+    Time start, end;                       // as simulated: the lane order
+    std::int64_t start_ns = 0, end_ns = 0;  // as written
     nlohmann::ordered_json args;
   };
   struct Track {

@@ -16,12 +16,12 @@ void write_collective_trace(std::ostream& out, const CollectivePrediction& p, co
   ChromeTrace trace;
   const std::string what = fmt::format("{} {} B {}/{}", to_string(p.collective.op), p.collective.size.count, p.algorithm,
                                        to_string(p.protocol));
-  const int whole = trace.add_track(trace.add_process(fmt::format("collective on {} ({} ranks)", topology, s.ranks())),
-                                    "collective");
+  const int top = trace.add_process(fmt::format("collective on {} ({} ranks)", topology, s.ranks()));
+  const int whole = trace.add_track(top, "collective");
   const Time base = r.base_latency;
   trace.add_slice(whole, what, "collective", Time{}, base + r.duration,
                   {{"channels", p.channels}, {"predicted_us", p.time.us()}});
-  if (base.ps > 0) trace.add_slice(whole, "base latency", "latency", Time{}, base);
+  if (base.ps > 0) trace.add_slice(trace.add_track(top, "base latency"), "base latency", "latency", Time{}, base);
 
   // Tracks: per rank, per channel it uses (ascending), send then receive.
   std::vector<std::set<int>> channels(static_cast<std::size_t>(s.ranks()));

@@ -16,7 +16,9 @@ nlohmann::json slice(const char* name, int tid, double ts, double dur) {
 }
 
 nlohmann::json doc(std::initializer_list<nlohmann::json> events) {
-  return {{"traceEvents", nlohmann::json::array(events)}};
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& e : events) list.push_back(e);
+  return nlohmann::json{{"traceEvents", list}};
 }
 
 }  // namespace
