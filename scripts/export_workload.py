@@ -32,6 +32,16 @@ What it records:
     writes 4 B; Adam 40 B: two moment updates read 8 + 8 B write 4 + 4 B, the step reads
     p, m, v (12 B) and writes p (4 B)).
 
+  * --from-trace TRACE: per-layer forward/backward times taken from a torch.profiler trace
+    (Chrome trace JSON, Kineto's layout or the legacy profiler's) instead of FLOPs: the GPU
+    kernels (CPU ops on a CPU-only trace) run under each layer's module scope, and for
+    backward those under the autograd nodes the layer's forward ops created (matched by
+    "Sequence number"), averaged over the trace's ProfilerStep#N steps. Module scopes are
+    record_function ranges "module::<qualified name>::forward" or, with --module/--model,
+    Kineto's "nn.Module: <Class>_<k>" events (with_stack=True). With --workload FILE the
+    times go into an existing workload file and torch is not needed. See
+    docs/profiler-traces.md.
+
 Built-in models (--model): resnet50 (torchvision), bert-base, bert-large, gpt2-medium,
 llama2-7b, llama2-70b (scripts/collsim_models.py; the Llama models are built on the meta
 device, so exporting the 70B model allocates no weights). Your own model: --module FILE.py:FACTORY where FACTORY()
@@ -41,6 +51,8 @@ Examples:
   /usr/bin/python3 scripts/export_workload.py --model resnet50 --batch 64 --saved-activations --out workloads/resnet50.json
   /usr/bin/python3 scripts/export_workload.py --model llama2-7b --batch 2 --seq 4096 --optimizer adam --out workloads/llama2-7b.json
   /usr/bin/python3 scripts/export_workload.py --module mynet.py:make --mode measure --out mynet.json
+  /usr/bin/python3 scripts/export_workload.py --module mynet.py:make --from-trace trace.json --out mynet.json
+  python3 scripts/export_workload.py --workload mynet.json --from-trace trace.json --out mynet-measured.json
 """
 import argparse
 import importlib.util
@@ -49,16 +61,22 @@ import os
 import sys
 import time
 
-import torch
-import torch.nn as nn
+try:
+    import torch
+    import torch.nn as nn
+except ImportError:  # --workload FILE --from-trace TRACE reads JSON only
+    torch = nn = None
 
-DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16", torch.float64: "float64",
-          torch.int64: "int64", torch.int32: "int32", torch.uint8: "uint8"}
 OPTIMIZER_BYTES = {"sgd": 24, "adam": 40}
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import collsim_models  # noqa: E402
+import profiler_trace  # noqa: E402
 
-NORMS = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d, nn.LayerNorm, nn.GroupNorm, collsim_models.RMSNorm)
+if torch is not None:
+    import collsim_models  # noqa: E402
+
+    DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16",
+              torch.float64: "float64", torch.int64: "int64", torch.int32: "int32", torch.uint8: "uint8"}
+    NORMS = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d, nn.LayerNorm, nn.GroupNorm, collsim_models.RMSNorm)
 FLOAT_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2}
 
 
@@ -304,6 +322,68 @@ def export(model, example, description, args):
     return doc
 
 
+def module_labels(model, example):
+    """Kineto's python_function labels ("Linear_0": the first Linear called in forward) ->
+    qualified module names: one forward with pre-hooks on every module, counted per class in
+    first-call order, as torch.profiler numbers them."""
+    names = {id(m): n for n, m in model.named_modules()}
+    labels, counts, seen = {}, {}, set()
+
+    def hook(m, inputs):
+        if id(m) not in seen:
+            seen.add(id(m))
+            cls = type(m).__name__
+            labels[f"{cls}_{counts.get(cls, 0)}"] = names[id(m)]
+            counts[cls] = counts.get(cls, 0) + 1
+
+    handles = [m.register_forward_pre_hook(hook) for m in model.modules()]
+    with torch.no_grad(), torch.random.fork_rng():
+        model(example)
+    for h in handles:
+        h.remove()
+    return labels
+
+
+def apply_trace(doc, trace, labels=None):
+    """Replaces each layer's compute with the forward/backward times of its module scope in
+    the profiler trace (profiler_trace.module_times). Exits 2 naming the trace and the layer
+    when a layer has no scope in it."""
+    try:
+        events, trace_doc = profiler_trace.load_events(trace)
+    except profiler_trace.TraceError as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(2)
+    scope = {("" if l["name"] == "(root)" else l["name"]): l for l in doc["layers"]}
+    t = profiler_trace.module_times(events, trace_doc, layers=list(scope), labels=labels)
+    missing = [n for n in scope if n not in t["scoped_layers"]]
+    if missing:
+        print(f"error: {trace}: no module scope for layer(s) {missing}: expected X events named "
+              f"\"module::<name>::forward\" (record_function), or Kineto's \"nn.Module: <Class>_<k>\" events "
+              f"with --module/--model (docs/profiler-traces.md)", file=sys.stderr)
+        sys.exit(2)
+    for name, layer in scope.items():
+        layer.pop("forward_flops", None)
+        layer.pop("backward_flops", None)
+        layer["forward_time"] = f"{t['forward'][name]:.3f}us"
+        layer["backward_time"] = f"{t['backward'][name]:.3f}us"
+    device = t["device"] or ("cpu" if t["source"] == "cpu ops" else "gpu")
+    out = {}
+    for k, v in doc.items():
+        if k == "compute":
+            continue  # measured times replace FLOPs
+        out[k] = v
+        if k == "description":
+            out[k] = (f"{v}; layer times from profiler trace {os.path.basename(trace)} ({t['source']}, "
+                      f"{t['steps']} step{'s' if t['steps'] != 1 else ''})")
+        if k == "batch_per_gpu":
+            out["measured_on"] = device
+    out.setdefault("measured_on", device)
+    print(f"{trace}: layer times from {t['source']} over {t['steps']} step(s); not under any layer's scope "
+          f"(parameter-free modules, loss, AccumulateGrad, optimizer): forward {t['unattributed_forward_us']:.3f} us, "
+          f"backward {t['unattributed_backward_us']:.3f} us per step", file=sys.stderr)
+    return out
+
+
 def dump(doc):
     """JSON with one parameter, layer or buffer per line."""
     lines = ["{"]
@@ -327,7 +407,11 @@ def main():
     src.add_argument("--model", choices=["resnet50", "bert-base", "bert-large", "gpt2-medium", "llama2-7b",
                                          "llama2-70b"])
     src.add_argument("--module", help="FILE.py:FACTORY returning (model, example_input)")
+    src.add_argument("--workload", help="an existing workload JSON whose layer times --from-trace fills (no torch)")
     ap.add_argument("--mode", choices=["flops", "measure"], default="flops")
+    ap.add_argument("--from-trace", metavar="TRACE",
+                    help="torch.profiler Chrome trace JSON: each layer's forward/backward time from the kernels "
+                         "(CPU ops on a CPU-only trace) under its module scope (docs/profiler-traces.md)")
     ap.add_argument("--batch", type=int, default=1, help="per-GPU batch (built-in models)")
     ap.add_argument("--seq", type=int, default=512, help="sequence length (built-in transformers)")
     ap.add_argument("--name", help="workload name (default: the model name)")
@@ -341,6 +425,24 @@ def main():
     ap.add_argument("--iters", type=int, default=5)
     ap.add_argument("--out", help="output file (default: stdout)")
     args = ap.parse_args()
+    if args.from_trace and args.mode == "measure":
+        ap.error("--from-trace takes the times from the trace: drop --mode measure")
+    if args.workload:
+        if not args.from_trace:
+            ap.error("--workload needs --from-trace TRACE")
+        try:
+            with open(args.workload) as f:
+                base = json.load(f)
+            if not isinstance(base.get("layers"), list) or not all(isinstance(l, dict) and "name" in l
+                                                                   for l in base["layers"]):
+                raise ValueError("layers: expected an array of {name, params, ...}")
+        except (OSError, ValueError, AttributeError) as e:
+            print(f"error: {args.workload}: {e}", file=sys.stderr)
+            sys.exit(2)
+        write(apply_trace(base, args.from_trace), args.out)
+        return
+    if torch is None:
+        ap.error("--model/--module need torch (apt-get install python3-torch); --workload FILE --from-trace TRACE does not")
     torch.manual_seed(0)
     args.flops_scale = 1
     if args.model:
@@ -357,12 +459,18 @@ def main():
         model, example = model.cuda(), example.cuda()
     with torch.random.fork_rng():
         doc = export(model, example, description, args)
+    if args.from_trace:
+        doc = apply_trace(doc, args.from_trace, module_labels(model, example))
+    write(doc, args.out)
+
+
+def write(doc, path):
     text = dump(doc)
-    if args.out:
-        with open(args.out, "w") as f:
+    if path:
+        with open(path, "w") as f:
             f.write(text)
         total = sum(p["numel"] for p in doc["parameters"])
-        print(f"wrote {args.out}: {len(doc['parameters'])} parameters ({total:,} elements), "
+        print(f"wrote {path}: {len(doc['parameters'])} parameters ({total:,} elements), "
               f"{len(doc['layers'])} layers", file=sys.stderr)
     else:
         sys.stdout.write(text)

@@ -88,7 +88,8 @@ void ring_blocks(Schedule& s, const std::vector<std::vector<int>>& rings, const 
         const bool pipelined = u % slices != 0;
         const Transfer t{ring[static_cast<std::size_t>(p)], ring[static_cast<std::size_t>((p + 1) % n)],
                          s.chunks()[static_cast<std::size_t>(chunk)].bytes, chunk,
-                         rs ? TransferKind::Reduce : TransferKind::Copy, TransferLeg::EndToEnd, pipelined};
+                         rs ? TransferKind::Reduce : TransferKind::Copy, TransferLeg::EndToEnd, pipelined,
+                         channel_tag(u / slices)};
         deps.clear();
         if (k > 0) {
           deps.push_back(id(u, k - 1, (p + n - 1) % n));
@@ -139,7 +140,8 @@ void ring_chain(Schedule& s, const std::vector<std::vector<int>>& rings, const A
       if (pipelined) deps.push_back(id(u - 1, p));
       s.add(Transfer{chain[static_cast<std::size_t>(p)], chain[static_cast<std::size_t>(p + 1)],
                      s.chunks()[static_cast<std::size_t>(u)].bytes, u,
-                     bcast ? TransferKind::Copy : TransferKind::Reduce, TransferLeg::EndToEnd, pipelined},
+                     bcast ? TransferKind::Copy : TransferKind::Reduce, TransferLeg::EndToEnd, pipelined,
+                     channel_tag(u / slices)},
             deps);
     }
   }

@@ -1,5 +1,7 @@
 #include "sim/algo/schedule.hpp"
 
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
@@ -40,7 +42,7 @@ TransferId Schedule::add(const Transfer& t, std::span<const TransferId> deps) {
     if (d >= id) throw InternalError(fmt::format("{}: transfer {} depends on later transfer {}", algorithm_, id, d));
   }
   transfers_.push_back(Packed{t.src, t.dst, t.chunk, static_cast<std::uint8_t>(t.kind), static_cast<std::uint8_t>(t.leg),
-                              t.pipelined});
+                              t.pipelined, t.channel});
   dep_list_.insert(dep_list_.end(), deps.begin(), deps.end());
   dep_begin_.push_back(dep_list_.size());
   return id;
@@ -54,7 +56,7 @@ Transfer Schedule::transfer(TransferId id) const {
   const Packed& p = transfers_[id];
   const auto kind = static_cast<TransferKind>(p.kind);
   const Bytes bytes = kind == TransferKind::Join ? Bytes{0} : chunks_[static_cast<std::size_t>(p.chunk)].bytes;
-  return Transfer{p.src, p.dst, bytes, p.chunk, kind, static_cast<TransferLeg>(p.leg), p.pipelined};
+  return Transfer{p.src, p.dst, bytes, p.chunk, kind, static_cast<TransferLeg>(p.leg), p.pipelined, p.channel};
 }
 
 std::vector<Transfer> Schedule::transfers() const {
@@ -75,6 +77,11 @@ std::vector<Bytes> Schedule::bytes_sent_per_rank() const {
     out[static_cast<std::size_t>(t.src)] += t.bytes;
   }
   return out;
+}
+
+std::uint8_t channel_tag(int channel) {
+  if (channel < 0 || channel > 255) throw std::invalid_argument(fmt::format("channel {} is outside 0..255", channel));
+  return static_cast<std::uint8_t>(channel);
 }
 
 std::vector<Bytes> split_evenly(Bytes total, int parts) {

@@ -40,6 +40,9 @@ struct Transfer {
   // A later slice of a pipelined step: the protocol's per-step latency was paid by the
   // step's first slice (NCCL keeps NCCL_STEPS slots in flight, hiding it in steady state).
   bool pipelined = false;
+  // Which channel (parallel ring/tree, one NCCL thread block) carries it: traces draw one
+  // track per rank and channel. Algorithms without channels leave 0.
+  std::uint8_t channel = 0;
 };
 
 // What a chunk means, for verification: `origin` is the rank that holds it at the start
@@ -95,11 +98,16 @@ class Schedule {
     std::uint8_t kind;
     std::uint8_t leg;
     bool pipelined;
+    std::uint8_t channel;  // fills the padding: still 16 bytes
   };
+  static_assert(sizeof(Packed) == 16);
   std::vector<Packed> transfers_;
   std::vector<std::uint64_t> dep_begin_;  // CSR offsets, size() + 1 entries
   std::vector<TransferId> dep_list_;
 };
+
+// A channel index as Transfer::channel stores it; throws std::invalid_argument past 255.
+[[nodiscard]] std::uint8_t channel_tag(int channel);
 
 // Splits `total` bytes into `parts` chunks that differ by at most one byte; the first
 // total % parts chunks get the extra byte. Nothing is dropped.

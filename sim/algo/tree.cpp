@@ -70,7 +70,7 @@ Schedule double_binary_tree_allreduce(const Collective& c, const AlgorithmOption
     const auto which = twice ? (static_cast<std::size_t>(ch) / orders) % 2 : static_cast<std::size_t>(ch % 2);
     TreePassIds previous;
     for (int l = 0; l < slices; ++l) {
-      previous = add_tree_passes(s, trees[2 * order + which], ch * slices + l, true, true, previous);
+      previous = add_tree_passes(s, trees[2 * order + which], ch * slices + l, true, true, previous, ch);
     }
   }
   return s;

@@ -36,13 +36,14 @@ RankTree::RankTree(std::vector<int> parent) : parent_(std::move(parent)), childr
 }
 
 TreePassIds add_tree_passes(Schedule& s, const RankTree& tree, int chunk, bool up, bool down,
-                            const TreePassIds& previous) {
+                            const TreePassIds& previous, int channel) {
   const std::size_t n = tree.top_down().size();
   TreePassIds ids;
   ids.up.assign(n, 0);
   ids.down.assign(n, 0);
   ids.valid = true;
   const Bytes bytes = s.chunks()[static_cast<std::size_t>(chunk)].bytes;
+  const std::uint8_t tag = channel_tag(channel);
   const bool pipelined = previous.valid;
   std::vector<TransferId> deps;
   if (up) {
@@ -54,7 +55,7 @@ TreePassIds add_tree_passes(Schedule& s, const RankTree& tree, int chunk, bool u
       for (int c : tree.children(r)) deps.push_back(ids.up[static_cast<std::size_t>(c)]);
       if (pipelined) deps.push_back(previous.up[static_cast<std::size_t>(r)]);
       ids.up[static_cast<std::size_t>(r)] =
-          s.add(Transfer{r, tree.parent(r), bytes, chunk, TransferKind::Reduce, TransferLeg::EndToEnd, pipelined}, deps);
+          s.add(Transfer{r, tree.parent(r), bytes, chunk, TransferKind::Reduce, TransferLeg::EndToEnd, pipelined, tag}, deps);
     }
   }
   if (down) {
@@ -68,7 +69,7 @@ TreePassIds add_tree_passes(Schedule& s, const RankTree& tree, int chunk, bool u
         }
         if (pipelined) deps.push_back(previous.down[static_cast<std::size_t>(c)]);
         ids.down[static_cast<std::size_t>(c)] =
-            s.add(Transfer{r, c, bytes, chunk, TransferKind::Copy, TransferLeg::EndToEnd, pipelined}, deps);
+            s.add(Transfer{r, c, bytes, chunk, TransferKind::Copy, TransferLeg::EndToEnd, pipelined, tag}, deps);
       }
     }
   }

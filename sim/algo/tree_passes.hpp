@@ -38,9 +38,9 @@ struct TreePassIds {
 
 // Adds the reduce pass (`up`) and/or broadcast pass (`down`) of `chunk` over `tree`;
 // `previous` (if valid) is the preceding slice of the same stream, which each edge
-// follows. Returns this slice's ids.
+// follows; every transfer is tagged with `channel`. Returns this slice's ids.
 TreePassIds add_tree_passes(Schedule& s, const RankTree& tree, int chunk, bool up, bool down,
-                            const TreePassIds& previous);
+                            const TreePassIds& previous, int channel = 0);
 
 // NCCL's binary tree over 0..n-1 (in-order layout: a rank's parent flips its lowest set
 // bit and sets the next, or just clears it when that leaves the range; rank 0 is the root

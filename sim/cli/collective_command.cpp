@@ -1,3 +1,6 @@
+// `collsim collective`: one collective over a range of sizes (nccl-tests columns), and
+// optionally the Perfetto trace of one size.
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -11,6 +14,7 @@
 #include "sim/core/size_list.hpp"
 #include "sim/core/unit_parse.hpp"
 #include "sim/measure/calibration.hpp"
+#include "sim/report/collective_trace.hpp"
 
 namespace collsim::cli {
 
@@ -32,6 +36,7 @@ struct CollectiveArgs {
   bool crossover = false;
   bool exact = false;
   std::string format = "table";
+  std::string trace;
 };
 
 void run_collective(const CollectiveArgs& a) {
@@ -60,6 +65,10 @@ void run_collective(const CollectiveArgs& a) {
     sizes = parse_size_list(a.sizes, a.factor);
   } catch (const UnitError& e) {
     throw ConfigError("--sizes", "", e.value(), e.expected());
+  }
+  if (!a.trace.empty() && sizes.size() != 1) {
+    throw ConfigError("--trace", "", a.trace,
+                      fmt::format("one size in --sizes (a trace shows one collective; --sizes gives {})", sizes.size()));
   }
   if (a.channels < 0 || a.channels > 64) {
     throw ConfigError("--channels", "", std::to_string(a.channels), "a channel count from 1 to 64 (0: NCCL's search)");
@@ -99,6 +108,12 @@ void run_collective(const CollectiveArgs& a) {
                         fmt::format("a combination that can run on {} ({})", topo.name, e.what()));
     }
   }
+  if (!a.trace.empty()) {
+    std::ofstream out(a.trace, std::ios::binary);
+    if (!out) throw ConfigError("--trace", "", a.trace, "a writable file path");
+    const CollectivePrediction& row = report.rows.front();
+    write_collective_trace(out, row, replay_collective(graph, row, req), topo.name);
+  }
   if (a.crossover) report.crossovers = find_crossovers(graph, report.rows, req);
   write_collective_report(std::cout, report, format);
 }
@@ -130,6 +145,9 @@ void add_collective_command(CLI::App& app) {
   cmd->add_flag("--exact", args->exact,
                 "Replay every transfer (by default ring and hier_ring use the step-per-phase fast path when it is exact)");
   cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
+  cmd->add_option("--trace", args->trace,
+                  "Also write the collective (one --sizes value) as a Chrome trace event JSON file (Perfetto): every "
+                  "transfer replayed, one send and one receive track per rank and channel");
   cmd->callback([args] { run_collective(*args); });
 }
 

@@ -31,6 +31,7 @@ void add_topo_command(CLI::App& app);  // collsim topo show|validate|dot|nccl FI
 void add_ddp_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
 void add_plan_command(CLI::App& app);  // collsim plan PLAN.json (capacity planning)
+void add_trace_check_command(CLI::App& app);  // hidden: collsim check-trace FILE...
 
 // --topology FILE (or the built-in node when empty), cut to the first `ranks` ranks.
 [[nodiscard]] Topology load_topology_option(const std::string& path, std::optional<int> ranks);

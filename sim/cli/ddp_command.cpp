@@ -52,10 +52,9 @@ Topology calibrated_topology(const DdpCommandArgs& a, const std::optional<Calibr
 void run_ddp(const DdpCommandArgs& a) {
   const std::optional<Calibration> cal = calibration_option(a);
   if (a.sharding.sharding != "ddp") {
-    if (!a.trace.empty()) throw ConfigError("--trace", "", a.trace, "--sharding ddp (traces are written for DDP steps only)");
     if (a.bucket_mb != 25) throw ConfigError("--bucket-mb", "", fmt::format("{}", a.bucket_mb), "--sharding ddp (ZeRO buckets: --reduce-bucket-mb)");
     const OutputFormat format = parse_format_option(a.format);
-    run_sharded(a.sharding, a.ddp, calibrated_topology(a, cal), format);
+    run_sharded(a.sharding, a.ddp, calibrated_topology(a, cal), format, a.trace);
     return;
   }
   check_algorithm(a.ddp.algo);
@@ -102,7 +101,7 @@ void add_ddp_command(CLI::App& app) {
   cmd->add_option("--calibration", args->calibration,
                   "Calibration JSON (validate --calibrate): per-link-class efficiency and latency applied to the topology, "
                   "and its \"ddp\" section's compute slowdown while communicating");
-  cmd->add_option("--trace", args->trace, "Also write a Chrome trace event JSON file (Perfetto, chrome://tracing)");
+  cmd->add_option("--trace", args->trace, "Also write the step as a Chrome trace event JSON file (Perfetto, chrome://tracing); DDP and --sharding");
   cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
   cmd->callback([args] { run_ddp(*args); });
 }

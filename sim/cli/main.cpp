@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   collsim::cli::add_ddp_command(app);
   collsim::cli::add_sweep_command(app);
   collsim::cli::add_plan_command(app);
+  collsim::cli::add_trace_check_command(app);
 
   try {
     app.parse(argc, argv);

@@ -1,5 +1,6 @@
 #include "sim/cli/sharding_options.hpp"
 
+#include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -7,6 +8,7 @@
 #include "sim/algo/registry.hpp"
 #include "sim/core/error.hpp"
 #include "sim/report/sharded_report.hpp"
+#include "sim/report/trace_writer.hpp"
 #include "sim/train/group_collective_cost.hpp"
 
 namespace collsim::cli {
@@ -85,7 +87,8 @@ ShardingOptions make_sharding_options(const ShardingArgs& a, const DdpArgs& ddp,
   return o;
 }
 
-void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo, OutputFormat format) {
+void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo, OutputFormat format,
+                 const std::string& trace) {
   for (CollectiveOp op : {CollectiveOp::AllGather, CollectiveOp::ReduceScatter, CollectiveOp::AllReduce}) {
     if (!is_algorithm(ddp.algo) || !supports(ddp.algo, op)) {
       throw ConfigError("--algo", "", fmt::format("\"{}\"", ddp.algo),
@@ -119,6 +122,12 @@ void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo
   rep.ranks = ranks;
   rep.ranks_per_node = hybrid ? o.ranks_per_node : 0;
   rep.accumulate = o.accumulate;
+  if (!trace.empty()) {
+    std::ofstream out(trace, std::ios::binary);
+    if (!out) throw ConfigError("--trace", "", trace, "a writable file path");
+    write_chrome_trace(out, rep.result, fmt::format("collsim ddp --sharding {} {} on {} ({} ranks)", a.sharding, w.name,
+                                                    topo.name, ranks));
+  }
   write_sharded_report(std::cout, rep, format);
 }
 

@@ -30,7 +30,9 @@ void add_sharding_options(CLI::App* cmd, ShardingArgs& a);
 // away from their defaults are rejected for a sharded strategy.
 [[nodiscard]] ShardingOptions make_sharding_options(const ShardingArgs& a, const DdpArgs& ddp, int default_ranks_per_node);
 
-// Runs one sharded step and writes the report.
-void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo, OutputFormat format);
+// Runs one sharded step and writes the report; a non-empty `trace` path also gets the
+// step as a Chrome trace event JSON file.
+void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo, OutputFormat format,
+                 const std::string& trace = "");
 
 }  // namespace collsim::cli

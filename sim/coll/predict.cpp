@@ -100,6 +100,26 @@ CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, c
   return *best;
 }
 
+CollectiveReplay replay_collective(LinkGraph& graph, const CollectivePrediction& prediction,
+                                   const CollectiveRequest& request) {
+  const Collective& c = prediction.collective;
+  const std::string& algo = prediction.algorithm;
+  const TopologyFacts facts = topology_facts(graph.topology(), request.hosts);
+  std::optional<NcclGraph> channel_graph;
+  if (prediction.protocol != Protocol::Ideal) channel_graph = search_nccl_ring(graph, facts.host_of_rank);
+  const CollectiveCost cost = collective_cost(facts, c, algo, prediction.protocol, request.model, request.overrides,
+                                              channel_graph ? &*channel_graph : nullptr);
+  if (cost.unusable) throw std::invalid_argument(*cost.unusable);
+  if (!cost.options.channel_orders.empty() && algo == "ring") pin_channel_hops(graph, *channel_graph, cost.options);
+  Schedule s = build_schedule(algo, c, cost.options);
+  PlayOptions play;
+  play.cost = cost.step;
+  play.record_timings = true;
+  PlayResult r = play_schedule(s, graph, play);
+  graph.clear_pinned_routes();
+  return CollectiveReplay{std::move(s), std::move(r.timings), r.duration, cost.base_latency};
+}
+
 CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, const std::string& algo) {
   CollectiveRequest r;
   r.algorithms = {algo};

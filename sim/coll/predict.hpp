@@ -39,6 +39,19 @@ struct CollectivePrediction {
 // Throws std::invalid_argument when no candidate can run (the message says why).
 [[nodiscard]] CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c,
                                                       const CollectiveRequest& request);
+// A prediction's (algorithm, protocol) replayed transfer by transfer (no fast path), for
+// traces: the schedule, when each transfer started and ended (its dependencies met, its
+// last byte delivered; ps from the first transfer), and the base latency the prediction
+// adds to the replay's duration. Throws std::invalid_argument as predict_collective does.
+struct CollectiveReplay {
+  Schedule schedule;
+  std::vector<TransferTiming> timings;  // per transfer
+  Time duration;                        // last transfer's end
+  Time base_latency;
+};
+[[nodiscard]] CollectiveReplay replay_collective(LinkGraph& graph, const CollectivePrediction& prediction,
+                                                 const CollectiveRequest& request);
+
 // One algorithm, ideal protocol.
 [[nodiscard]] CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, const std::string& algo);
 

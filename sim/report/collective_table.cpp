@@ -5,6 +5,8 @@
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/report/csv_writer.hpp"
+
 namespace collsim {
 
 namespace {
@@ -91,12 +93,16 @@ void write_json(std::ostream& out, const CollectiveReport& r) {
 }
 
 void write_csv(std::ostream& out, const CollectiveReport& r) {
-  out << "op,ranks,size_bytes,count,type,redop,root,time_us,algbw_gbps,busbw_gbps,algorithm,protocol,channels\n";
+  CsvWriter csv(out);
+  csv.row({"op", "ranks", "size_bytes", "count", "type", "redop", "root", "time_us", "algbw_gbps", "busbw_gbps", "algorithm",
+           "protocol", "channels"});
   for (const auto& p : r.rows) {
     const RowFields f = fields(p);
-    fmt::print(out, "{},{},{},{},float,{},{},{:.6f},{:.6f},{:.6f},{},{},{}\n", to_string(p.collective.op),
-               p.collective.ranks, p.collective.size.count, f.count, f.redop, f.root, p.time.us(), p.algbw_gbps,
-               p.busbw_gbps, p.algorithm, to_string(p.protocol), p.channels);
+    csv.row({std::string(to_string(p.collective.op)), std::to_string(p.collective.ranks),
+             std::to_string(p.collective.size.count), fmt::format("{}", f.count), "float", fmt::format("{}", f.redop),
+             fmt::format("{}", f.root), fmt::format("{:.6f}", p.time.us()), fmt::format("{:.6f}", p.algbw_gbps),
+             fmt::format("{:.6f}", p.busbw_gbps), p.algorithm, std::string(to_string(p.protocol)),
+             std::to_string(p.channels)});
   }
 }
 

@@ -5,6 +5,8 @@
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/report/csv_writer.hpp"
+
 namespace collsim {
 
 namespace {
@@ -78,10 +80,13 @@ void write_json(std::ostream& out, const DdpReport& rep) {
 }
 
 void write_csv(std::ostream& out, const DdpReport& rep) {
-  out << "bucket,params,bytes,wire_bytes,ready_ms,launch_ms,start_ms,end_ms,comm_ms\n";
+  CsvWriter csv(out);
+  csv.row({"bucket", "params", "bytes", "wire_bytes", "ready_ms", "launch_ms", "start_ms", "end_ms", "comm_ms"});
   for (const auto& b : rep.result.buckets) {
-    fmt::print(out, "{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f}\n", b.index, b.params, b.bytes.count,
-               b.wire_bytes.count, b.ready.ms(), b.launched.ms(), b.start.ms(), b.end.ms(), (b.end - b.start).ms());
+    csv.row({std::to_string(b.index), std::to_string(b.params), std::to_string(b.bytes.count),
+             std::to_string(b.wire_bytes.count), fmt::format("{:.6f}", b.ready.ms()), fmt::format("{:.6f}", b.launched.ms()),
+             fmt::format("{:.6f}", b.start.ms()), fmt::format("{:.6f}", b.end.ms()),
+             fmt::format("{:.6f}", (b.end - b.start).ms())});
   }
 }
 

@@ -8,6 +8,8 @@
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/report/csv_writer.hpp"
+
 namespace collsim {
 
 namespace {
@@ -57,13 +59,6 @@ std::vector<std::string> as_list(const Cells& c) {
           c.exposed, c.memory_gib, c.margin_gib, c.per_hour, c.per_million, c.pareto};
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
-}
-
 void write_table(std::ostream& out, const PlanReport& rep) {
   const Plan& p = *rep.plan;
   fmt::print(out, "# collsim plan: {} ({} combinations, {} simulated); costs in {}\n", p.name, rep.result.rows.size(),
@@ -91,13 +86,9 @@ void write_table(std::ostream& out, const PlanReport& rep) {
 }
 
 void write_csv(std::ostream& out, const PlanReport& rep) {
-  for (std::size_t i = 0; i < kHeader.size(); ++i) out << (i ? "," : "") << kHeader[i];
-  out << "\n";
-  for (const auto& r : rep.result.rows) {
-    const auto list = as_list(cells(rep, r));
-    for (std::size_t i = 0; i < list.size(); ++i) out << (i ? "," : "") << csv_field(list[i]);
-    out << "\n";
-  }
+  CsvWriter csv(out);
+  csv.row(std::vector<std::string>(kHeader.begin(), kHeader.end()));
+  for (const auto& r : rep.result.rows) csv.row(as_list(cells(rep, r)));
 }
 
 nlohmann::ordered_json number_or_null(const std::string& s) {

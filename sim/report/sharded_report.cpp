@@ -5,6 +5,8 @@
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/report/csv_writer.hpp"
+
 namespace collsim {
 
 namespace {
@@ -102,11 +104,13 @@ void write_json(std::ostream& out, const ShardedReport& rep) {
 }
 
 void write_csv(std::ostream& out, const ShardedReport& rep) {
-  out << "unit,elements,fwd_gather_start_ms,fwd_gather_end_ms,bwd_gather_start_ms,bwd_gather_end_ms,reduce_start_ms,"
-         "reduce_end_ms\n";
+  CsvWriter csv(out);
+  csv.row({"unit", "elements", "fwd_gather_start_ms", "fwd_gather_end_ms", "bwd_gather_start_ms", "bwd_gather_end_ms",
+           "reduce_start_ms", "reduce_end_ms"});
+  auto ms = [](Time t) { return fmt::format("{:.6f}", t.ms()); };
   for (const Row& row : rows(rep.result)) {
-    fmt::print(out, "{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f}\n", row.name, row.numel, row.fwd_start.ms(),
-               row.fwd_end.ms(), row.bwd_start.ms(), row.bwd_end.ms(), row.reduce_start.ms(), row.reduce_end.ms());
+    csv.row({row.name, fmt::format("{}", row.numel), ms(row.fwd_start), ms(row.fwd_end), ms(row.bwd_start), ms(row.bwd_end),
+             ms(row.reduce_start), ms(row.reduce_end)});
   }
 }
 

@@ -5,6 +5,8 @@
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/report/csv_writer.hpp"
+
 namespace collsim {
 
 namespace {
@@ -55,12 +57,15 @@ void write_json(std::ostream& out, const SweepReport& rep) {
 }
 
 void write_csv(std::ostream& out, const SweepReport& rep) {
-  out << "ranks,bucket_mb,buckets,iteration_ms,communication_ms,exposed_communication_ms,overlap_percent,best\n";
+  CsvWriter csv(out);
+  csv.row({"ranks", "bucket_mb", "buckets", "iteration_ms", "communication_ms", "exposed_communication_ms", "overlap_percent",
+           "best"});
   for (const auto& row : rep.result.rows) {
     bool best = false;
     for (const auto& b : rep.result.best) best = best || (b.ranks == row.ranks && b.bucket_mb == row.bucket_mb);
-    fmt::print(out, "{},{:g},{},{:.6f},{:.6f},{:.6f},{:.3f},{}\n", row.ranks, row.bucket_mb, row.buckets, row.iteration.ms(),
-               row.comm_total.ms(), row.exposed_comm.ms(), row.overlap_percent, best ? 1 : 0);
+    csv.row({fmt::format("{}", row.ranks), fmt::format("{:g}", row.bucket_mb), fmt::format("{}", row.buckets),
+             fmt::format("{:.6f}", row.iteration.ms()), fmt::format("{:.6f}", row.comm_total.ms()),
+             fmt::format("{:.6f}", row.exposed_comm.ms()), fmt::format("{:.3f}", row.overlap_percent), best ? "1" : "0"});
   }
 }
 

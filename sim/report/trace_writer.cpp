@@ -1,46 +1,36 @@
 #include "sim/report/trace_writer.hpp"
 
-#include <nlohmann/json.hpp>
+#include "sim/report/chrome_trace.hpp"
 
 namespace collsim {
 
-namespace {
-
-constexpr int kComputeTid = 1;
-constexpr int kCommTid = 2;
-
-double us(Time t) { return static_cast<double>(t.ps) / Time::kPerUs; }
-
-nlohmann::ordered_json thread_name(int tid, const char* name) {
-  return {{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", tid}, {"args", {{"name", name}}}};
-}
-
-}  // namespace
-
-void write_chrome_trace(std::ostream& out, const DdpResult& r, const std::string& title) {
-  nlohmann::ordered_json events = nlohmann::ordered_json::array();
-  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 0}, {"args", {{"name", title}}}});
-  events.push_back(thread_name(kComputeTid, "compute stream"));
-  events.push_back(thread_name(kCommTid, "communication stream"));
-  for (std::size_t i = 0; i < r.program.compute.size(); ++i) {
-    const auto& task = r.program.compute[i];
-    const auto& iv = r.timeline.compute[i];
+void write_stream_trace(std::ostream& out, const StreamProgram& p, const StreamTimeline& t, const std::string& title) {
+  ChromeTrace trace;
+  const int pid = trace.add_process(title);
+  const int compute = trace.add_track(pid, "compute stream");
+  const int comm = trace.add_track(pid, "communication stream");
+  for (std::size_t i = 0; i < p.compute.size(); ++i) {
+    const auto& task = p.compute[i];
+    const auto& iv = t.compute[i];
     if (iv.end == iv.start) continue;  // zero-length tasks (e.g. no copy-out) carry no slice
-    events.push_back({{"name", task.name}, {"cat", task.category}, {"ph", "X"}, {"pid", 1}, {"tid", kComputeTid},
-                      {"ts", us(iv.start)}, {"dur", us(iv.end - iv.start)}});
+    trace.add_slice(compute, task.name, task.category, iv.start, iv.end);
   }
-  for (std::size_t i = 0; i < r.program.comm.size(); ++i) {
-    const auto& task = r.program.comm[i];
-    const auto& iv = r.timeline.comm[i];
+  for (std::size_t i = 0; i < p.comm.size(); ++i) {
+    const auto& task = p.comm[i];
+    const auto& iv = t.comm[i];
     nlohmann::ordered_json args = {{"bytes", task.bytes.count}};
     if (task.bucket) args["bucket"] = *task.bucket;
-    events.push_back({{"name", task.name}, {"cat", task.category}, {"ph", "X"}, {"pid", 1}, {"tid", kCommTid},
-                      {"ts", us(iv.start)}, {"dur", us(iv.end - iv.start)}, {"args", args}});
+    trace.add_slice(comm, task.name, task.category, iv.start, iv.end, std::move(args));
   }
-  nlohmann::ordered_json doc;
-  doc["traceEvents"] = std::move(events);
-  doc["displayTimeUnit"] = "ms";
-  out << doc.dump(1) << "\n";
+  trace.write(out);
+}
+
+void write_chrome_trace(std::ostream& out, const DdpResult& r, const std::string& title) {
+  write_stream_trace(out, r.program, r.timeline, title);
+}
+
+void write_chrome_trace(std::ostream& out, const ShardedResult& r, const std::string& title) {
+  write_stream_trace(out, r.program, r.timeline, title);
 }
 
 }  // namespace collsim

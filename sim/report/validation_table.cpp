@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/report/csv_writer.hpp"
+
 namespace collsim {
 
 namespace {
@@ -131,20 +133,14 @@ void write_json(std::ostream& out, const ValidationReport& r) {
   out << doc.dump(2) << "\n";
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 void write_csv(std::ostream& out, const ValidationReport& r) {
-  out << "source,kind,case,algorithm,ranks,size_bytes,measured_us,predicted_us,error,note\n";
+  CsvWriter csv(out);
+  csv.row({"source", "kind", "case", "algorithm", "ranks", "size_bytes", "measured_us", "predicted_us", "error", "note"});
   for (const auto& row : r.rows) {
     const auto e = row.error();
-    out << fmt::format("{},{},{},{},{},{},{:.3f},{},{},{}\n", csv_field(row.source), row.kind, csv_field(row.case_name), row.algorithm,
-                       row.ranks, row.size.count, us(row.measured), row.predicted ? fmt::format("{:.3f}", us(*row.predicted)) : "",
-                       e ? fmt::format("{:.6f}", *e) : "", csv_field(row.note));
+    csv.row({row.source, fmt::format("{}", row.kind), row.case_name, row.algorithm, fmt::format("{}", row.ranks),
+             fmt::format("{}", row.size.count), fmt::format("{:.3f}", us(row.measured)),
+             row.predicted ? fmt::format("{:.3f}", us(*row.predicted)) : "", e ? fmt::format("{:.6f}", *e) : "", row.note});
   }
 }
 

@@ -42,7 +42,7 @@ expect_error 2 "--backward-prefetch" -- ddp --workload bert-large --sharding zer
 expect_error 2 "--ranks-per-node" -- ddp --topology "$TOPO" --workload bert-large --sharding fsdp_hybrid_shard --ranks-per-node 3
 expect_error 2 "--ranks-per-node" -- ddp --workload bert-large --sharding zero3 --ranks-per-node 4
 expect_error 2 "--hook" -- ddp --workload bert-large --sharding zero2 --hook fp16
-expect_error 2 "--trace" -- ddp --workload bert-large --sharding zero3 --trace "$TMP/x.json"
+expect_error 2 "--trace" -- ddp --workload bert-large --sharding zero3 --trace "$TMP/no/such/dir/x.json"
 expect_error 2 "--all-gather-limit" -- ddp --workload bert-large --sharding zero3 --all-gather-limit -1
 expect_error 2 "--precision" -- ddp --workload bert-large --sharding zero3 --precision fp8
 expect_error 2 "--reduce-bucket-mb" -- ddp --workload bert-large --sharding zero2 --reduce-bucket-mb 0
