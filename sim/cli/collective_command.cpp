@@ -3,6 +3,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -10,6 +11,7 @@
 #include "sim/coll/crossover.hpp"
 #include "sim/coll/predict.hpp"
 #include "sim/coll/selection.hpp"
+#include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/size_list.hpp"
 #include "sim/core/unit_parse.hpp"
@@ -109,10 +111,10 @@ void run_collective(const CollectiveArgs& a) {
     }
   }
   if (!a.trace.empty()) {
-    std::ofstream out(a.trace, std::ios::binary);
-    if (!out) throw ConfigError("--trace", "", a.trace, "a writable file path");
+    std::ostringstream out;
     const CollectivePrediction& row = report.rows.front();
     write_collective_trace(out, row, replay_collective(graph, row, req), topo.name);
+    write_file_atomically(a.trace, out.str(), "--trace");
   }
   if (a.crossover) report.crossovers = find_crossovers(graph, report.rows, req);
   write_collective_report(std::cout, report, format);

@@ -2,6 +2,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -9,6 +10,7 @@
 #include "sim/cli/commands.hpp"
 #include "sim/cli/ddp_options.hpp"
 #include "sim/cli/sharding_options.hpp"
+#include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
 #include "sim/measure/calibration.hpp"
 #include "sim/report/ddp_report.hpp"
@@ -81,9 +83,9 @@ void run_ddp(const DdpCommandArgs& a) {
   rep.bucket_cap_mb = a.bucket_mb;
   rep.iteration = a.ddp.iteration;
   if (!a.trace.empty()) {
-    std::ofstream out(a.trace, std::ios::binary);
-    if (!out) throw ConfigError("--trace", "", a.trace, "a writable file path");
+    std::ostringstream out;
     write_chrome_trace(out, rep.result, fmt::format("collsim ddp {} on {} ({} ranks)", w.name, topo.name, rep.ranks));
+    write_file_atomically(a.trace, out.str(), "--trace");
   }
   write_ddp_report(std::cout, rep, format);
 }

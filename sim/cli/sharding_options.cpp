@@ -3,9 +3,12 @@
 #include <fstream>
 #include <iostream>
 
+#include <sstream>
+
 #include <fmt/format.h>
 
 #include "sim/algo/registry.hpp"
+#include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
 #include "sim/report/sharded_report.hpp"
 #include "sim/report/trace_writer.hpp"
@@ -123,10 +126,10 @@ void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo
   rep.ranks_per_node = hybrid ? o.ranks_per_node : 0;
   rep.accumulate = o.accumulate;
   if (!trace.empty()) {
-    std::ofstream out(trace, std::ios::binary);
-    if (!out) throw ConfigError("--trace", "", trace, "a writable file path");
+    std::ostringstream out;
     write_chrome_trace(out, rep.result, fmt::format("collsim ddp --sharding {} {} on {} ({} ranks)", a.sharding, w.name,
                                                     topo.name, ranks));
+    write_file_atomically(trace, out.str(), "--trace");
   }
   write_sharded_report(std::cout, rep, format);
 }

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/version.hpp"
+
 namespace collsim {
 
 namespace {
@@ -110,6 +112,7 @@ void ChromeTrace::write(std::ostream& out) const {
   nlohmann::ordered_json doc;
   doc["traceEvents"] = std::move(events);
   doc["displayTimeUnit"] = "ms";
+  doc["otherData"] = {{kVersionKey, version_string()}};  // the trace viewers' metadata panel
   out << doc.dump(1) << "\n";
 }
 

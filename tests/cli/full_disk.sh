@@ -43,7 +43,17 @@ cmp -s "$DISK/cal.json" "$TMP/cal.before" || fail "validate --calibrate on a ful
 leftovers
 unfill
 
-# 3. plan --report: the previous report folder stays whole (no mix of old and new files).
+# 3. ddp --trace and collective --trace: the previous trace stays.
+echo '{"traceEvents": []}' >"$DISK/trace.json"
+cp "$DISK/trace.json" "$TMP/trace.before"
+fill
+expect_error 2 "--trace" "No space left on device" -- ddp --workload resnet50 --trace "$DISK/trace.json"
+expect_error 2 "--trace" "No space left on device" -- collective --sizes 1MiB --protocol simple --trace "$DISK/trace.json"
+cmp -s "$DISK/trace.json" "$TMP/trace.before" || fail "--trace on a full disk changed the previous trace"
+leftovers
+unfill
+
+# 4. plan --report: the previous report folder stays whole (no mix of old and new files).
 cat >"$TMP/plan.json" <<JSON
 {"name": "tiny", "candidates": [{"name": "node", "topology": "$SRC/topologies/dgx-h100.json", "world_sizes": [8],
   "price": {"per_gpu_hour": 2.5}}],
