@@ -31,7 +31,7 @@ struct ServerSpec {
   // explicit only: one server's nodes and links (ids local, exactly one host node, every
   // other node in it, no fabric switches or network links). GPUs in node order are its
   // local GPUs, NICs in node order its rails.
-  std::shared_ptr<const Topology> layout;
+  std::shared_ptr<const Topology> layout{};
 };
 
 // The datasheet NIC count of a server kind (DGX-1: 4, DGX A100/H100/B200, HGX H200: 8,
