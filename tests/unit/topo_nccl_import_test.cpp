@@ -53,7 +53,7 @@ std::string a100_with(const std::string& from, const std::string& to) {
 
 }  // namespace
 
-TEST_CASE("import-nccl: each hand-written dump is its shipped topology up to ids", "[topo][nccl-import]") {
+TEST_CASE("topo import-nccl: each hand-written dump is its shipped topology up to ids", "[topo][nccl-import]") {
   for (const std::string name : {"dgx-a100", "dgx-h100", "pcie-8gpu"}) {
     INFO(name);
     const Topology imported = load(import_text(slurp(kXml + name + ".xml")));
@@ -71,7 +71,7 @@ TEST_CASE("import-nccl: each hand-written dump is its shipped topology up to ids
   }
 }
 
-TEST_CASE("import-nccl: GPU models, NVLink counts and PCIe generations come from the dump", "[topo][nccl-import]") {
+TEST_CASE("topo import-nccl: GPU models, NVLink counts and PCIe generations come from the dump", "[topo][nccl-import]") {
   const auto a100 = import_text(slurp(kXml + "dgx-a100.xml"));
   // 6 NVSwitch peers x count 2 = 12 NVLinks per GPU at NVLink 3's 25 GB/s per lane.
   REQUIRE(a100["nodes"][7]["model"] == "A100");
@@ -91,7 +91,7 @@ TEST_CASE("import-nccl: GPU models, NVLink counts and PCIe generations come from
   }
 }
 
-TEST_CASE("import-nccl: a dump on a fabric is the shipped cluster, NIC speed from the dump", "[topo][nccl-import]") {
+TEST_CASE("topo import-nccl: a dump on a fabric is the shipped cluster, NIC speed from the dump", "[topo][nccl-import]") {
   // 4x-dgx-a100-8x200g-ib.json: 4 DGX A100 on one star, 200 Gb/s NICs (speed="200000" Mb/s).
   const auto doc = import_text(slurp(kXml + "dgx-a100.xml"), NcclClusterOptions{4, {{"kind", "star"}, {"link_kind", "ib"}}});
   REQUIRE(doc["generator"]["fabric"]["nic_bandwidth"] == "200Gbps");
@@ -100,12 +100,12 @@ TEST_CASE("import-nccl: a dump on a fabric is the shipped cluster, NIC speed fro
   REQUIRE(diffs.empty());
 }
 
-TEST_CASE("import-nccl: same input, same bytes", "[topo][nccl-import]") {
+TEST_CASE("topo import-nccl: same input, same bytes", "[topo][nccl-import]") {
   const std::string xml = slurp(kXml + "dgx-h100.xml");
   REQUIRE(import_text(xml).dump(2) == import_text(xml).dump(2));
 }
 
-TEST_CASE("import-nccl: a GPU the dump cannot name needs --gpu-model, which must fit its SM", "[topo][nccl-import]") {
+TEST_CASE("topo import-nccl: a GPU the dump cannot name needs --gpu-model, which must fit its SM", "[topo][nccl-import]") {
   // An A30 (SM 80, device 0x20b7) is not an A100: the SM alone does not decide.
   std::string a30 = slurp(kXml + "pcie-8gpu.xml");
   a30 = std::regex_replace(a30, std::regex("0x20b5"), "0x20b7");
@@ -117,7 +117,7 @@ TEST_CASE("import-nccl: a GPU the dump cannot name needs --gpu-model, which must
   REQUIRE_THROWS_AS(import_text(a30, std::nullopt, {"Z9"}), ConfigError);
 }
 
-TEST_CASE("import-nccl: each bad dump names file, line, element and attribute", "[topo][nccl-import]") {
+TEST_CASE("topo import-nccl: each bad dump names file, line, element and attribute", "[topo][nccl-import]") {
   // A missing attribute.
   const std::string no_width = error_of([] { (void)import_text(a100_with(" link_width=\"16\">", ">")); });
   REQUIRE(no_width.find("dump.xml: line 8, <pci> attribute \"link_width\"") != std::string::npos);
@@ -143,7 +143,7 @@ TEST_CASE("import-nccl: each bad dump names file, line, element and attribute", 
   REQUIRE_THROWS_AS(import_text(a100_with("speed=\"200000\"", "speed=\"fast\"")), ConfigError);
 }
 
-TEST_CASE("topology compare: different machines and different wiring are reported", "[topo][nccl-import]") {
+TEST_CASE("topo compare: different machines and different wiring are reported", "[topo][nccl-import]") {
   const Topology a100 = load_topology_file(shipped("dgx-a100.json"));
   REQUIRE(!topology_differences(a100, load_topology_file(shipped("dgx-h100.json"))).empty());
   // Moves the <pci> element `busid` (with its contents) to just before `before`.

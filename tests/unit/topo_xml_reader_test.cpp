@@ -20,7 +20,7 @@ int error_line(const std::string& text) {
 }
 }  // namespace
 
-TEST_CASE("xml reader: declaration, comments, quotes, self-closing elements, entities", "[topo][xml]") {
+TEST_CASE("topo xml reader: declaration, comments, quotes, self-closing elements, entities", "[topo][xml]") {
   const XmlElement root = parse_xml(
       "\xEF\xBB\xBF<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       "<!-- a comment -->\n"
@@ -46,7 +46,7 @@ TEST_CASE("xml reader: declaration, comments, quotes, self-closing elements, ent
   REQUIRE(root.children[1].line == 6);
 }
 
-TEST_CASE("xml reader: deep nesting is parsed without recursion", "[topo][xml]") {
+TEST_CASE("topo xml reader: deep nesting is parsed without recursion", "[topo][xml]") {
   std::string text;
   for (int i = 0; i < 10000; ++i) text += "<a>";
   for (int i = 0; i < 10000; ++i) text += "</a>";
@@ -54,7 +54,7 @@ TEST_CASE("xml reader: deep nesting is parsed without recursion", "[topo][xml]")
   REQUIRE(root.children.size() == 1);
 }
 
-TEST_CASE("xml reader: each malformed input is a ConfigError naming its line", "[topo][xml]") {
+TEST_CASE("topo xml reader: each malformed input is a ConfigError naming its line", "[topo][xml]") {
   // A mismatched end tag is reported where it is.
   REQUIRE_THROWS_AS(parse_xml("<a>\n<b>\n</a>", "t.xml"), ConfigError);
   REQUIRE(error_line("<a>\n<b>\n</a>") == 3);
@@ -89,7 +89,7 @@ TEST_CASE("xml reader: each malformed input is a ConfigError naming its line", "
   REQUIRE_THROWS_AS(parse_xml("<1a/>", "t.xml"), ConfigError);
 }
 
-TEST_CASE("xml reader: the message names file, line and what was expected", "[topo][xml]") {
+TEST_CASE("topo xml reader: the message names file, line and what was expected", "[topo][xml]") {
   try {
     (void)parse_xml("<system>\n  <cpu>\n</system>", "dump.xml");
     FAIL("no error");
