@@ -211,6 +211,8 @@ class Parser {
         if (c == '<') fail("\"<\"", fmt::format("no '<' inside the value of attribute \"{}\" (write &lt;)", key));
         if (c == '&') {
           entity(value);
+        } else if (c == '\t' || c == '\n' || c == '\r') {
+          value += ' ';  // attribute-value normalisation (XML 1.0, 3.3.3); references are kept
         } else {
           value += c;
         }

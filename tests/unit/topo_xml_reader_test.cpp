@@ -43,6 +43,8 @@ TEST_CASE("topo xml reader: declaration, comments, quotes, self-closing elements
   REQUIRE(*cpu.attribute("x") == "AB");
   REQUIRE(cpu.attributes.front().first == "numaid");  // file order kept
   REQUIRE(root.children[1].text == "text & more");
+  // Literal tabs and newlines in a value become spaces; character references stay.
+  REQUIRE(*parse_xml("<a x=\"1\n2\t3&#10;\"/>", "t.xml").attribute("x") == "1 2 3\n");
   REQUIRE(root.children[1].line == 6);
 }
 
