@@ -113,10 +113,15 @@ class HostBuilder {
     nvlinks(gpus);
     own_nics(gpus, nics);
     out_.nodes = std::move(nodes_);
-    out_.summary = fmt::format("{} x {} (SM {}), {} NIC port{}, {} PCIe switch{}, {} CPU socket{}", gpus.size(),
+    std::vector<std::string> speeds;  // the NICs' speeds, which a single host's links cannot carry
+    for (Bandwidth b : out_.nic_speeds) {
+      const std::string text = exact_bandwidth_text(b, true);
+      if (std::find(speeds.begin(), speeds.end(), text) == speeds.end()) speeds.push_back(text);
+    }
+    out_.summary = fmt::format("{} x {} (SM {}), {} NIC port{}{}{}, {} PCIe switch{}, {} CPU socket{}", gpus.size(),
                                model_of(s_.devices[gpus.front()]), s_.devices[gpus.front()].sm, nics.size(),
-                               nics.size() == 1 ? "" : "s", switches_, switches_ == 1 ? "" : "es", s_.cpus.size(),
-                               s_.cpus.size() == 1 ? "" : "s");
+                               nics.size() == 1 ? "" : "s", speeds.empty() ? "" : " at ", fmt::join(speeds, "/"),
+                               switches_, switches_ == 1 ? "" : "es", s_.cpus.size(), s_.cpus.size() == 1 ? "" : "s");
     return std::move(out_);
   }
 

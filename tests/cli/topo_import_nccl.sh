@@ -21,10 +21,15 @@ done
 grep -q '"nic_bandwidth": "200Gbps"' "$TMP/4x.json" || fail "NIC speed not taken from the dump: $(cat "$TMP/4x.json")"
 "$COLLSIM" topo compare "$TMP/4x.json" "$T/4x-dgx-a100-8x200g-ib.json" >"$TMP/cmp" ||
   fail "4 x DGX A100 import differs from the shipped cluster: $(cat "$TMP/cmp")"
-# A rail-optimised fabric validates too.
-"$COLLSIM" topo import-nccl "$X/dgx-h100.xml" --nodes 4 --fabric rail_optimized,nics_per_leaf=4 -o "$TMP/rail.json" ||
+# 4 hosts on the shipped rail-optimised fabric (400 Gb/s from the dump): the shipped cluster.
+"$COLLSIM" topo import-nccl "$X/dgx-h100.xml" --nodes 4 \
+  --fabric rail_optimized,link_kind=ib,nics_per_leaf=32,spines=4,oversubscription=1 -o "$TMP/rail.json" ||
   fail "rail import exited $?"
 "$COLLSIM" topo validate "$TMP/rail.json" >/dev/null || fail "rail import is not valid"
+"$COLLSIM" topo compare "$TMP/rail.json" "$T/4x-dgx-h100-rail-8x400g-ib.json" >"$TMP/cmp" ||
+  fail "4 x DGX H100 rail import differs from the shipped cluster: $(cat "$TMP/cmp")"
+# Fabric keys are typed: a count that is not an integer names the key.
+expect_error 2 "--fabric" "nics_per_leaf" '"many"' "an integer" -- topo import-nccl "$X/dgx-h100.xml" --nodes 2 --fabric fat_tree,nics_per_leaf=many
 
 # compare reports differences with exit 1.
 rc=0
