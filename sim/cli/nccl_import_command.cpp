@@ -2,10 +2,14 @@
 // an NCCL topology dump (NCCL_TOPO_DUMP_FILE) as a collsim topology file, one host or K
 // hosts on a generated fabric. The output is checked by the topology loader before it is
 // written; same input, same bytes.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 

@@ -132,7 +132,8 @@ class HostBuilder {
   ImportedNcclHost out_;
   Json nodes_ = Json::array();
   std::vector<std::string> cpu_ids_;
-  std::map<std::size_t, std::string> device_ids_;
+  std::map<std::size_t, std::string> device_ids_;  // device index -> node id
+  std::map<std::string, std::size_t> node_at_;     // node id -> index in nodes_
   std::map<std::string, std::vector<std::string>> pcie_adjacent_;  // for the nearest NIC
   int switches_ = 0;
   std::string nvswitch_;
@@ -146,6 +147,7 @@ class HostBuilder {
     n["id"] = id;
     n["kind"] = kind;
     if (kind != "host") n["host"] = "host";
+    node_at_[id] = nodes_.size();
     nodes_.push_back(std::move(n));
     return id;
   }
@@ -243,7 +245,7 @@ class HostBuilder {
         if (it == by_bus.end() || it->second == g) {
           fail(l.line, "<nvlink> attribute \"target\"", fmt::format("\"{}\"", l.target), "the bus id of another GPU in the dump");
         }
-        const auto key = std::minmax(g, it->second);
+        const auto key = std::make_pair(std::min(g, it->second), std::max(g, it->second));
         const auto [p, fresh] = pairs.emplace(key, std::make_pair(l.count, l.line));
         if (!fresh && p->second.first != l.count) {
           fail(l.line, "<nvlink> attribute \"count\"", std::to_string(l.count),
@@ -293,11 +295,9 @@ class HostBuilder {
         if (hn < hb || (hn == hb && chosen[n] < chosen[best])) best = n;
       }
       ++chosen[best];
-      // GPU g is node 1 + cpus + switches + g.
-      out_nodes_gpu(g)["nic"] = device_ids_.at(nics[best]);
+      nodes_[node_at_.at(from)]["nic"] = device_ids_.at(nics[best]);
     }
   }
-  Json& out_nodes_gpu(std::size_t g) { return nodes_[1 + s_.cpus.size() + static_cast<std::size_t>(switches_) + g]; }
 };
 
 }  // namespace

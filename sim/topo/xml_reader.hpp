@@ -19,7 +19,7 @@ struct XmlElement {
   std::string text;  // character data directly inside this element, entities decoded
   int line = 0;      // 1-based line of the opening '<'
 
-  // The value of attribute `key`, or nullopt.
+  // The value of attribute `key`, or nullptr when the element has none.
   [[nodiscard]] const std::string* attribute(std::string_view key) const;
 };
 
