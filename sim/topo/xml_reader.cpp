@@ -1,11 +1,9 @@
 #include "sim/topo/xml_reader.hpp"
 
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/core/json_fields.hpp"
 
 namespace collsim {
 
@@ -238,6 +236,9 @@ class Parser {
       const bool empty = starts_with("/>");
       expect(empty ? "/>" : ">", "'>' or \"/>\"");
       if (!empty) {
+        if (open.size() >= kMaxXmlDepth) {
+          fail(fmt::format("<{}>", e.name), fmt::format("elements nested at most {} levels deep", kMaxXmlDepth));
+        }
         open.push_back(std::move(e));
       } else if (open.empty()) {
         return e;
@@ -294,12 +295,6 @@ XmlElement parse_xml(std::string_view text, const std::string& source) {
   return Parser(text, source).document();
 }
 
-XmlElement read_xml_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path, "", "", "a readable file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_xml(ss.str(), path);
-}
+XmlElement read_xml_file(const std::string& path) { return parse_xml(read_input_file(path), path); }
 
 }  // namespace collsim

@@ -1,9 +1,10 @@
 // A small, strict XML reader for machine-written files (NCCL's topology dumps): one root
 // element, attributes, nested elements, text, comments, an XML declaration. No DTDs, no
-// CDATA, no namespaces processing. Errors are ConfigErrors naming the source and line.
-// No units.
+// CDATA, no namespaces processing, at most kMaxXmlDepth levels of elements. Errors are
+// ConfigErrors naming the source and line. No units.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,6 +12,10 @@
 #include <vector>
 
 namespace collsim {
+
+// NCCL's dumps nest about 10 levels; the limit keeps a hostile file from exhausting the
+// stack when the element tree is destroyed.
+inline constexpr std::size_t kMaxXmlDepth = 256;
 
 struct XmlElement {
   std::string name;
@@ -27,7 +32,8 @@ struct XmlElement {
 // "line N", offending text, what was expected) at the first error.
 [[nodiscard]] XmlElement parse_xml(std::string_view text, const std::string& source);
 
-// Reads and parses a file; an unreadable file is a ConfigError naming it.
+// Reads and parses a file; an unreadable file, a directory or one over max_input_bytes()
+// (json_fields.hpp) is a ConfigError naming it.
 [[nodiscard]] XmlElement read_xml_file(const std::string& path);
 
 }  // namespace collsim

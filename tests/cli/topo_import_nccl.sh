@@ -48,4 +48,5 @@ expect_error 2 "a30.xml" "line 10, <gpu> attribute \"sm\"" "--gpu-model" -- topo
 expect_error 2 "--fabric" '"torus"' "star, fat_tree, rail_optimized" -- topo import-nccl "$X/dgx-a100.xml" --nodes 2 --fabric torus
 expect_error 2 "--fabric" "--nodes K and --fabric KIND together" -- topo import-nccl "$X/dgx-a100.xml" --nodes 2
 expect_error 2 "$TMP/nope.xml" "readable file" -- topo import-nccl "$TMP/nope.xml"
+expect_error 2 "$TMP" "a directory" -- topo import-nccl "$TMP"
 echo "topo_import_nccl: ok"

@@ -48,12 +48,16 @@ TEST_CASE("topo xml reader: declaration, comments, quotes, self-closing elements
   REQUIRE(root.children[1].line == 6);
 }
 
-TEST_CASE("topo xml reader: deep nesting is parsed without recursion", "[topo][xml]") {
-  std::string text;
-  for (int i = 0; i < 10000; ++i) text += "<a>";
-  for (int i = 0; i < 10000; ++i) text += "</a>";
-  const XmlElement root = parse_xml(text, "t.xml");
-  REQUIRE(root.children.size() == 1);
+TEST_CASE("topo xml reader: nesting is limited to kMaxXmlDepth levels", "[topo][xml]") {
+  const auto nested = [](std::size_t depth) {
+    std::string text;
+    for (std::size_t i = 0; i < depth; ++i) text += "<a>";
+    for (std::size_t i = 0; i < depth; ++i) text += "</a>";
+    return text;
+  };
+  REQUIRE(parse_xml(nested(kMaxXmlDepth), "t.xml").children.size() == 1);
+  REQUIRE_THROWS_AS(parse_xml(nested(kMaxXmlDepth + 1), "t.xml"), ConfigError);
+  REQUIRE_THROWS_AS(parse_xml(nested(1000000), "t.xml"), ConfigError);
 }
 
 TEST_CASE("topo xml reader: each malformed input is a ConfigError naming its line", "[topo][xml]") {
