@@ -27,7 +27,8 @@ class CommandFailed : public std::runtime_error {
 // ConfigError naming the flag.
 [[nodiscard]] double parse_percent_option(const std::string& flag, const std::string& text);
 void add_schedule_command(CLI::App& app);
-void add_topo_command(CLI::App& app);  // collsim topo show|validate|dot|nccl FILE
+void add_topo_command(CLI::App& app);  // collsim topo show|validate|dot|nccl|compare FILE
+void add_import_nccl_command(CLI::App& topo);  // collsim topo import-nccl DUMP.xml
 void add_ddp_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
 void add_plan_command(CLI::App& app);  // collsim plan PLAN.json (capacity planning)

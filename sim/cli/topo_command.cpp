@@ -1,5 +1,6 @@
 // `collsim topo show|validate|dot|nccl FILE`: describe, check and draw a topology file,
-// and show the channel graph and tuning figures NCCL would see on it.
+// and show the channel graph and tuning figures NCCL would see on it; `topo compare A B`
+// (equal up to node ids) and `topo import-nccl DUMP.xml` (see nccl_import_command.cpp).
 #include <iostream>
 #include <memory>
 
@@ -13,6 +14,7 @@
 #include "sim/report/nccl_graph_report.hpp"
 #include "sim/topo/dot_writer.hpp"
 #include "sim/topo/loader.hpp"
+#include "sim/topo/topology_compare.hpp"
 #include "sim/topo/topology_summary.hpp"
 
 namespace collsim::cli {
@@ -106,6 +108,27 @@ void add_topo_command(CLI::App& app) {
     const NcclReportFormat f = parse_nccl_format(*format);
     write_nccl_graph_report(std::cout, summarize_nccl_graph(load_or_report(*file)), f);
   });
+
+  CLI::App* compare = topo->add_subcommand(
+      "compare", "Exit 0 if FIRST and SECOND are the same machine up to node ids; otherwise list the differences, exit 1");
+  auto second = std::make_shared<std::string>();
+  compare->add_option("FIRST", *file, "Topology JSON file")->required();
+  compare->add_option("SECOND", *second, "Topology JSON file")->required();
+  compare->callback([file, second] {
+    const Topology a = load_or_report(*file);
+    const Topology b = load_or_report(*second);
+    const auto diffs = topology_differences(a, b);
+    if (diffs.empty()) {
+      std::cout << fmt::format("{} and {}: equal up to ids ({} nodes, {} directed links, {} ranks)\n", *file, *second,
+                               a.nodes.size(), a.links.size(), a.rank_count());
+      return;
+    }
+    for (const auto& d : diffs) std::cout << d << "\n";
+    throw CommandFailed(fmt::format("{} and {} differ ({} difference{})", *file, *second, diffs.size(),
+                                    diffs.size() == 1 ? "" : "s"));
+  });
+
+  add_import_nccl_command(*topo);
 }
 
 }  // namespace collsim::cli

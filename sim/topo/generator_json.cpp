@@ -6,6 +6,7 @@
 
 #include "sim/core/json_fields.hpp"
 #include "sim/topo/cluster_generator.hpp"
+#include "sim/topo/explicit_json.hpp"
 #include "sim/topo/generators.hpp"
 #include "sim/topo/gpu_model.hpp"
 #include "sim/topo/link_overhead.hpp"
@@ -27,6 +28,7 @@ class Reader {
   [[nodiscard]] bool has(std::string_view k) const { return ok_ && fields_->has(k); }
   [[nodiscard]] JsonFields& fields() { return *fields_; }
   [[nodiscard]] std::string pointer(std::string_view k) const { return pointer_ + "/" + pointer_token(k); }
+  [[nodiscard]] const std::string& base() const { return pointer_; }
   [[nodiscard]] const std::string& source() const { return source_; }
   [[nodiscard]] Diagnostics& diags() { return diags_; }
 
@@ -89,6 +91,46 @@ std::optional<ServerSpec> read_server(Reader& r, ServerKind kind) {
   return s;
 }
 
+// {"kind": "explicit", "nodes": [...], "links": [...]}: one server as data (see
+// ServerSpec::layout for what it may hold).
+std::optional<ServerSpec> read_explicit_server(Reader& r) {
+  const auto nodes = r.get([](JsonFields& f) { return std::cref(f.array("nodes")); });
+  const auto links = r.get([](JsonFields& f) { return std::cref(f.array("links")); });
+  if (!r.finish({"kind", "nodes", "links"})) return std::nullopt;
+  Diagnostics& d = r.diags();
+  const std::size_t before = d.size();
+  auto layout = std::make_shared<Topology>();
+  NodeIdMap ids;
+  const std::string& base = r.base();
+  read_nodes(nodes->get(), r.source(), base, *layout, ids, d);
+  read_links(links->get(), r.source(), base, *layout, ids, d);
+  if (d.size() != before) return std::nullopt;
+  int hosts = 0, gpus = 0;
+  for (std::size_t i = 0; i < layout->nodes.size(); ++i) {
+    const NodeKind k = layout->nodes[i].kind;
+    hosts += k == NodeKind::Host ? 1 : 0;
+    gpus += k == NodeKind::Gpu ? 1 : 0;
+    if (k == NodeKind::Switch) {
+      d.emplace_back(r.source(), fmt::format("{}/nodes/{}/kind", base, i), "\"switch\"",
+                     "no fabric switch inside a server (the fabric adds them)");
+    }
+  }
+  if (hosts != 1) d.emplace_back(r.source(), base + "/nodes", fmt::format("{} host nodes", hosts), "exactly one node of kind \"host\"");
+  if (gpus == 0) d.emplace_back(r.source(), base + "/nodes", "no gpu node", "at least one node of kind \"gpu\"");
+  for (std::size_t i = 0; i < links->get().size(); ++i) {
+    const std::string kind = links->get()[i].value("kind", "");
+    if (kind == "ib" || kind == "roce" || kind == "ethernet") {
+      d.emplace_back(r.source(), fmt::format("{}/links/{}/kind", base, i), in_quotes(kind),
+                     "no network link inside a server (the fabric joins its NICs)");
+    }
+  }
+  if (d.size() != before) return std::nullopt;
+  ServerSpec s;
+  s.kind = ServerKind::Explicit;
+  s.layout = std::move(layout);
+  return s;
+}
+
 std::optional<FabricSpec> read_fabric(Reader& r) {
   FabricSpec s;
   const auto kind = r.get([](JsonFields& f) { return f.choice("kind", fabric_kind_names()); });
@@ -126,7 +168,8 @@ std::optional<Topology> read_cluster(Reader& r) {
   if (auto sv = r.get([](JsonFields& f) { return std::cref(f.required("server")); })) {
     Reader sr(sv->get(), r.source(), r.pointer("server"), r.diags());
     if (auto k = sr.get([](JsonFields& f) { return f.choice("kind", server_kind_names()); })) {
-      server = read_server(sr, *server_kind_from(*k));
+      const ServerKind kind = *server_kind_from(*k);
+      server = kind == ServerKind::Explicit ? read_explicit_server(sr) : read_server(sr, kind);
     } else {
       (void)sr.finish({"kind", "nics", "nvlink_latency", "pcie_latency", "pcie_gen", "gpu_model"});
     }
@@ -187,7 +230,9 @@ std::optional<Topology> read_nvswitch_node(Reader& r) {
 
 std::vector<std::string> generator_kind_names() {
   std::vector<std::string> out{"star", "nvswitch_node"};
-  for (const auto& s : server_kind_names()) out.push_back(s);
+  for (const auto& s : server_kind_names()) {
+    if (s != to_string(ServerKind::Explicit)) out.push_back(s);  // a top-level explicit server is a plain file
+  }
   out.emplace_back("cluster");
   out.emplace_back("tcp_cluster");
   return out;

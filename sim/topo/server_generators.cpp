@@ -11,7 +11,7 @@ namespace collsim {
 
 namespace {
 
-constexpr std::array<std::pair<ServerKind, std::string_view>, 7> kServerKinds{{
+constexpr std::array<std::pair<ServerKind, std::string_view>, 8> kServerKinds{{
     {ServerKind::Dgx1V100, "dgx1_v100"},
     {ServerKind::DgxA100, "dgx_a100"},
     {ServerKind::DgxH100, "dgx_h100"},
@@ -19,6 +19,7 @@ constexpr std::array<std::pair<ServerKind, std::string_view>, 7> kServerKinds{{
     {ServerKind::DgxB200, "dgx_b200"},
     {ServerKind::Pcie8Gpu, "pcie_8gpu"},
     {ServerKind::CpuHost, "cpu_host"},
+    {ServerKind::Explicit, "explicit"},
 }};
 
 // One NVLink (2.0, 3.0 and 4.0 alike) carries 25 GB/s per direction: V100 datasheet
@@ -27,18 +28,6 @@ constexpr std::array<std::pair<ServerKind, std::string_view>, 7> kServerKinds{{
 // B200 datasheet "1.8 TB/s" over 18 links = 50 GB/s per link per direction.
 constexpr double kNvLinkLaneGBps = 25.0;
 constexpr double kNvLink5LaneGBps = 50.0;
-
-// Links between the two CPU sockets, per direction, all links together:
-// - Xeon E5-2698 v4 (DGX-1): 2 QPI links at 9.6 GT/s x 2 bytes = 19.2 GB/s each (Intel ARK).
-// - EPYC 7742 (DGX A100): up to 4 xGMI links x16 between sockets (AMD EPYC 7002 platform);
-//   16 GT/s per lane assumed (the PCIe Gen4 PHY they share): ~31.5 GB/s each.
-// - Xeon Platinum 8480C (DGX H100, HGX H200 hosts): 4 UPI links at 16 GT/s x 2 bytes = 32 GB/s each.
-// - Xeon Platinum 8570 (DGX B200): 4 UPI links at 20 GT/s x 2 bytes = 40 GB/s each.
-// - Xeon 3rd gen Scalable (the PCIe box): 3 UPI links at 11.2 GT/s x 2 bytes = 22.4 GB/s each.
-struct SocketLink {
-  double gbps_per_link;  // GB/s per direction
-  int links;
-};
 
 struct Builder {
   Topology& t;
@@ -57,17 +46,20 @@ struct Builder {
   void nvlink(NodeIndex a, NodeIndex b, LinkKind kind, int lanes, double lane_gbps = kNvLinkLaneGBps) {
     t.add_duplex(a, b, kind, Bandwidth::gb_per_s(lane_gbps), lanes, spec.nvlink_latency, 0);
   }
+  void socket_links(NodeIndex cpu0, NodeIndex cpu1, CpuPlatform p) {
+    const SocketLink s = socket_link(p);
+    t.add_duplex(cpu0, cpu1, LinkKind::Pcie, Bandwidth::gb_per_s(s.gbps_per_link), s.links, spec.pcie_latency, 0);
+  }
 
   // Two sockets joined by their socket links; four PCIe switches, two per socket; eight
   // GPUs, two per switch; NICs spread evenly over the switches (NIC j on switch j*4/nics).
   // GPU g's own NIC is NIC g*nics/8: the NIC nearest to it, and rail i for GPU i when
   // there are 8 NICs.
-  void pcie_tree(int gen, SocketLink sockets, const std::string& gpu_model, int nic_count) {
+  void pcie_tree(int gen, CpuPlatform cpus, const std::string& gpu_model, int nic_count) {
     ports.host = t.add_node(prefix + "host", NodeKind::Host);
     const NodeIndex cpu0 = node("cpu0", NodeKind::Cpu);
     const NodeIndex cpu1 = node("cpu1", NodeKind::Cpu);
-    t.add_duplex(cpu0, cpu1, LinkKind::Pcie, Bandwidth::gb_per_s(sockets.gbps_per_link), sockets.links,
-                 spec.pcie_latency, 0);
+    socket_links(cpu0, cpu1, cpus);
     std::array<NodeIndex, 4> sw{};
     for (int s = 0; s < 4; ++s) {
       sw[s] = node(fmt::format("pcie{}", s), NodeKind::PcieSwitch);
@@ -93,6 +85,33 @@ struct Builder {
   void nvswitch(int lanes, double lane_gbps = kNvLinkLaneGBps) {
     const NodeIndex sw = node("nvswitch", NodeKind::NvSwitch);
     for (NodeIndex gpu : ports.gpus) nvlink(gpu, sw, LinkKind::NvSwitch, lanes, lane_gbps);
+  }
+
+  // An explicit server: the layout's nodes with `prefix` on their ids, all in its one
+  // host, and its links; GPUs and NICs keep the layout's node order.
+  void copy_layout(const Topology& layout) {
+    const auto base = static_cast<NodeIndex>(t.nodes.size());
+    std::optional<NodeIndex> host;
+    for (const Node& n : layout.nodes) {
+      Node copy = n;
+      copy.id = prefix + n.id;
+      if (copy.nic) *copy.nic += base;
+      t.nodes.push_back(std::move(copy));
+      const auto i = static_cast<NodeIndex>(t.nodes.size() - 1);
+      if (n.kind == NodeKind::Host) host = i;
+      if (n.kind == NodeKind::Gpu) ports.gpus.push_back(i);
+      if (n.kind == NodeKind::Nic) ports.nics.push_back(i);
+    }
+    if (!host) throw InternalError("add_server: an explicit layout without a host node");
+    ports.host = *host;
+    for (NodeIndex i = base; i < t.nodes.size(); ++i) {
+      if (i != *host) t.nodes[i].host = *host;
+    }
+    for (DirectedLink l : layout.links) {
+      l.from += base;
+      l.to += base;
+      t.links.push_back(l);
+    }
   }
 
   // DGX-1 with V100 (NVIDIA DGX-1 System Architecture white paper, fig. "hybrid cube-mesh"):
@@ -140,8 +159,43 @@ int default_nic_count(ServerKind k) {
     case ServerKind::DgxB200: return 8;   // DGX B200 datasheet: 8x single-port ConnectX-7 400 Gb/s
     case ServerKind::Pcie8Gpu: return 1;
     case ServerKind::CpuHost: return 1;
+    case ServerKind::Explicit: return 0;  // add_server counts the layout's NICs
   }
   return 1;
+}
+
+// Links between the two CPU sockets, per direction, all links together:
+// - Xeon E5-2698 v4 (DGX-1): 2 QPI links at 9.6 GT/s x 2 bytes = 19.2 GB/s each (Intel ARK).
+// - EPYC 7742 (DGX A100): up to 4 xGMI links x16 between sockets (AMD EPYC 7002 platform);
+//   16 GT/s per lane assumed (the PCIe Gen4 PHY they share): ~31.5 GB/s each.
+// - Xeon Platinum 8480C (DGX H100, HGX H200 hosts): 4 UPI links at 16 GT/s x 2 bytes = 32 GB/s each.
+// - Xeon Platinum 8570 (DGX B200): 4 UPI links at 20 GT/s x 2 bytes = 40 GB/s each.
+// - Xeon 3rd gen Scalable (the PCIe box): 3 UPI links at 11.2 GT/s x 2 bytes = 22.4 GB/s each.
+SocketLink socket_link(CpuPlatform p) {
+  switch (p) {
+    case CpuPlatform::XeonBroadwell: return {19.2, 2};
+    case CpuPlatform::Epyc7002: return {31.5, 4};
+    case CpuPlatform::XeonIceLake: return {22.4, 3};
+    case CpuPlatform::XeonSapphireRapids: return {32.0, 4};
+    case CpuPlatform::XeonEmeraldRapids: return {40.0, 4};
+  }
+  throw InternalError("socket_link: unknown CPU platform");
+}
+
+std::string_view to_string(CpuPlatform p) {
+  switch (p) {
+    case CpuPlatform::XeonBroadwell: return "Xeon E5 v4 (Broadwell)";
+    case CpuPlatform::Epyc7002: return "EPYC 7002 (Rome)";
+    case CpuPlatform::XeonIceLake: return "Xeon 3rd gen Scalable (Ice Lake)";
+    case CpuPlatform::XeonSapphireRapids: return "Xeon 4th gen Scalable (Sapphire Rapids)";
+    case CpuPlatform::XeonEmeraldRapids: return "Xeon 5th gen Scalable (Emerald Rapids)";
+  }
+  return "?";
+}
+
+Bandwidth nvlink_lane_rate(int version) {
+  if (version < 2 || version > 5) throw InternalError(fmt::format("nvlink_lane_rate: NVLink {}", version));
+  return Bandwidth::gb_per_s(version == 5 ? kNvLink5LaneGBps : kNvLinkLaneGBps);
 }
 
 Bandwidth pcie_lane_rate(int gen) {
@@ -150,38 +204,45 @@ Bandwidth pcie_lane_rate(int gen) {
 }
 
 ServerPorts add_server(Topology& t, const ServerSpec& spec, const std::string& prefix) {
+  Builder b{t, spec, prefix, {}};
+  if (spec.kind == ServerKind::Explicit) {
+    if (!spec.layout || spec.nics) throw InternalError("add_server: an explicit server needs a layout and no NIC count");
+    b.copy_layout(*spec.layout);
+    return b.ports;
+  }
   const int nics = spec.nics.value_or(default_nic_count(spec.kind));
   if (nics < 0 || nics > 64) throw InternalError(fmt::format("add_server: {} NICs", nics));
-  Builder b{t, spec, prefix, {}};
   switch (spec.kind) {
     case ServerKind::Dgx1V100:
       // PCIe Gen3 switches (PLX) under two Xeon E5-2698 v4 sockets (DGX-1 white paper).
-      b.pcie_tree(3, SocketLink{19.2, 2}, "V100", nics);
+      b.pcie_tree(3, CpuPlatform::XeonBroadwell, "V100", nics);
       b.hybrid_cube_mesh();
       break;
     case ServerKind::DgxA100:
       // Six NVSwitch 2.0 chips, 12 NVLinks per GPU; PCIe Gen4 under two EPYC 7742.
-      b.pcie_tree(4, SocketLink{31.5, 4}, "A100", nics);
+      b.pcie_tree(4, CpuPlatform::Epyc7002, "A100", nics);
       b.nvswitch(12);
       break;
     case ServerKind::DgxH100:
       // Four NVSwitch 3.0 chips, 18 NVLinks per GPU; PCIe Gen5 under two Xeon 8480C.
-      b.pcie_tree(5, SocketLink{32.0, 4}, "H100", nics);
+      b.pcie_tree(5, CpuPlatform::XeonSapphireRapids, "H100", nics);
       b.nvswitch(18);
       break;
     case ServerKind::HgxH200:
       // Same baseboard design as HGX H100 (18 NVLinks per GPU, 900 GB/s); host CPUs as DGX H100.
-      b.pcie_tree(5, SocketLink{32.0, 4}, "H200", nics);
+      b.pcie_tree(5, CpuPlatform::XeonSapphireRapids, "H200", nics);
       b.nvswitch(18);
       break;
     case ServerKind::DgxB200:
       // Two NVSwitch chips (NVLink 5), 18 NVLinks per GPU; PCIe Gen5 under two Xeon 8570.
-      b.pcie_tree(5, SocketLink{40.0, 4}, "B200", nics);
+      b.pcie_tree(5, CpuPlatform::XeonEmeraldRapids, "B200", nics);
       b.nvswitch(18, kNvLink5LaneGBps);
       break;
     case ServerKind::Pcie8Gpu:
-      b.pcie_tree(spec.pcie_gen, SocketLink{22.4, 3}, spec.gpu_model, nics);
+      b.pcie_tree(spec.pcie_gen, CpuPlatform::XeonIceLake, spec.gpu_model, nics);
       break;
+    case ServerKind::Explicit:
+      break;  // handled above
     case ServerKind::CpuHost: {
       // The host is the rank; its NICs hang off the root complex.
       b.ports.host = t.add_node(prefix + "host", NodeKind::Host);
