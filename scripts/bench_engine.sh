@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Engine speed benchmark: times collsim's CLI (whole process, pinned to one core) on
-# all-reduce cases, side by side with the SimGrid peer (tests/simgrid/peer, pure
+# all-reduce cases, side by side with the SimGrid peer (tests/bench/peers/simgrid, pure
 # max-min/alpha-beta model) where libsimgrid is present, and writes a markdown table of
 # medians, peak RSS, predictions and speed ratios.
 #
@@ -28,9 +28,9 @@ trap 'rm -rf "$work"' EXIT
 
 peer=""
 if ((simgrid)) && [[ -f /usr/include/simgrid/s4u.hpp ]]; then
-  cmake -S "$root/tests/simgrid/peer" -B "$work/peer" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake -S "$root/tests/bench/peers/simgrid" -B "$work/peer" -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$work/peer" >/dev/null
-  peer="$work/peer/ring_allreduce"
+  peer="$work/peer/allreduce_peer"
 fi
 
 B_BPS=12.5e9   # 100 Gb/s per direction

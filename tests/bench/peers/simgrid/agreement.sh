@@ -1,8 +1,12 @@
 # collsim and SimGrid's pure max-min model predict the same all-reduce times on the star
 # (100 Gb/s split-duplex host links, 1 us each) within 1e-6 relative.
-# Usage: agreement.sh COLLSIM SIMGRID_PEER
+# Usage: agreement.sh COLLSIM SIMGRID_PEER   (the peer: allreduce_peer.cpp beside this script)
+# A case where either side gives no number fails; nothing here is skipped.
 set -u
 collsim=$1 peer=$2
+for bin in "$collsim" "$peer"; do
+  [[ -x $bin ]] || { echo "FAIL: $bin is not an executable"; exit 1; }
+done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 S=67108864
@@ -13,10 +17,12 @@ check() {  # check COLLSIM_ALGO PEER_ALGO N [EXTRA COLLSIM ARGS]
   printf '{"generator": {"kind": "star", "hosts": %d, "bandwidth": "100Gbps", "latency": "1us"}}\n' "$n" >"$tmp/star.json"
   local ours theirs
   ours=$("$collsim" collective --topology "$tmp/star.json" --algo "$algo" --sizes "${S}B" --format csv "$@" | tail -1 | cut -d, -f8)
-  theirs=$("$peer" "$peer_algo" "$n" "$S" 12.5e9 1e-6 star --cfg=network/model:CM02 --cfg=network/crosstraffic:0 2>/dev/null \
+  theirs=$("$peer" "$peer_algo" "$n" "$S" 12.5e9 1e-6 star --cfg=network/model:CM02 --cfg=network/crosstraffic:0 2>"$tmp/peer.err" \
            | grep -o 'predicted_s=[^ ]*' | cut -d= -f2)
   if [[ -z $ours || -z $theirs ]]; then
-    echo "FAIL $algo N=$n: no result (collsim '$ours', simgrid '$theirs')"; status=1; return
+    echo "FAIL $algo N=$n: no result (collsim '$ours', simgrid '$theirs')"
+    [[ -n $theirs ]] || tail -3 "$tmp/peer.err" | sed 's/^/  peer: /'
+    status=1; return
   fi
   if awk -v c="$ours" -v s="$theirs" 'BEGIN {d = (c * 1e-6 - s) / s; if (d < 0) d = -d; exit !(d <= 1e-6)}'; then
     echo "ok   $algo $* N=$n collsim ${ours}us simgrid ${theirs}s"
