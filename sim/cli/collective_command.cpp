@@ -82,6 +82,7 @@ void run_collective(const CollectiveArgs& a) {
     } catch (const UnitError& e) {
       throw ConfigError("--slice", "", e.value(), e.expected());
     }
+    if (req.overrides.slice.count < 1) throw ConfigError("--slice", "", fmt::format("\"{}\"", a.slice), "a slice of at least 1 B");
   }
   // One calibration format (sim/measure/calibration.hpp): protocol constants and/or link classes.
   std::optional<Calibration> calibration;

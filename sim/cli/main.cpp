@@ -1,5 +1,8 @@
 // collsim: predicts collective communication and data-parallel training step times.
+#include <algorithm>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -30,6 +33,17 @@ int main(int argc, char** argv) {
   collsim::cli::add_plan_command(app);
   collsim::cli::add_trace_check_command(app);
 
+  // CLI11 says only "A subcommand is required" for a misspelt one: name it and the choices.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      std::cerr << "collsim: error: unknown command \"" << argv[1] << "\", expected one of: " << list << " (see collsim --help)\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -52,7 +52,10 @@ void run_schedule(const ScheduleArgs& a) {
   opt.channels = a.channels;
   try {
     c.size = parse_size(a.size);
-    if (!a.slice.empty()) opt.slice_bytes = parse_size(a.slice);
+    if (!a.slice.empty()) {
+      opt.slice_bytes = parse_size(a.slice);
+      if (opt.slice_bytes.count < 1) throw ConfigError("--slice", "", fmt::format("\"{}\"", a.slice), "a slice of at least 1 B");
+    }
   } catch (const UnitError& e) {
     throw ConfigError(a.slice.empty() ? "--size" : "--size/--slice", "", e.value(), e.expected());
   }

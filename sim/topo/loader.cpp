@@ -79,16 +79,17 @@ TopologyCheck check_topology_json(const Json& doc, const std::string& source) {
   JsonFields top(doc, source, "");
   const auto name = attempt(d, [&] { return top.optional_string("name"); });
   (void)attempt(d, [&] { return top.optional_string("description"); });
+  (void)attempt(d, [&] { return top.optional_string("collsim_version"); });  // who wrote it (topo import-nccl)
   const Json* ranks = top.optional("ranks");
   if (top.has("generator")) {
-    check_keys(doc, {"name", "description", "generator", "ranks"}, source, "", d);
+    check_keys(doc, {"name", "description", "collsim_version", "generator", "ranks"}, source, "", d);
     auto g = read_generator(doc["generator"], source, "/generator", d);
     if (!g) return out;
     t = std::move(*g);
     t.source = source;
     if (ranks) read_ranks(*ranks, source, t, nullptr, d);
   } else {
-    check_keys(doc, {"name", "description", "nodes", "links", "ranks"}, source, "", d);
+    check_keys(doc, {"name", "description", "collsim_version", "nodes", "links", "ranks"}, source, "", d);
     IdMap ids;
     if (auto nodes = attempt(d, [&] { return std::cref(top.array("nodes")); })) read_nodes(nodes->get(), source, "", t, ids, d);
     if (auto links = attempt(d, [&] { return std::cref(top.array("links")); })) read_links(links->get(), source, "", t, ids, d);

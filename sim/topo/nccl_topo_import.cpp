@@ -9,6 +9,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/unit_parse.hpp"
+#include "sim/core/version.hpp"
 #include "sim/topo/gpu_model.hpp"
 #include "sim/topo/server_generators.hpp"
 
@@ -319,6 +320,7 @@ nlohmann::ordered_json nccl_topology_json(const ImportedNcclHost& host, const st
                                           const std::optional<NcclClusterOptions>& cluster) {
   Json doc;
   doc["name"] = name;
+  doc[kVersionKey] = version_string();
   if (!cluster) {
     doc["description"] = fmt::format("Imported from the NCCL topology dump {}: {}", source, host.summary);
     doc["nodes"] = host.nodes;

@@ -56,4 +56,7 @@ expect_error 2 "--format" '"xml"' "table, json, csv" -- collective --format xml
 expect_error 2 "--ranks" "from 1 to 8" -- collective --ranks 9
 expect_error 2 "--op" '"gossip"' "allreduce" -- collective --op gossip
 expect_error 2 "--bogus" -- collective --bogus
+expect_error 2 "unknown command \"colective\"" "expected one of: collective, " "topo" -- colective --sizes 1MiB
+expect_error 2 "--slice" "\"0B\"" "at least 1 B" -- collective --slice 0B
+expect_error 2 "--slice" "\"0B\"" "at least 1 B" -- schedule --algo ring --ranks 4 --slice 0B
 echo "input_errors: ok"

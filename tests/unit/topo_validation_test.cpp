@@ -54,7 +54,7 @@ TEST_CASE("validation: the document and unknown keys", "[topo][validation]") {
   expect_one(nlohmann::json::array(), {"t.json: /", "got []", "a JSON object"});
   auto d = base();
   d["colour"] = "red";
-  expect_one(d, {"/colour", "unknown key \"colour\"", "only these keys here: name, description, nodes, links, ranks"});
+  expect_one(d, {"/colour", "unknown key \"colour\"", "only these keys here: name, description, collsim_version, nodes, links, ranks"});
   d = base();
   d["nodes"][1]["speed"] = 1;
   expect_one(d, {"/nodes/1/speed", "unknown key \"speed\"", "id, kind, model, host, nic"});
@@ -244,7 +244,7 @@ TEST_CASE("validation: generator blocks", "[topo][validation]") {
              {"/generator/mtu", "got 1500", "no mtu except with link_kind \"ethernet\""});
   nlohmann::json doc = gen({{"kind", "dgx_h100"}});
   doc["nodes"] = nlohmann::json::array();
-  expect_one(doc, {"/nodes", "unknown key \"nodes\"", "only these keys here: name, description, generator, ranks"});
+  expect_one(doc, {"/nodes", "unknown key \"nodes\"", "only these keys here: name, description, collsim_version, generator, ranks"});
   doc = gen({{"kind", "dgx_h100"}});
   doc["ranks"] = {"gpu0"};
   expect_one(doc, {"/ranks", "a non-empty array of node ids (only without a generator) or one of"});
