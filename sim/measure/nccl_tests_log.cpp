@@ -1,6 +1,7 @@
 #include "sim/measure/nccl_tests_log.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -233,6 +234,7 @@ class Parser {
       if (!root) fail(no, t[4], "a root rank (-1 when rootless)");
       r.root = static_cast<int>(*root);
     }
+    std::array<double, 2> times{0, 0};  // out-of-place, in-place, in the printed unit
     for (std::size_t g = 0; g < groups; ++g) {
       const std::size_t b = leading + 4 * g;
       const auto time = number(t[b]), algbw = number(t[b + 1]), busbw = number(t[b + 2]);
@@ -240,21 +242,34 @@ class Parser {
       if (!algbw) fail(no, t[b + 1], "an algbw in GB/s");
       if (!busbw) fail(no, t[b + 2], "a busbw in GB/s");
       // Time stays in the printed unit until the run's unit is known (close()).
+      // "#wrong" (nccl-tests -c 1): a count above 0 means the results were wrong, so the
+      // time is not a measurement of a working collective.
+      if (const auto wrong = integer(t[b + 3]); wrong && *wrong > 0) {
+        fail(no, fmt::format("#wrong {}", t[b + 3]), "0 wrong elements (nccl-tests found wrong results; this row is not a valid measurement)");
+      }
       NcclTestsResult res{Time{}, *algbw, *busbw, t[b + 3]};
-      raw_times_.push_back(*time);
+      times[g] = *time;
       if (g == 0) {
         r.out_of_place = res;
       } else {
         r.in_place = res;
       }
     }
-    if (!rows_.empty() && r.size < rows_.back().size) close();  // sizes restart: a new run
+    // Sizes restart: a new run (several tests in one file). Decided before this row joins,
+    // so its times stay with it.
+    if (!rows_.empty() && r.size < rows_.back().size) close();
+    if (!rows_.empty() && r.in_place.has_value() != rows_.front().in_place.has_value()) {
+      fail(no, fmt::format("a row with {} result group(s)", groups),
+           fmt::format("the columns of the rows above it (line {}: {})", rows_.front().line,
+                       rows_.front().in_place ? "out-of-place and in-place" : "one result group"));
+    }
     if (rows_.empty()) {
       hints_ = next_;
       next_ = RunHints{};
       first_line_ = no;
     }
     rows_.push_back(std::move(r));
+    raw_times_.push_back(times);
   }
 
   void close() {
@@ -272,7 +287,7 @@ class Parser {
       for (std::size_t i = 0; i < rows_.size(); ++i) {
         if (!best || rows_[i].out_of_place.algbw_gbps > best->out_of_place.algbw_gbps) best = &rows_[i], best_i = i;
       }
-      const double t = raw_times_[best_i * (rows_[0].in_place ? 2 : 1)];
+      const double t = raw_times_[best_i][0];
       if (best->out_of_place.algbw_gbps > 0 && t > 0) {
         const double gbps_us = static_cast<double>(best->size.count) / (t * 1e-6) / 1e9;
         const double gbps_ms = gbps_us / 1000;
@@ -283,11 +298,10 @@ class Parser {
                                            : rows_[0].root                                      ? NcclTestsFormat::Current
                                            : rows_[0].out_of_place.check.find('e') != std::string::npos ? NcclTestsFormat::Error2019
                                                                                                  : NcclTestsFormat::Current);
-    std::size_t k = 0;
     const double scale = ms ? 1e-3 : 1e-6;
-    for (auto& r : rows_) {
-      r.out_of_place.time = Time::from_seconds(raw_times_[k++] * scale);
-      if (r.in_place) r.in_place->time = Time::from_seconds(raw_times_[k++] * scale);
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+      rows_[i].out_of_place.time = Time::from_seconds(raw_times_[i][0] * scale);
+      if (rows_[i].in_place) rows_[i].in_place->time = Time::from_seconds(raw_times_[i][1] * scale);
     }
     run.op = resolve_op(first_line_);
     resolve_ranks(run);
@@ -353,7 +367,7 @@ class Parser {
   int perf_line_ = 0;
   RunHints next_, hints_;
   std::vector<NcclTestsRow> rows_;
-  std::vector<double> raw_times_;
+  std::vector<std::array<double, 2>> raw_times_;  // per row: out-of-place, in-place times as printed
   std::optional<double> avg_;
   int first_line_ = 0;
   std::vector<NcclTestsRun> runs_;

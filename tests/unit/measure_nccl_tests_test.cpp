@@ -162,3 +162,48 @@ TEST_CASE("load_measurements turns log rows into measured collectives", "[measur
   CHECK(set.collectives[24].algorithm.empty());
   CHECK(set.collectives[0].source.find(".txt:16") != std::string::npos);  // the first data row is line 16
 }
+
+TEST_CASE("importer keeps each row's times when sizes restart without a header", "[measure][nccl-tests]") {
+  // Two runs in one table (no header between them): the second run's first row keeps its
+  // own times (they were attached to the first run, and the rest shifted, before).
+  const std::string text =
+      "# nccl-tests all_reduce_perf, 4 ranks\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n"
+      "        1024           256     float     sum      -1    10.00    0.10    0.15      0    11.00    0.09    0.14      0\n"
+      "        2048           512     float     sum      -1    20.00    0.10    0.15      0    21.00    0.10    0.15      0\n"
+      "        1024           256     float     sum      -1    30.00    0.03    0.05      0    31.00    0.03    0.05      0\n"
+      "        2048           512     float     sum      -1    40.00    0.05    0.08      0    41.00    0.05    0.07      0\n";
+  const auto runs = parse_nccl_tests_log(text, "x_allreduce.txt", NcclTestsImportOptions{std::nullopt, 4});
+  REQUIRE(runs.size() == 2);
+  REQUIRE(runs[0].rows.size() == 2);
+  REQUIRE(runs[1].rows.size() == 2);
+  CHECK(us(runs[0].rows[1].out_of_place.time) == Approx(20));
+  CHECK(us(runs[1].rows[0].out_of_place.time) == Approx(30));
+  CHECK(us(runs[1].rows[0].in_place->time) == Approx(31));
+  CHECK(us(runs[1].rows[1].in_place->time) == Approx(41));
+}
+
+TEST_CASE("importer refuses uneven result columns and rows with wrong results", "[measure][nccl-tests]") {
+  // Out-of-place and in-place on one row, out-of-place only on the next: an error naming
+  // the line (it read past the end of its times before).
+  const std::string uneven =
+      "1024 256 float sum -1 10.0 0.10 0.15 0 11.0 0.09 0.14 0\n"
+      "2048 512 float sum -1 20.0 0.10 0.15 0\n";
+  try {
+    (void)parse_nccl_tests_log(uneven, "x_allreduce.txt", NcclTestsImportOptions{std::nullopt, 4});
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK(e.field() == "line 2");
+    CHECK_THAT(e.what(), Catch::Contains("the columns of the rows above it (line 1"));
+  }
+  // #wrong > 0: nccl-tests found wrong results; the row is not a measurement.
+  try {
+    (void)parse_nccl_tests_log("1024 256 float sum -1 10.0 0.10 0.15 3 11.0 0.09 0.14 0\n", "x_allreduce.txt",
+                               NcclTestsImportOptions{std::nullopt, 4});
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK(e.value() == "#wrong 3");
+    CHECK_THAT(e.what(), Catch::Contains("0 wrong elements"));
+  }
+}
