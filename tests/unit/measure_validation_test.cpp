@@ -20,8 +20,10 @@ const char* kRecord =
 
 // Three hosts on one switch at 1 GB/s, 10 us per link; InfiniBand links, so the loader
 // charges no TCP/IP header overhead (payload = line rate).
-std::string write_topology() {
-  const std::string path = (std::filesystem::temp_directory_path() / "collsim_measure_test_topo.json").string();
+// Each test case writes its own file: ctest runs test cases as parallel processes.
+std::string write_topology(const std::string& name) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("collsim_measure_test_topo_" + name + ".json")).string();
   std::ofstream(path) << R"({"name":"two","nodes":[{"id":"h0","kind":"host"},{"id":"h1","kind":"host"},)"
                          R"({"id":"h2","kind":"host"},{"id":"sw","kind":"switch"}],"links":[)"
                          R"({"endpoints":["h0","sw"],"kind":"ib","bandwidth":"1GB/s","latency":"10us","duplex":true},)"
@@ -89,7 +91,7 @@ TEST_CASE("summary: median, max and geometric mean of the errors", "[measure]") 
 }
 
 TEST_CASE("validate predicts with the record's topology cut to its ranks", "[measure]") {
-  const std::string topo = write_topology();
+  const std::string topo = write_topology("predict");
   CasePredictor p(topo, "ring");
   CollectiveMeasurement m;
   m.source = "t";
@@ -108,7 +110,7 @@ TEST_CASE("validate predicts with the record's topology cut to its ranks", "[mea
 }
 
 TEST_CASE("calibration fit recovers a known efficiency and latency", "[measure]") {
-  const std::string topo = write_topology();
+  const std::string topo = write_topology("fit");
   // Synthetic "measurements": the same model with the links at 80 % efficiency and 50 us
   // per link. The fit starts from efficiency 1 and 10 us and should land on 0.8 / 50 us.
   Calibration truth;
