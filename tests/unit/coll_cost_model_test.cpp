@@ -2,11 +2,10 @@
 // tree efficiencies, and calibration files (one REQUIRE_THROWS_AS per validation rule).
 #include <catch2/catch.hpp>
 
-#include <fstream>
-
 #include "sim/coll/cost_model.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topo/generators.hpp"
+#include "tests/unit/test_files.hpp"
 
 namespace collsim {
 namespace {
@@ -51,9 +50,7 @@ TEST_CASE("tree efficiency: 0.92, then 1/3.8 for LL", "[coll][cost]") {
 }
 
 std::string write_file(const std::string& name, const std::string& text) {
-  const std::string path = "/tmp/collsim_cost_test_" + name + ".json";
-  std::ofstream(path) << text;
-  return path;
+  return test::write_test_file("collsim_cost_test_" + name + ".json", text);
 }
 
 TEST_CASE("calibration files override the model", "[coll][cost]") {

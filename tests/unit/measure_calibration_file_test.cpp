@@ -2,21 +2,17 @@
 // `validate --calibrate`, protocol-model constants, or both).
 #include <catch2/catch.hpp>
 
-#include <filesystem>
-#include <fstream>
-
 #include "sim/core/error.hpp"
 #include "sim/measure/calibration.hpp"
 #include "sim/topo/generators.hpp"
+#include "tests/unit/test_files.hpp"
 
 using namespace collsim;
 
 namespace {
 
 std::string write_cal(const std::string& name, const std::string& text) {
-  const std::string path = (std::filesystem::temp_directory_path() / ("collsim_calfile_" + name + ".json")).string();
-  std::ofstream(path) << text;
-  return path;
+  return test::write_test_file("collsim_calfile_" + name + ".json", text);
 }
 
 }  // namespace

@@ -2,12 +2,11 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 
 #include "sim/core/error.hpp"
 #include "sim/measure/measurement.hpp"
 #include "sim/measure/validation.hpp"
+#include "tests/unit/test_files.hpp"
 
 using namespace collsim;
 
@@ -20,16 +19,14 @@ const char* kRecord =
 
 // Three hosts on one switch at 1 GB/s, 10 us per link; InfiniBand links, so the loader
 // charges no TCP/IP header overhead (payload = line rate).
-// Each test case writes its own file: ctest runs test cases as parallel processes.
-std::string write_topology(const std::string& name) {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("collsim_measure_test_topo_" + name + ".json")).string();
-  std::ofstream(path) << R"({"name":"two","nodes":[{"id":"h0","kind":"host"},{"id":"h1","kind":"host"},)"
-                         R"({"id":"h2","kind":"host"},{"id":"sw","kind":"switch"}],"links":[)"
-                         R"({"endpoints":["h0","sw"],"kind":"ib","bandwidth":"1GB/s","latency":"10us","duplex":true},)"
-                         R"({"endpoints":["h1","sw"],"kind":"ib","bandwidth":"1GB/s","latency":"10us","duplex":true},)"
-                         R"({"endpoints":["h2","sw"],"kind":"ib","bandwidth":"1GB/s","latency":"10us","duplex":true}]})";
-  return path;
+std::string write_topology() {
+  return test::write_test_file(
+      "collsim_measure_test_topo.json",
+      R"({"name":"two","nodes":[{"id":"h0","kind":"host"},{"id":"h1","kind":"host"},)"
+      R"({"id":"h2","kind":"host"},{"id":"sw","kind":"switch"}],"links":[)"
+      R"({"endpoints":["h0","sw"],"kind":"ib","bandwidth":"1GB/s","latency":"10us","duplex":true},)"
+      R"({"endpoints":["h1","sw"],"kind":"ib","bandwidth":"1GB/s","latency":"10us","duplex":true},)"
+      R"({"endpoints":["h2","sw"],"kind":"ib","bandwidth":"1GB/s","latency":"10us","duplex":true}]})");
 }
 
 }  // namespace
@@ -91,7 +88,7 @@ TEST_CASE("summary: median, max and geometric mean of the errors", "[measure]") 
 }
 
 TEST_CASE("validate predicts with the record's topology cut to its ranks", "[measure]") {
-  const std::string topo = write_topology("predict");
+  const std::string topo = write_topology();
   CasePredictor p(topo, "ring");
   CollectiveMeasurement m;
   m.source = "t";
@@ -110,7 +107,7 @@ TEST_CASE("validate predicts with the record's topology cut to its ranks", "[mea
 }
 
 TEST_CASE("calibration fit recovers a known efficiency and latency", "[measure]") {
-  const std::string topo = write_topology("fit");
+  const std::string topo = write_topology();
   // Synthetic "measurements": the same model with the links at 80 % efficiency and 50 us
   // per link. The fit starts from efficiency 1 and 10 us and should land on 0.8 / 50 us.
   Calibration truth;
