@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up, builds, and runs every test: the unit tests under AddressSanitizer +
-# UndefinedBehaviorSanitizer (build-asan/), then the whole suite through ctest on the
-# Release build (build/). Ends with ctest's summary; exits non-zero on any failure.
+# UndefinedBehaviorSanitizer and a short run of every parser's fuzz target (clang,
+# build-fuzz/), then the whole suite through ctest on the Release build (build/). Ends
+# with ctest's summary; exits non-zero on any failure.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -13,17 +14,17 @@ phase() { echo "== $1 (at ${SECONDS}s)"; }
 phase "build (Release)"
 "$root/scripts/build.sh"
 
-phase "build (ASan + UBSan)"
-# -O1 -g1: enough optimisation for the sanitizers' usual speed and line numbers in their
-# reports, at a fraction of -O2 -g's compile time. Only the unit-test binary: the CLI tests
+phase "build (clang: ASan + UBSan + libFuzzer)"
+# One sanitizer tree for the unit tests and the fuzz targets; only those: the CLI tests
 # run on the Release build.
-cmake -S "$root" -B "$root/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOLLSIM_SANITIZE=ON \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCOLLSIM_BENCHMARKS=OFF >/dev/null
-cmake --build "$root/build-asan" -j "$jobs" --target collsim_tests
+"$root/scripts/build_sanitized.sh" collsim_tests collsim_fuzz
 
 phase "unit tests under sanitizers"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-(cd "$root/build-asan" && ctest --output-on-failure -j "$jobs" -LE cli)
+(cd "$root/build-fuzz" && ctest --output-on-failure -j "$jobs" -LE cli)
+
+phase "fuzz every parser (2,000 executions each, fixed seed)"
+"$root/scripts/fuzz.sh" --runs 2000
 
 phase "prediction regression (collsim check on results/golden)"
 "$root/build/collsim" check --baseline "$root"/results/golden/*.json

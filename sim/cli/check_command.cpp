@@ -18,6 +18,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/json_fields.hpp"
 #include "sim/core/version.hpp"
+#include "sim/measure/golden_baseline.hpp"
 
 namespace collsim::cli {
 
@@ -28,45 +29,6 @@ struct CheckArgs {
   std::string tolerance = "0.5%";
   bool update = false;
 };
-
-struct Baseline {
-  std::string path;
-  std::string description;
-  std::string root;
-  std::string version;  // the collsim that recorded it ("" when the file predates versions)
-  std::vector<std::string> command;
-  nlohmann::ordered_json expected;
-};
-
-Baseline read_baseline(const std::string& path) {
-  const std::string text = read_input_file(path);
-  const nlohmann::ordered_json doc = parse_ordered_json_text(text, path);
-  const nlohmann::json plain = parse_json_text(text, path);
-  JsonFields f(plain, path, "");
-  Baseline b;
-  b.path = path;
-  b.description = f.optional_string("description").value_or("");
-  b.version = f.optional_string(kVersionKey).value_or("");
-  b.root = f.optional_string("root").value_or(".");
-  const nlohmann::json& cmd = f.array("command");
-  for (std::size_t i = 0; i < cmd.size(); ++i) {
-    if (!cmd[i].is_string()) throw ConfigError(path, fmt::format("/command/{}", i), brief(cmd[i]), "a string (one argument)");
-    b.command.push_back(cmd[i].get<std::string>());
-  }
-  if (b.command.empty()) f.fail("command", "[]", "the collsim arguments, like [\"collective\", \"--sizes\", \"1MiB\"]");
-  // A baseline that runs `check` could name itself and spawn checks without end.
-  if (b.command.front() == "check") f.fail("command", "[\"check\", ...]", "a command other than check");
-  (void)f.required("expected");
-  f.finish();
-  b.expected = doc["expected"];
-  if (b.expected.is_object()) {
-    if (b.version.empty() && b.expected.contains(kVersionKey) && b.expected[kVersionKey].is_string()) {
-      b.version = b.expected[kVersionKey].get<std::string>();
-    }
-    b.expected.erase(kVersionKey);  // which collsim printed it is not a prediction
-  }
-  return b;
-}
 
 // Runs this binary with `args` in `dir`; returns its exit code and stdout.
 std::pair<int, std::string> run_self(const std::vector<std::string>& args, const std::string& dir) {
@@ -158,7 +120,7 @@ void run_check(const CheckArgs& a) {
   std::vector<std::string> notes;
   int updated = 0;
   for (const auto& path : a.baselines) {
-    Baseline b = read_baseline(path);
+    GoldenBaseline b = read_golden_baseline(path);
     const auto dir = (std::filesystem::absolute(path).parent_path() / b.root).lexically_normal();
     std::vector<std::string> args = b.command;
     args.push_back("--format");

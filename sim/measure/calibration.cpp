@@ -44,8 +44,7 @@ void apply_calibration(Topology& t, const Calibration& c) {
   }
 }
 
-Calibration load_calibration_file(const std::string& path) {
-  const nlohmann::json doc = read_json_file(path);
+Calibration parse_calibration(const nlohmann::json& doc, const std::string& path) {
   JsonFields top(doc, path, "");
   Calibration c;
   if (const auto kind = top.optional_string("kind"); kind && *kind != "collsim-calibration") {
@@ -94,6 +93,8 @@ Calibration load_calibration_file(const std::string& path) {
   }
   return c;
 }
+
+Calibration load_calibration_file(const std::string& path) { return parse_calibration(read_json_file(path), path); }
 
 void write_calibration_file(const std::string& path, const Calibration& c) {
   nlohmann::ordered_json doc;

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "sim/coll/protocol_model.hpp"
 #include "sim/core/units.hpp"
 #include "sim/topo/topology.hpp"
@@ -51,6 +53,8 @@ void apply_calibration(Topology& t, const Calibration& c);
 
 // Reads a calibration file; it must hold "links", protocol-model keys, "ddp", or several.
 [[nodiscard]] Calibration load_calibration_file(const std::string& path);
+// The same for a parsed document; `source` names it in errors.
+[[nodiscard]] Calibration parse_calibration(const nlohmann::json& doc, const std::string& source);
 void write_calibration_file(const std::string& path, const Calibration& c);
 
 }  // namespace collsim
