@@ -215,6 +215,22 @@ int run(Args a) {
     mo.world = a.world;
     mo.rank = a.rank;
   }
+  // Every schedule must be one TCP can play: in-network reductions (nvls, sharp) need the
+  // switch to add the data (NVLink SHARP / InfiniBand SHARP), which no socket can stand in for.
+  for (const auto& al : algos) {
+    try {
+      const collsim::Schedule s = collsim::build_schedule(al, collsim::Collective{*op, mo.world, 0, sizes.front()});
+      for (collsim::TransferId t = 0; t < s.size(); ++t) {
+        if (s.transfer(t).leg != collsim::TransferLeg::EndToEnd) {
+          throw ConfigError("--algo", "", al,
+                            "an algorithm whose transfers go host to host: it reduces inside the switch (in-network "
+                            "reduction needs NVLink/InfiniBand SHARP hardware), which collsim-exec over TCP cannot emulate");
+        }
+      }
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError("--algo", "", al, fmt::format("an algorithm that runs on {} ranks: {}", mo.world, e.what()));
+    }
+  }
   mo.bind_host = a.bind;
   if (!a.bind.empty()) {
     sockaddr_in probe{};
