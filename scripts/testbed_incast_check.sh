@@ -20,6 +20,8 @@ trap 'bash "$TB" down >/dev/null 2>&1 || true; rm -rf "$out"' EXIT
 bash "$TB" up 8 100mbit 9000 --congestion "${COLLSIM_CONGESTION:-default}" >/dev/null
 n=8
 master=$(bash "$TB" addr 0)
+# The ranks' shared secret (collsim-exec ignores connections without it).
+export COLLSIM_EXEC_TOKEN=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
 pids=()
 for ((r = 1; r < n; r++)); do
   bash "$TB" exec "$r" "$EXEC" --rank "$r" --world "$n" --master "$master:29600" --bind "$(bash "$TB" addr "$r")" \

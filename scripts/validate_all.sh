@@ -108,6 +108,11 @@ fi
 # control its sockets ran.
 tb_args=(--congestion "${COLLSIM_CONGESTION:-cubic}")
 
+# Every collsim-exec rank must show this run's token in its hello (strangers on the test
+# bed's addresses are ignored); one fresh token per invocation, passed in the environment
+# (ip netns exec keeps it), not on command lines that ps shows.
+export COLLSIM_EXEC_TOKEN=${COLLSIM_EXEC_TOKEN:-$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')}
+
 # exec_run N TOPO ALGO SIZES: one collsim-exec process per host, rank 0 on host 0.
 exec_run() {
   local n=$1 topo=$2 algo=$3 sizes=$4 r pids=()

@@ -95,8 +95,17 @@ bool Connections::receive(int peer, const Handler& on_message) {
       p.header_got += static_cast<std::size_t>(n);
       if (p.header_got < sizeof(MsgHeader)) continue;
       std::memcpy(&p.in, p.header, sizeof(MsgHeader));
-      if (p.in.type < MsgType::Data || p.in.type > MsgType::Result || p.in.length > (std::uint64_t{1} << 40)) {
-        throw ExecError(fmt::format("rank {}: malformed message from rank {} (not a collsim-exec peer?)", self_, peer));
+      if (p.in.type < MsgType::Data || p.in.type > MsgType::Result) {
+        throw ExecError(fmt::format("rank {}: malformed message from rank {} (type {}; not a collsim-exec peer?)", self_,
+                                    peer, static_cast<std::uint32_t>(p.in.type)));
+      }
+      // The length comes from the peer: it must be what the schedule says before a byte
+      // is reserved for it, or one bad header could make this rank allocate any amount.
+      const std::string why = check_ ? check_(peer, p.in)
+                                     : (p.in.length == 0 ? "" : fmt::format("{} unexpected payload bytes", p.in.length));
+      if (!why.empty()) {
+        throw ExecError(fmt::format("rank {}: refused a message from rank {}: {} (peers run different schedules?)", self_,
+                                    peer, why));
       }
       p.payload_got = 0;
       p.in_payload = p.in.length > 0 ? Payload(new std::byte[p.in.length]) : Payload{};

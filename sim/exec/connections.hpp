@@ -53,6 +53,11 @@ class Connections {
   [[nodiscard]] bool is_open(int peer) const { return peers_.at(static_cast<std::size_t>(peer)).fd >= 0; }
 
   void set_progress(Progress p) { progress_ = std::move(p); }
+  // Judges each inbound header before any of its payload is read or memory is reserved
+  // for it: returns "" to take the message, else why it cannot be (then run_until throws).
+  // Without a check, only messages without payload are taken.
+  using Check = std::function<std::string(int peer, const MsgHeader&)>;
+  void set_check(Check c) { check_ = std::move(c); }
 
   [[nodiscard]] int self() const { return self_; }
   [[nodiscard]] int world() const { return static_cast<int>(peers_.size()); }
@@ -83,6 +88,7 @@ class Connections {
   std::chrono::milliseconds timeout_;
   bool closing_ok_ = false;
   Progress progress_;
+  Check check_;
 };
 
 }  // namespace collsim::exec

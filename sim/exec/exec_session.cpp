@@ -153,11 +153,22 @@ class ExecSession::Iteration {
                        to_string(s_.collective().op), sends_left_, receives_left_, notices_left_);
   }
 
+  // Why a data message cannot be for this rank ("" when it can), from its header alone.
+  [[nodiscard]] std::string check_data(int peer, TransferId t, std::uint64_t length) const {
+    if (t >= s_.size()) return fmt::format("data for transfer {}, the schedule has {}", t, s_.size());
+    const Transfer& tr = s_.transfer(t);
+    if (tr.kind == TransferKind::Join || tr.dst != rank_ || tr.src != peer) {
+      return fmt::format("data for transfer {}, which is not from rank {} to rank {}", t, peer, rank_);
+    }
+    if (length != static_cast<std::uint64_t>(tr.bytes.count)) {
+      return fmt::format("{} bytes for transfer {}, the schedule says {}", length, t, tr.bytes.count);
+    }
+    return "";
+  }
+
   void on_data(int peer, TransferId t, Payload p, std::uint64_t length) {
-    if (t >= s_.size() || s_.transfer(t).dst != rank_ || s_.transfer(t).src != peer ||
-        length != static_cast<std::uint64_t>(s_.transfer(t).bytes.count)) {
-      throw ExecError(fmt::format("rank {}: unexpected data for transfer {} from rank {} (peers run different schedules?)",
-                                  rank_, t, peer));
+    if (const std::string why = check_data(peer, t, length); !why.empty()) {
+      throw ExecError(fmt::format("rank {}: unexpected {} (peers run different schedules?)", rank_, why));
     }
     if (held(t)) {
       pending_.emplace_back(t, std::move(p));  // folded in once the exchange's send has its snapshot
@@ -258,6 +269,23 @@ ExecSession::ExecSession(Connections& conn) : conn_(conn), rank_(conn.self()), w
   conn_.set_progress([this](int peer, const MsgHeader& h, const std::byte* payload, std::uint64_t received) {
     if (h.type == MsgType::Data && current_) current_->on_progress(peer, h.id, payload, received);
   });
+  conn_.set_check([this](int peer, const MsgHeader& h) { return check(peer, h); });
+}
+
+std::string ExecSession::check(int peer, const MsgHeader& h) const {
+  switch (h.type) {
+    case MsgType::Data:
+      return current_ ? current_->check_data(peer, h.id, h.length) : "data outside a collective";
+    case MsgType::Result:
+      if (rank_ != 0) return "results sent to a rank other than 0";
+      if (h.length != result_bytes_) return fmt::format("results of {} bytes, expected {}", h.length, result_bytes_);
+      return "";
+    case MsgType::Done:
+    case MsgType::Barrier:
+    case MsgType::Go:
+      break;
+  }
+  return h.length == 0 ? "" : fmt::format("a control message with {} payload bytes", h.length);
 }
 
 void ExecSession::on_message(int peer, const MsgHeader& h, Payload p) {
@@ -310,6 +338,8 @@ RunResult ExecSession::run(const Schedule& s, int warmup, int iters) {
   }
   auto handler = [this](int peer, const MsgHeader& h, Payload p) { on_message(peer, h, std::move(p)); };
   Iteration it(s, conn_, rank_);
+  // What each other rank sends rank 0 at the end: [wrong, durations..., transfer times...].
+  result_bytes_ = (1 + static_cast<std::uint64_t>(iters) + 2 * static_cast<std::uint64_t>(s.size())) * sizeof(double);
   std::vector<double> mine;
   std::int64_t wrong = 0;
   for (int i = 0; i < warmup + iters; ++i) {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "sim/algo/schedule.hpp"
@@ -39,6 +40,8 @@ class ExecSession {
 
  private:
   void on_message(int peer, const MsgHeader& h, Payload p);
+  // Why a message with this header cannot be right now ("" when it can): see Connections::set_check.
+  [[nodiscard]] std::string check(int peer, const MsgHeader& h) const;
   void barrier();
 
   Connections& conn_;
@@ -49,6 +52,7 @@ class ExecSession {
   std::uint32_t go_seen_ = 0;                   // last "go" received (seq + 1)
   bool finished_ = false;
   std::map<int, std::vector<double>> results_;  // rank 0: per rank [wrong, durations...]
+  std::uint64_t result_bytes_ = 0;              // length of each rank's results message
   // The schedule iteration in progress (message handlers forward to it).
   class Iteration;
   Iteration* current_ = nullptr;

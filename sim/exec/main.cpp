@@ -1,13 +1,21 @@
 // collsim-exec: runs a collsim Schedule for real between processes over TCP (one process
 // per host, rendezvous on rank 0), on float buffers whose result is checked, and writes
 // the measured time of each collective as one JSON line (rank 0) for `collsim validate`.
+#include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <unistd.h>
 
+#include <csignal>
+#include <cstdlib>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <numeric>
@@ -26,6 +34,7 @@
 #include "sim/core/version.hpp"
 #include "sim/exec/exec_error.hpp"
 #include "sim/exec/exec_session.hpp"
+#include "sim/exec/handshake.hpp"
 #include "sim/exec/mesh.hpp"
 
 namespace {
@@ -48,6 +57,7 @@ struct Args {
   std::string label;
   std::string topology;
   std::string output;
+  std::string token;
   bool per_iteration = false;
   bool per_transfer = false;
 };
@@ -98,6 +108,58 @@ std::uint16_t free_port() {
   return ntohs(a.sin_port);
 }
 
+// The --local children. On any error of the parent they are killed and reaped, so that
+// none waits for a rendezvous that will not come (until its timeout) or outlives the run.
+struct Children {
+  std::vector<pid_t> pids;
+  Children() = default;
+  Children(const Children&) = delete;
+  Children& operator=(const Children&) = delete;
+  ~Children() {
+    for (pid_t pid : pids) ::kill(pid, SIGKILL);
+    for (pid_t pid : pids) ::waitpid(pid, nullptr, 0);
+  }
+  // Waits for every child to exit on its own; false when one failed.
+  bool wait_all() {
+    bool ok = true;
+    for (pid_t pid : pids) {
+      int status = 0;
+      if (::waitpid(pid, &status, 0) != pid || !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) ok = false;
+    }
+    pids.clear();
+    return ok;
+  }
+};
+
+// A fresh token for a --local run: 16 random bytes as hex.
+std::string random_token() {
+  unsigned char b[16];
+  std::size_t got = 0;
+  while (got < sizeof b) {
+    const ssize_t n = ::getrandom(b + got, sizeof b - got, 0);
+    if (n < 0 && errno != EINTR) throw std::runtime_error(fmt::format("getrandom: {}", std::strerror(errno)));
+    if (n > 0) got += static_cast<std::size_t>(n);
+  }
+  std::string out;
+  for (unsigned char c : b) out += fmt::format("{:02x}", c);
+  return out;
+}
+
+// What every rank must agree on, one "OPTION VALUE" line each (compared at the hello).
+// Sizes as resolved byte counts, so 1MiB and 1048576B agree.
+std::string run_params(const Args& a, const std::vector<collsim::Bytes>& sizes) {
+  std::vector<std::int64_t> counts;
+  for (const auto& b : sizes) counts.push_back(b.count);
+  std::string list = fmt::format("{}", fmt::join(counts, ","));
+  if (list.size() > 2000) {
+    std::uint64_t h = 1469598103934665603ull;  // FNV-1a: long lists are compared by a digest
+    for (unsigned char c : list) h = (h ^ c) * 1099511628211ull;
+    list = fmt::format("{} sizes {}..{} (digest {:016x})", counts.size(), counts.front(), counts.back(), h);
+  }
+  return fmt::format("version {}\n--op {}\n--algo {}\n--sizes {}\n--warmup {}\n--iters {}\n", collsim::version_string(),
+                     a.op, a.algos, list, a.warmup, a.iters);
+}
+
 int run(Args a) {
   using collsim::ConfigError;
   const auto op = collsim::collective_op_from(a.op);
@@ -130,15 +192,7 @@ int run(Args a) {
     if (a.local > 64) throw ConfigError("--local", "", std::to_string(a.local), "1..64 processes");
     mo.world = a.local;
     mo.master_host = "127.0.0.1";
-    mo.master_port = free_port();
     mo.rank = 0;
-    for (int r = 1; r < a.local; ++r) {
-      const pid_t pid = ::fork();
-      if (pid == 0) {
-        mo.rank = r;
-        break;
-      }
-    }
   } else {
     const auto colon = a.master.rfind(':');
     int port = -1;
@@ -161,7 +215,27 @@ int run(Args a) {
     mo.world = a.world;
     mo.rank = a.rank;
   }
+  // Every schedule must be one TCP can play: in-network reductions (nvls, sharp) need the
+  // switch to add the data (NVLink SHARP / InfiniBand SHARP), which no socket can stand in for.
+  for (const auto& al : algos) {
+    try {
+      const collsim::Schedule s = collsim::build_schedule(al, collsim::Collective{*op, mo.world, 0, sizes.front()});
+      for (collsim::TransferId t = 0; t < s.size(); ++t) {
+        if (s.transfer(t).leg != collsim::TransferLeg::EndToEnd) {
+          throw ConfigError("--algo", "", al,
+                            "an algorithm whose transfers go host to host: it reduces inside the switch (in-network "
+                            "reduction needs NVLink/InfiniBand SHARP hardware), which collsim-exec over TCP cannot emulate");
+        }
+      }
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError("--algo", "", al, fmt::format("an algorithm that runs on {} ranks: {}", mo.world, e.what()));
+    }
+  }
   mo.bind_host = a.bind;
+  if (!a.bind.empty()) {
+    sockaddr_in probe{};
+    if (::inet_pton(AF_INET, a.bind.c_str(), &probe.sin_addr) != 1) throw ConfigError("--bind", "", a.bind, "an IPv4 address");
+  }
   mo.timeout = timeout;
   mo.congestion = a.congestion;
   if (!a.socket_buffer.empty()) {
@@ -173,13 +247,51 @@ int run(Args a) {
       throw ConfigError("--socket-buffer", "", e.value(), e.expected());
     }
   }
+  // The token keeps strangers out of the mesh (handshake.hpp). --local makes one for its
+  // own children; ranks on several hosts must be given the same one.
+  if (a.token.empty()) {
+    if (const char* env = std::getenv("COLLSIM_EXEC_TOKEN")) a.token = env;
+  }
+  if (a.token.empty() && a.local > 0) a.token = random_token();
+  if (a.token.empty() && mo.world > 1) {
+    throw ConfigError("--token", "", "(none)",
+                      "the run's shared secret, the same on every rank, by --token or COLLSIM_EXEC_TOKEN "
+                      "(e.g. export COLLSIM_EXEC_TOKEN=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \\n'))");
+  }
+  if (!a.token.empty() && (a.token.size() < 16 || a.token.size() > collsim::exec::kTokenBytes)) {
+    throw ConfigError("--token", "", fmt::format("({} characters)", a.token.size()),
+                      fmt::format("16..{} characters", collsim::exec::kTokenBytes));
+  }
+  mo.token = a.token;
+  mo.params = run_params(a, sizes);
 
+  // Checked before any child exists: a run that cannot write its records should not start.
   std::ofstream file;
   if (mo.rank == 0 && !a.output.empty()) {
     file.open(a.output, std::ios::app);
-    if (!file) throw ConfigError("--output", "", a.output, "a writable file");
+    if (!file) throw ConfigError("--output", "", a.output, fmt::format("a writable file ({})", std::strerror(errno)));
   }
   std::ostream& out = file.is_open() ? static_cast<std::ostream&>(file) : std::cout;
+
+  Children children;
+  if (a.local > 0) {
+    mo.master_port = free_port();
+    const pid_t parent = ::getpid();
+    for (int r = 1; r < a.local; ++r) {
+      const pid_t pid = ::fork();
+      if (pid < 0) throw collsim::exec::ExecError(fmt::format("fork: {}", std::strerror(errno)));
+      if (pid == 0) {
+        // A child dies with its parent (whatever kills it) and owns none of its siblings.
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) std::_Exit(2);
+        children.pids.clear();
+        if (file.is_open()) file.close();
+        mo.rank = r;
+        break;
+      }
+      children.pids.push_back(pid);
+    }
+  }
 
   std::vector<int> fds = collsim::exec::connect_mesh(mo);
   const std::string congestion = collsim::exec::mesh_congestion(fds);
@@ -243,13 +355,7 @@ int run(Args a) {
     }
   }
   session.finish();
-  int rc = 0;
-  if (a.local > 0 && mo.rank == 0) {
-    for (int r = 1; r < a.local; ++r) {
-      int status = 0;
-      if (::wait(&status) > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) rc = 2;
-    }
-  }
+  const int rc = children.wait_all() ? 0 : 2;
   if (wrong_total > 0) {
     std::cerr << fmt::format("collsim-exec: rank {}: result check failed: {} wrong elements\n", mo.rank, wrong_total);
     return 1;
@@ -269,7 +375,10 @@ int main(int argc, char** argv) {
   app.add_option("--world", a.world, "Number of ranks");
   app.add_option("--local", a.local, "Start N ranks on 127.0.0.1 from this one command (testing)");
   app.add_option("--master", a.master, "Rank 0's IPv4 address:port")->capture_default_str();
-  app.add_option("--bind", a.bind, "This rank's IPv4 address (default: any; rank 0: the master address)");
+  app.add_option("--bind", a.bind,
+                 "This rank's IPv4 address (default: rank 0 the master address, others the address they reach rank 0 from)");
+  app.add_option("--token", a.token,
+                 "The run's shared secret, the same on every rank (default: $COLLSIM_EXEC_TOKEN; --local makes one)");
   app.add_option("--op", a.op, "Collective")->capture_default_str();
   app.add_option("--algo", a.algos, "Algorithms, comma-separated: ring, ps")->capture_default_str();
   app.add_option("--sizes", a.sizes, "Sizes: 1MiB, 1MiB,4MiB or MIN:MAX")->capture_default_str();

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -14,19 +15,11 @@
 #include <fmt/format.h>
 
 #include "sim/exec/exec_error.hpp"
+#include "sim/exec/handshake.hpp"
 
 namespace collsim::exec {
 
 namespace {
-
-constexpr std::uint32_t kMagic = 0x43534d58;  // "CSMX"
-
-struct Hello {
-  std::uint32_t magic = kMagic;
-  std::int32_t rank = 0;
-  std::int32_t world = 0;
-  std::uint32_t port = 0;  // the sender's listening port (to rank 0 only)
-};
 
 struct Endpoint {
   std::uint32_t addr = 0;  // network byte order
@@ -122,25 +115,20 @@ int listen_on(const MeshOptions& o, const std::string& host, std::uint16_t port)
   return fd;
 }
 
-int accept_before(int listener, Clock::time_point deadline, const std::string& what) {
-  while (true) {
-    pollfd pf{listener, POLLIN, 0};
-    const int rc = ::poll(&pf, 1, remaining_ms(deadline));
-    if (rc == 0) throw ExecError(fmt::format("timed out while {}", what));
-    if (rc < 0) {
-      if (errno == EINTR) continue;
-      throw ExecError(fmt::format("poll failed while {}: {}", what, std::strerror(errno)));
-    }
-    const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd >= 0) return fd;
-    if (errno != EINTR && errno != EAGAIN) throw ExecError(fmt::format("accept failed while {}: {}", what, std::strerror(errno)));
-  }
-}
-
-// Connects, retrying while the peer is not listening yet, until the deadline.
-int connect_before(const sockaddr_in& a, Clock::time_point deadline, const std::string& what) {
+// Connects, retrying while the peer is not listening yet, until the deadline. The socket
+// leaves from `source` when set (--bind), so that the address rank 0 sees and hands on to
+// the others is the one this rank listens on.
+int connect_before(const sockaddr_in& a, const std::string& source, Clock::time_point deadline, const std::string& what) {
   while (true) {
     const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (!source.empty()) {
+      const sockaddr_in s = address(source, 0);
+      if (::bind(fd, reinterpret_cast<const sockaddr*>(&s), sizeof s) != 0) {
+        const int e = errno;
+        ::close(fd);
+        throw ExecError(fmt::format("cannot bind to {} while {}: {}", source, what, std::strerror(e)));
+      }
+    }
     if (::connect(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0) return fd;
     const int e = errno;
     ::close(fd);
@@ -149,15 +137,30 @@ int connect_before(const sockaddr_in& a, Clock::time_point deadline, const std::
   }
 }
 
-void check_hello(const Hello& h, const MeshOptions& o, const std::string& what) {
-  if (h.magic != kMagic) throw ExecError(fmt::format("{}: a non-collsim-exec peer connected while {}", where(o), what));
+// A hello from a rank of this run (it has the token): the world size and run parameters
+// must be ours, or the ranks were started differently (exit 2 on both sides).
+void check_same_run(const Hello& h, const std::string& params, const MeshOptions& o, const std::string& who) {
   if (h.world != o.world) {
-    throw ExecError(fmt::format("{}: rank {} was started with --world {}, this rank with --world {} (mismatched rank count)",
-                                where(o), h.rank, h.world, o.world));
+    throw ExecError(fmt::format("{}: {} was started with --world {}, this rank with --world {} (mismatched rank count)",
+                                where(o), who, h.world, o.world));
   }
   if (h.rank < 0 || h.rank >= o.world) {
     throw ExecError(fmt::format("{}: a peer claims rank {}, outside 0..{}", where(o), h.rank, o.world - 1));
   }
+  const std::string diff = params_differences(params, o.params);
+  if (!diff.empty()) {
+    throw ExecError(fmt::format("{}: {} was started with different run parameters: {}", where(o), who, diff));
+  }
+}
+
+void send_hello(int fd, const MeshOptions& o, std::uint32_t port, const std::string& params, const std::string& what) {
+  const Hello h = make_hello(o.rank, o.world, port, o.token, params);
+  write_exact(fd, &h, sizeof h, what);
+  write_exact(fd, params.data(), params.size(), what);
+}
+
+AcceptOptions accept_options(const MeshOptions& o) {
+  return AcceptOptions{o.token, std::min(o.hello_timeout, o.timeout), where(o)};
 }
 
 }  // namespace
@@ -196,36 +199,55 @@ std::vector<int> connect_mesh_or_throw(const MeshOptions& o, std::vector<int>& f
   std::vector<Endpoint> table(static_cast<std::size_t>(o.world));
   if (o.rank == 0) {
     listener = listen_on(o, o.bind_host.empty() ? o.master_host : o.bind_host, o.master_port);
-    for (int got = 1; got < o.world; ++got) {
-      const int fd = accept_before(listener, deadline,
-                                   fmt::format("{} ({} of {} ranks arrived)", rendezvous, got, o.world));
-      Hello h;
-      try {
-        read_exact(fd, &h, sizeof h, deadline, rendezvous);
-        check_hello(h, o, rendezvous);
-        if (h.rank == 0 || fds[static_cast<std::size_t>(h.rank)] >= 0) {
-          throw ExecError(fmt::format("{}: two processes claim rank {}", where(o), h.rank));
-        }
-      } catch (...) {
-        ::close(fd);
-        throw;
-      }
-      sockaddr_in peer{};
-      socklen_t len = sizeof peer;
-      ::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len);
-      table[static_cast<std::size_t>(h.rank)] = Endpoint{peer.sin_addr.s_addr, h.port};
-      fds[static_cast<std::size_t>(h.rank)] = fd;
+    // Each rank hears rank 0's hello before rank 0 judges its own, so that a rank started
+    // with other parameters names the difference too instead of seeing a hang-up.
+    auto check = [&](const Arrival& a, const std::vector<Arrival>& before) {
+      send_hello(a.fd, o, 0, o.params, rendezvous);
+      const std::string who = fmt::format("rank {} ({})", a.hello.rank, peer_name(a.from));
+      check_same_run(a.hello, a.params, o, who);
+      const bool twice = std::any_of(before.begin(), before.end(), [&](const Arrival& b) { return b.hello.rank == a.hello.rank; });
+      if (a.hello.rank == 0 || twice) throw ExecError(fmt::format("{}: two processes claim rank {}", where(o), a.hello.rank));
+    };
+    for (const Arrival& a : accept_hellos(listener, o.world - 1, deadline, accept_options(o), rendezvous, check)) {
+      table[static_cast<std::size_t>(a.hello.rank)] = Endpoint{a.from.sin_addr.s_addr, a.hello.port};
+      fds[static_cast<std::size_t>(a.hello.rank)] = a.fd;
     }
     for (int r = 1; r < o.world; ++r) write_exact(fds[static_cast<std::size_t>(r)], table.data(), table.size() * sizeof(Endpoint), rendezvous);
   } else {
-    listener = listen_on(o, o.bind_host, 0);
+    const int fd = connect_before(address(o.master_host, o.master_port), o.bind_host, deadline, rendezvous);
+    fds[0] = fd;
+    // Listen where this rank reaches rank 0 from (not on every interface): the other ranks
+    // connect to that address, and nobody needs to reach this rank by any other.
+    std::string host = o.bind_host;
+    if (host.empty()) {
+      sockaddr_in mine{};
+      socklen_t len = sizeof mine;
+      char name[INET_ADDRSTRLEN] = {};
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&mine), &len);
+      host = ::inet_ntop(AF_INET, &mine.sin_addr, name, sizeof name) ? name : "";
+    }
+    listener = listen_on(o, host, 0);
     sockaddr_in mine{};
     socklen_t len = sizeof mine;
     ::getsockname(listener, reinterpret_cast<sockaddr*>(&mine), &len);
-    const int fd = connect_before(address(o.master_host, o.master_port), deadline, rendezvous);
-    fds[0] = fd;
-    const Hello h{kMagic, o.rank, o.world, ntohs(mine.sin_port)};
-    write_exact(fd, &h, sizeof h, rendezvous);
+    send_hello(fd, o, ntohs(mine.sin_port), o.params, rendezvous);
+    Hello zero;
+    try {
+      read_exact(fd, &zero, sizeof zero, deadline, rendezvous);
+    } catch (const ExecError& e) {
+      // Rank 0 hangs up on a hello without its token; say so rather than only "closed".
+      throw ExecError(fmt::format("{} (rank 0 did not answer this rank's hello: is --token/COLLSIM_EXEC_TOKEN the same on "
+                                  "every rank? rank 0's stderr names why it refused)", e.what()));
+    }
+    if (zero.magic != kHelloMagic || !token_matches(zero, o.token)) {
+      throw ExecError(fmt::format("{}: the process at {}:{} is not rank 0 of this run (no hello with this run's token: "
+                                  "is --token/COLLSIM_EXEC_TOKEN the same on every rank?)",
+                                  where(o), o.master_host, o.master_port));
+    }
+    if (zero.params_len > kMaxParamsBytes) throw ExecError(fmt::format("{}: malformed hello from rank 0", where(o)));
+    std::string params(zero.params_len, '\0');
+    read_exact(fd, params.data(), params.size(), deadline, rendezvous);
+    check_same_run(zero, params, o, "rank 0");
     read_exact(fd, table.data(), table.size() * sizeof(Endpoint), deadline, rendezvous);
     // Connect to the ranks below, accept the ranks above.
     for (int r = 1; r < o.rank; ++r) {
@@ -234,21 +256,20 @@ std::vector<int> connect_mesh_or_throw(const MeshOptions& o, std::vector<int>& f
       a.sin_addr.s_addr = table[static_cast<std::size_t>(r)].addr;
       a.sin_port = htons(static_cast<std::uint16_t>(table[static_cast<std::size_t>(r)].port));
       const std::string what = fmt::format("{}: connecting to rank {}", where(o), r);
-      const int c = connect_before(a, deadline, what);
-      const Hello hi{kMagic, o.rank, o.world, 0};
-      write_exact(c, &hi, sizeof hi, what);
+      const int c = connect_before(a, o.bind_host, deadline, what);
       fds[static_cast<std::size_t>(r)] = c;
+      send_hello(c, o, 0, "", what);
     }
-    for (int r = o.rank + 1; r < o.world; ++r) {
-      const std::string what = fmt::format("{}: waiting for ranks above {} to connect", where(o), o.rank);
-      const int c = accept_before(listener, deadline, what);
-      Hello hi;
-      read_exact(c, &hi, sizeof hi, deadline, what);
-      check_hello(hi, o, what);
-      if (hi.rank <= o.rank || fds[static_cast<std::size_t>(hi.rank)] >= 0) {
-        throw ExecError(fmt::format("{}: unexpected connection from rank {}", where(o), hi.rank));
+    const std::string what = fmt::format("{}: waiting for ranks above {} to connect", where(o), o.rank);
+    // Rank 0 has compared everyone's parameters; here a hello only has to name a rank above.
+    auto check = [&](const Arrival& a, const std::vector<Arrival>& before) {
+      const bool twice = std::any_of(before.begin(), before.end(), [&](const Arrival& b) { return b.hello.rank == a.hello.rank; });
+      if (a.hello.world != o.world || a.hello.rank <= o.rank || a.hello.rank >= o.world || twice) {
+        throw ExecError(fmt::format("{}: unexpected connection from rank {} ({})", where(o), a.hello.rank, peer_name(a.from)));
       }
-      fds[static_cast<std::size_t>(hi.rank)] = c;
+    };
+    for (const Arrival& a : accept_hellos(listener, o.world - 1 - o.rank, deadline, accept_options(o), what, check)) {
+      fds[static_cast<std::size_t>(a.hello.rank)] = a.fd;
     }
   }
   ::close(listener);

@@ -56,6 +56,9 @@ run_exec --local 2 --congestion warp9; [[ $rc == 2 ]] && grep -q "warp9" "$TMP/e
 run_exec --rank 3 --world 2; [[ $rc == 2 ]] && grep -q -- "--rank" "$TMP/eerr" || fail "bad --rank: rc $rc"
 run_exec --rank 0 --world 2 --master nowhere; [[ $rc == 2 ]] && grep -q -- "--master" "$TMP/eerr" || fail "bad --master: rc $rc"
 
+# Ranks started one by one share a token (--local makes its own).
+export COLLSIM_EXEC_TOKEN=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+
 # A rank that never comes: rank 0 gives up after the timeout, exit 2.
 # A port nothing listens on now (other test suites share this machine's loopback).
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }

@@ -17,6 +17,7 @@ bash "$TB" up 3 200mbit 9000 --topology "$TMP/topo.json" >"$TMP/up" 2>&1 || {
   fail "testbed up failed: $(cat "$TMP/up")"
 }
 master=$(bash "$TB" addr 0)
+export COLLSIM_EXEC_TOKEN=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')  # the ranks' shared secret
 for r in 1 2; do
   bash "$TB" exec $r "$EXEC" --rank $r --world 3 --master "$master:29600" --bind "$(bash "$TB" addr $r)" \
     --algo ring,ps --sizes 4MiB --warmup 1 --iters 3 --timeout 20s 2>"$TMP/err$r" &

@@ -14,6 +14,7 @@
 #include "sim/exec/chunk_data.hpp"
 #include "sim/exec/exec_error.hpp"
 #include "sim/exec/exec_session.hpp"
+#include "sim/exec/handshake.hpp"
 #include "sim/exec/mesh.hpp"
 
 using namespace collsim;
@@ -114,4 +115,50 @@ TEST_CASE("ranks that disagree on the world size are refused", "[exec]") {
   auto one = std::async(std::launch::async, [o] { return connect_mesh(o); });
   CHECK_THROWS_AS(zero.get(), ExecError);
   CHECK_THROWS_AS(one.get(), ExecError);  // rank 0 hangs up without a table
+}
+
+TEST_CASE("strangers are ignored and the rendezvous goes on", "[exec]") {
+  const std::uint16_t port = next_port();
+  MeshOptions o;
+  o.world = 2, o.master_port = port, o.timeout = std::chrono::milliseconds(5000);
+  o.token = "0123456789abcdef";
+  o.hello_timeout = std::chrono::milliseconds(200);
+  auto zero = std::async(std::launch::async, [o] { return connect_mesh(o); });
+  // A silent connection and one with the wrong token arrive before the real rank 1.
+  auto connect_raw = [port] {
+    for (int i = 0; i < 100; ++i) {
+      const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in a{};
+      a.sin_family = AF_INET;
+      a.sin_port = htons(port);
+      a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) return fd;
+      ::close(fd);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return -1;
+  };
+  const int silent = connect_raw();
+  const int wrong = connect_raw();
+  REQUIRE(silent >= 0);
+  REQUIRE(wrong >= 0);
+  const Hello h = make_hello(1, 2, 0, "not-the-token-at-all", "");
+  CHECK(::send(wrong, &h, sizeof h, 0) == static_cast<ssize_t>(sizeof h));
+  MeshOptions one = o;
+  one.rank = 1;
+  auto fds1 = connect_mesh(one);
+  auto fds0 = zero.get();
+  CHECK(fds0[1] >= 0);
+  CHECK(fds1[0] >= 0);
+  for (int fd : {fds0[1], fds1[0], silent, wrong}) ::close(fd);
+}
+
+TEST_CASE("hello tokens and run parameters are compared", "[exec]") {
+  const Hello h = make_hello(1, 2, 0, "0123456789abcdef", "");
+  CHECK(token_matches(h, "0123456789abcdef"));
+  CHECK_FALSE(token_matches(h, "0123456789abcdeg"));
+  CHECK_FALSE(token_matches(h, "0123456789abcdef0"));
+  CHECK_FALSE(token_matches(h, ""));
+  CHECK(params_differences("--iters 3\n--algo ring\n", "--algo ring\n--iters 3\n").empty());
+  CHECK(params_differences("--iters 3\n--algo ring\n", "--iters 5\n--algo ring\n") == "--iters 3 there, 5 here");
 }
