@@ -44,8 +44,9 @@ declare -A seeds=(
   [golden_baseline]="results/golden/*.json"
   [units]="tests/fuzz/seeds/units/*"
   [nccl_xml]="tests/data/nccl-xml/*.xml"
+  [exec_hello]="tests/fuzz/seeds/exec_hello/*"
 )
-all="topology workload plan calibration nccl_tests_log json_lines golden_baseline units nccl_xml"
+all="topology workload plan calibration nccl_tests_log json_lines golden_baseline units nccl_xml exec_hello"
 selected=${targets//,/ }
 selected=${selected:-$all}
 for t in $selected; do
@@ -65,7 +66,7 @@ run_one() {
   local limit=(-max_total_time="${seconds:-0}")
   [[ -n $runs ]] && limit=(-runs="$runs" -seed=1)
   local dict=()
-  [[ $t == units || $t == nccl_tests_log || $t == nccl_xml ]] || dict=(-dict="$root/tests/fuzz/json.dict")
+  [[ $t == units || $t == nccl_tests_log || $t == nccl_xml || $t == exec_hello ]] || dict=(-dict="$root/tests/fuzz/json.dict")
   local rc=0
   "$build/tests/fuzz/fuzz_$t" "${limit[@]}" "${dict[@]}" -timeout=60 -rss_limit_mb=4096 -max_len=300000 \
     -print_final_stats=1 -artifact_prefix="$findings/" "$corpus" "$seed_dir" >"$work/logs/$t.log" 2>&1 || rc=$?
