@@ -1,5 +1,6 @@
 // collsim: predicts collective communication and data-parallel training step times.
 #include <algorithm>
+#include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -9,8 +10,19 @@
 #include <spdlog/spdlog.h>
 
 #include "sim/cli/commands.hpp"
+#include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/version.hpp"
+
+namespace {
+
+// What a command printed did not all arrive (`collsim ... > file` on a full disk).
+int output_failed(const std::string& why) {
+  std::cerr << "collsim: error: standard output: could not write the output (" << why << ")\n";
+  return 2;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // Logs go to stderr so that stdout carries only the requested output.
@@ -62,8 +74,11 @@ int main(int argc, char** argv) {
     std::cerr << "collsim: error: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
+    // fmt::print throws when stdout cannot take its text: a full disk, not a defect.
+    if (std::ferror(stdout)) return output_failed(e.what());
     std::cerr << "collsim: internal error: " << e.what() << "\n";
     return 1;
   }
+  if (const auto why = collsim::stdout_write_error()) return output_failed(*why);
   return 0;
 }

@@ -4,7 +4,6 @@
 // written; same input, same bytes.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -14,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "sim/cli/commands.hpp"
+#include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topo/fabric_generators.hpp"
 #include "sim/topo/loader.hpp"
@@ -96,8 +96,7 @@ void run_import(const ImportArgs& a) {
     std::cout << text;
     return;
   }
-  std::ofstream out(a.output, std::ios::binary);
-  if (!out || !(out << text) || !out.flush()) throw ConfigError("-o", "", fmt::format("\"{}\"", a.output), "a writable file");
+  write_file_atomically(a.output, text, "-o");
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <iostream>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -31,6 +33,18 @@ std::vector<char> temp_template(const fs::path& path, const char* tag) {
   return std::vector<char>(t.c_str(), t.c_str() + t.size() + 1);
 }
 
+// Writes all of `content`; 0 or the errno of the failure (ENOSPC for a write of nothing).
+int write_all(int fd, std::string_view content) {
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return n < 0 ? errno : ENOSPC;
+    done += static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
 mode_t current_umask() {
   const mode_t m = ::umask(0);
   ::umask(m);
@@ -42,6 +56,16 @@ mode_t current_umask() {
 void write_file_atomically(const fs::path& path, std::string_view content, const std::string& option) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw ConfigError(option, "", path.string(), "a file path (this is a directory)");
+  // A device or pipe (/dev/stdout, /dev/null, a FIFO) is written in place: renaming a file
+  // over it would replace the device itself.
+  if (fs::exists(path, ec) && !fs::is_regular_file(path, ec)) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) fail(path, option, "cannot open it", errno);
+    const int err = write_all(fd, content);
+    ::close(fd);
+    if (err != 0) fail(path, option, "writing failed", err);
+    return;
+  }
   std::vector<char> name = temp_template(path, "tmp");
   const int fd = ::mkstemp(name.data());
   if (fd < 0) fail(path, option, "cannot create a file in its folder", errno);
@@ -54,12 +78,9 @@ void write_file_atomically(const fs::path& path, std::string_view content, const
   };
   // mkstemp makes 0600; results are ordinary files (0666 less the umask), like ofstream's.
   if (::fchmod(fd, 0666 & ~current_umask()) != 0) give_up("cannot set its permissions");
-  std::size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) give_up("writing failed");
-    done += static_cast<std::size_t>(n);
+  if (const int err = write_all(fd, content); err != 0) {
+    errno = err;
+    give_up("writing failed");
   }
   if (::fsync(fd) != 0) give_up("flushing to disk failed");
   if (::close(fd) != 0) {
@@ -109,6 +130,39 @@ void StagedFolder::commit() {
   }
   committed_ = true;
   if (!old.empty()) fs::remove_all(old, ec);
+}
+
+RecordFile::RecordFile(fs::path path, std::string option) : path_(std::move(path)), option_(std::move(option)) {
+  std::error_code ec;
+  if (fs::is_directory(path_, ec)) throw ConfigError(option_, "", path_.string(), "a file path (this is a directory)");
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+  if (fd_ < 0) fail(path_, option_, "cannot open it for appending", errno);
+}
+
+RecordFile::~RecordFile() { close(); }
+
+void RecordFile::close() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+void RecordFile::append(std::string_view record) {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) fail(path_, option_, "cannot read its size", errno);
+  if (const int err = write_all(fd_, record); err != 0) {
+    // Back to the last whole record; if even that fails the message still names the file.
+    (void)::ftruncate(fd_, st.st_size);
+    fail(path_, option_, "writing a record failed", err);
+  }
+}
+
+std::optional<std::string> stdout_write_error() {
+  errno = 0;
+  std::cout.flush();
+  const bool flushed = std::fflush(stdout) == 0;
+  const int err = errno;
+  if (flushed && !std::ferror(stdout) && std::cout.good()) return std::nullopt;
+  return err != 0 ? std::string(std::strerror(err)) : std::string("write failed");
 }
 
 }  // namespace collsim

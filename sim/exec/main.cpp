@@ -16,7 +16,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
+#include <optional>
 #include <iostream>
 #include <numeric>
 
@@ -28,6 +28,7 @@
 
 #include "sim/algo/registry.hpp"
 #include "sim/algo/symbolic_executor.hpp"
+#include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/size_list.hpp"
 #include "sim/core/unit_parse.hpp"
@@ -266,12 +267,16 @@ int run(Args a) {
   mo.params = run_params(a, sizes);
 
   // Checked before any child exists: a run that cannot write its records should not start.
-  std::ofstream file;
-  if (mo.rank == 0 && !a.output.empty()) {
-    file.open(a.output, std::ios::app);
-    if (!file) throw ConfigError("--output", "", a.output, fmt::format("a writable file ({})", std::strerror(errno)));
-  }
-  std::ostream& out = file.is_open() ? static_cast<std::ostream&>(file) : std::cout;
+  std::optional<collsim::RecordFile> file;
+  if (mo.rank == 0 && !a.output.empty()) file.emplace(a.output, "--output");
+  // One whole record per call: to the file (cut back on failure), or to stdout, checked.
+  auto emit = [&file](const std::string& record) {
+    if (file) return file->append(record);
+    std::cout << record;
+    if (const auto why = collsim::stdout_write_error()) {
+      throw ConfigError("--output", "", "standard output", fmt::format("a writable output ({})", *why));
+    }
+  };
 
   Children children;
   if (a.local > 0) {
@@ -285,7 +290,7 @@ int run(Args a) {
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (::getppid() != parent) std::_Exit(2);
         children.pids.clear();
-        if (file.is_open()) file.close();
+        if (file) file->close();
         mo.rank = r;
         break;
       }
@@ -351,7 +356,7 @@ int run(Args a) {
         }
         j["transfers"] = ts;
       }
-      out << j.dump() << std::endl;
+      emit(j.dump() + "\n");
     }
   }
   session.finish();

@@ -70,4 +70,35 @@ unfill
 COLLSIM_PYTHON=/bin/false "$COLLSIM" plan "$TMP/plan.json" --report "$DISK/report" >/dev/null 2>"$TMP/err" || fail "plan --report: $(cat "$TMP/err")"
 [[ -s $DISK/report/plan.csv ]] && ! grep -q "old report" "$DISK/report/report.md" || fail "new report not in place: $(ls "$DISK/report")"
 leftovers
+# Standard output on a full disk: exit 2, not a silently short table.
+fill
+rc=0
+"$COLLSIM" collective --sizes 1KiB:1MiB >"$DISK/table.txt" 2>"$TMP/err" || rc=$?
+[[ $rc == 2 ]] && grep -q "standard output.*No space left on device" "$TMP/err" ||
+  fail "collective > full disk exited $rc: $(cat "$TMP/err")"
+rm -f "$DISK/table.txt"
+unfill
+
+# topo import-nccl -o: the previous topology stays.
+echo '{"old": true}' >"$DISK/imported.json"
+fill
+expect_error 2 "-o" "No space left on device" -- topo import-nccl "$SRC/tests/data/nccl-xml/dgx-a100.xml" -o "$DISK/imported.json"
+[[ $(cat "$DISK/imported.json") == '{"old": true}' ]] || fail "import-nccl -o on a full disk changed the previous file"
+leftovers
+unfill
+
+# collsim-exec --output appends records: on a full disk it exits 2 and the file keeps its
+# earlier records whole (no half record at the end).
+EXEC=$(dirname "$COLLSIM")/collsim-exec
+# One earlier record of exactly one 4 KiB page, so that the next byte needs a page tmpfs has not got.
+python3 -c 'import sys; sys.stdout.write("{\"kind\":\"collective\",\"earlier\":\"" + "x" * 4061 + "\"}\n")' >"$DISK/records.jsonl"
+[[ $(stat -c %s "$DISK/records.jsonl") == 4096 ]] || fail "the earlier record is not 4096 bytes"
+cp "$DISK/records.jsonl" "$TMP/records.before"
+fill
+rc=0
+"$EXEC" --local 2 --sizes 256KiB --iters 2 --output "$DISK/records.jsonl" >/dev/null 2>"$TMP/err" || rc=$?
+[[ $rc == 2 ]] && grep -q -- "--output.*No space left on device" "$TMP/err" ||
+  fail "collsim-exec --output on a full disk exited $rc: $(cat "$TMP/err")"
+cmp -s "$DISK/records.jsonl" "$TMP/records.before" || fail "collsim-exec --output left a partial record: $(tail -c 200 "$DISK/records.jsonl")"
+unfill
 echo "full_disk: ok"
