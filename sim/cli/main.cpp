@@ -61,6 +61,12 @@ int main(int argc, char** argv) {
   } catch (const collsim::ConfigError& e) {
     std::cerr << "collsim: error: " << e.what() << "\n";
     return 2;
+  } catch (const collsim::OverflowError& e) {
+    // Inputs each inside their ranges that together leave the clock: bad input (exit 2),
+    // reported here when no command could name the flag or file that caused it.
+    std::cerr << "collsim: error: the inputs lead to " << e.what()
+              << "; use smaller sizes or times, or faster links (input ranges: docs/file-formats.md#input-ranges)\n";
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << "collsim: internal error: " << e.what() << "\n";
     return 1;

@@ -59,4 +59,31 @@ expect_error 2 "--bogus" -- collective --bogus
 expect_error 2 "unknown command \"colective\"" "expected one of: collective, " "topo" -- colective --sizes 1MiB
 expect_error 2 "--slice" "\"0B\"" "at least 1 B" -- collective --slice 0B
 expect_error 2 "--slice" "\"0B\"" "at least 1 B" -- schedule --algo ring --ranks 4 --slice 0B
+# Arithmetic that cannot wrap (issue 16 part 5): quantities past their documented ranges,
+# and in-range inputs whose product leaves the picosecond clock, are exit 2 naming the flag
+# or field, never an internal error or a negative time.
+expect_error 2 "--sizes" '"8000000TiB"' "at most 1024TiB" -- collective --topology star-16x100g --algo ring --sizes 8000000TiB
+write slow.json "${good//450GB\/s/1Kbps}"
+expect_error 2 "--sizes" "1TiB" "clock" -- collective --topology "$TMP/slow.json" --sizes 1TiB
+expect_error 2 "--slice" "at most 1024TiB" -- schedule --algo ring --ranks 4 --slice 2048TiB
+write latency.json "${good//1us/100000s}"
+expect_error 2 "latency.json" "/links/0/latency" '"100000s"' "from 0 to 1s" -- collective --topology "$TMP/latency.json"
+write slowbw.json "${good//450GB\/s/0.001bps}"
+expect_error 2 "slowbw.json" "/links/0/bandwidth" '"0.001bps"' "from 1 bps" -- collective --topology "$TMP/slowbw.json"
+layers() {  # layers N FORWARD_TIME: a workload of N layers of one parameter each
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+n, t = int(sys.argv[1]), sys.argv[2]
+print(json.dumps({"name": "w", "measured_on": "cpu",
+                  "parameters": [{"name": f"p{i}", "numel": 1000, "dtype": "float32"} for i in range(n)],
+                  "layers": [{"name": f"l{i}", "params": [f"p{i}"], "forward_time": t, "backward_time": t} for i in range(n)]}))
+PY
+}
+layers 2 9000000s >"$TMP/day_layer.json"
+expect_error 2 "day_layer.json" "/layers/0/forward_time" '"9000000s"' "from 0 to 3600s" -- ddp --workload "$TMP/day_layer.json" --device H100
+# 1500 layers of an hour each forward and backward: 125 days, past the clock's 106.
+layers 1500 3600s >"$TMP/long_step.json"
+expect_error 2 "simulated time past 2^63 ps" -- ddp --workload "$TMP/long_step.json" --device H100 --topology star-16x100g
+expect_error 2 "--graph-walk" "from 0 to 3600s" -- ddp --workload resnet50 --device H100 --graph-walk 2h
+expect_error 2 "--graph-walk" "from 0 to 3600s" -- ddp --workload resnet50 --device H100 --graph-walk 7200s
 echo "input_errors: ok"
