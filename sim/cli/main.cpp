@@ -61,6 +61,9 @@ int main(int argc, char** argv) {
   } catch (const collsim::ConfigError& e) {
     std::cerr << "collsim: error: " << e.what() << "\n";
     return 2;
+  } catch (const collsim::LimitError& e) {
+    std::cerr << "collsim: error: " << e.what() << "\n";
+    return 2;
   } catch (const collsim::OverflowError& e) {
     // Inputs each inside their ranges that together leave the clock: bad input (exit 2),
     // reported here when no command could name the flag or file that caused it.

@@ -45,6 +45,13 @@ class OverflowError : public std::overflow_error {
   using std::overflow_error::overflow_error;
 };
 
+// Input whose work would pass a documented resource limit (a schedule's memory): bad input,
+// exit 2. The message says what it would need, the limit and how to raise it.
+class LimitError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // A broken invariant inside collsim (a bug, not bad input).
 class InternalError : public std::logic_error {
  public:
