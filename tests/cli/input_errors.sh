@@ -91,4 +91,6 @@ expect_error 2 "direct allreduce on 65536 ranks" "8589803520 transfers" "COLLSIM
 expect_error 2 "ps_sharded allreduce on 65536 ranks" "COLLSIM_MAX_SCHEDULE_BYTES" -- schedule --algo ps_sharded --ranks 65536
 COLLSIM_MAX_SCHEDULE_BYTES=1000 expect_error 2 "ring allreduce on 64 ranks" "more than" "COLLSIM_MAX_SCHEDULE_BYTES" -- schedule --algo ring --ranks 64
 COLLSIM_MAX_SCHEDULE_BYTES=lots expect_error 2 "COLLSIM_MAX_SCHEDULE_BYTES" '"lots"' -- schedule --algo ring --ranks 4
+# sweep's generated cluster: the GPU model is a flag
+expect_error 2 "--gpu" '"K80"' "V100, A100, H100, H200, B200" -- sweep --workload resnet50 --gpu K80 --ranks 8
 echo "input_errors: ok"
