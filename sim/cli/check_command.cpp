@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <system_error>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -56,14 +57,21 @@ Baseline read_baseline(const std::string& path) {
   if (b.command.empty()) f.fail("command", "[]", "the collsim arguments, like [\"collective\", \"--sizes\", \"1MiB\"]");
   // A baseline that runs `check` could name itself and spawn checks without end.
   if (b.command.front() == "check") f.fail("command", "[\"check\", ...]", "a command other than check");
-  (void)f.required("expected");
+  // Every command prints a JSON object with --format json: anything else here is a broken
+  // baseline (exit 2), not a prediction that moved (exit 1).
+  if (const nlohmann::json& e = f.required("expected"); !e.is_object()) {
+    f.fail("expected", brief(e), "a JSON object (what the command printed with --format json)");
+  }
   f.finish();
   b.expected = doc["expected"];
-  if (b.expected.is_object()) {
-    if (b.version.empty() && b.expected.contains(kVersionKey) && b.expected[kVersionKey].is_string()) {
-      b.version = b.expected[kVersionKey].get<std::string>();
-    }
-    b.expected.erase(kVersionKey);  // which collsim printed it is not a prediction
+  if (b.version.empty() && b.expected.contains(kVersionKey) && b.expected[kVersionKey].is_string()) {
+    b.version = b.expected[kVersionKey].get<std::string>();
+  }
+  b.expected.erase(kVersionKey);  // which collsim printed it is not a prediction
+  const auto dir = (std::filesystem::absolute(path).parent_path() / b.root).lexically_normal();
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    f.fail("root", fmt::format("\"{}\"", b.root), "a folder, relative to the baseline, to run the command in");
   }
   return b;
 }
@@ -164,6 +172,12 @@ void run_check(const CheckArgs& a) {
     args.push_back("--format");
     args.push_back("json");
     const auto [rc, out] = run_self(args, dir.string());
+    // Exit 2 is collsim refusing the arguments (its message went to stderr): the baseline's
+    // command is broken, which no --update can fix.
+    if (rc == 2) {
+      throw ConfigError(path, "/command", brief(nlohmann::json(b.command)),
+                        "arguments that collsim accepts (the command exited 2: bad input, see the error above)");
+    }
     if (rc != 0) {
       all.push_back({path, Diff{"(command)", "exit 0", fmt::format("exit {}", rc), "command failed"}});
       continue;
