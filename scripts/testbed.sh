@@ -98,8 +98,17 @@ up() {
   if ip netns list 2>/dev/null | awk '{print $1}' | grep -qE "^${PREFIX}-(h[0-9]+|sw)$"; then
     die "refused: a test bed already exists (testbed.sh down first)"
   fi
+  # The topology file is written last: a folder that is not there must be refused before
+  # anything is made, not found after the hosts exist.
+  if [[ -n $topo_file ]]; then
+    local topo_dir
+    topo_dir=$(dirname -- "$topo_file")
+    [[ -d $topo_dir && -w $topo_dir ]] || die "--topology: folder '$topo_dir' of '$topo_file' does not exist or is not writable"
+    [[ ! -d $topo_file ]] || die "--topology: '$topo_file' is a folder, expected a file name to write"
+  fi
 
-  trap 'rc=$?; echo "testbed.sh: up failed (exit $rc); removing what was made" >&2; down; exit 1' ERR INT TERM
+  # HUP (terminal closed) and QUIT too: any end of `up` but success removes what it made.
+  trap 'rc=$?; echo "testbed.sh: up failed (exit $rc); removing what was made" >&2; down; exit 1' ERR INT TERM HUP QUIT
   mkdir -p "$STATE_DIR"
   ip netns add "$SWITCH_NS"
   ip -n "$SWITCH_NS" link set lo up
@@ -135,9 +144,9 @@ up() {
     echo "testbed.sh: host $last cannot reach host 0" >&2
     false
   fi
-  trap - ERR INT TERM
-
   if [[ -n $topo_file ]]; then write_topology "$n" "$bits" "$mtu" "$rate" >"$topo_file"; fi
+  trap - ERR INT TERM HUP QUIT
+
   echo "testbed up: $n hosts at $rate (MTU $mtu, TCP $congestion), addresses $(host_addr 0)..$(host_addr "$last")"
   [[ -n $topo_file ]] && echo "topology: $topo_file"
   return 0

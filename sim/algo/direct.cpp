@@ -1,5 +1,6 @@
 #include "sim/algo/direct.hpp"
 
+#include <cstdint>
 #include <vector>
 
 #include "sim/algo/schedule_builder.hpp"
@@ -10,6 +11,8 @@ namespace {
 
 void all_to_all(Schedule& s) {
   const int n = s.ranks();
+  const auto pairs = static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(n - 1);
+  s.expect(pairs, 0);
   const std::vector<Bytes> per_peer = split_evenly(s.collective().size, n);
   // chunk of (i -> j), j != i: i * (n - 1) + (j < i ? j : j - 1)
   for (int i = 0; i < n; ++i) {
@@ -51,6 +54,11 @@ Schedule direct_schedule(const Collective& c, const AlgorithmOptions&) {
     b.end_step();
     return s;
   }
+  // Every rank sends to every other once per phase: refuse a quadratic schedule that cannot
+  // fit before queueing it (each transfer of the second phase depends on the first's).
+  const auto pairs = static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(n - 1);
+  const std::uint64_t phases = c.op == CollectiveOp::AllReduce ? 2 : 1;
+  s.expect(phases * pairs, (phases - 1) * pairs);
   // Block j belongs to rank j.
   const std::vector<Bytes> blocks = split_evenly(c.size, n);
   for (int j = 0; j < n; ++j) {

@@ -1,5 +1,6 @@
 #include "sim/algo/parameter_server.hpp"
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -17,6 +18,11 @@ Schedule ps_schedule(const Collective& c, const AlgorithmOptions& opt, const std
   const int shards = static_cast<int>(servers.size());
   const std::vector<Bytes> pieces = split_evenly(c.size, shards);
   const int slices = slice_count(pieces.front(), opt);
+  // Per slice, n - 1 pushes and as many pulls per shard plus a join: quadratic in the
+  // ranks for ps_sharded, so one that cannot fit is refused before anything is allocated.
+  const std::uint64_t transfers =
+      static_cast<std::uint64_t>(shards) * (2 * static_cast<std::uint64_t>(n - 1) + 1) * static_cast<std::uint64_t>(slices);
+  s.expect(transfers, transfers);
   for (Bytes p : pieces) {
     for (Bytes sl : split_evenly(p, slices)) s.add_chunk(ChunkSpec{sl});
   }

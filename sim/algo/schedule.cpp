@@ -1,5 +1,7 @@
 #include "sim/algo/schedule.hpp"
 
+#include <cstdlib>
+#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -8,8 +10,42 @@
 
 namespace collsim {
 
+std::uint64_t max_schedule_bytes() {
+  if (const char* env = std::getenv("COLLSIM_MAX_SCHEDULE_BYTES"); env && *env) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(env, &end, 10);
+    if (end && *end == '\0' && v > 0) return v;
+    throw ConfigError("COLLSIM_MAX_SCHEDULE_BYTES", "", fmt::format("\"{}\"", env), "a positive whole number of bytes");
+  }
+  return kDefaultMaxScheduleBytes;
+}
+
+std::uint64_t schedule_bytes(std::uint64_t transfers, std::uint64_t deps) {
+  // A packed transfer, its CSR offset, and a TransferId per dependency. Saturates rather
+  // than wraps: the estimate is only compared with the limit.
+  constexpr std::uint64_t kPerTransfer = 16 + sizeof(std::uint64_t);
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  if (transfers > kMax / 2 / kPerTransfer || deps > kMax / 2 / sizeof(TransferId)) return kMax;
+  return transfers * kPerTransfer + deps * sizeof(TransferId);
+}
+
 Schedule::Schedule(Collective collective, std::string algorithm)
-    : collective_(collective), algorithm_(std::move(algorithm)), dep_begin_{0} {}
+    : collective_(collective), algorithm_(std::move(algorithm)), dep_begin_{0}, max_bytes_(max_schedule_bytes()) {}
+
+void Schedule::expect(std::uint64_t transfers, std::uint64_t deps) const {
+  const std::uint64_t need = schedule_bytes(transfers, deps);
+  // TransferId is 32 bits: past 2^32 - 2 transfers the ids would wrap.
+  if (need <= max_bytes_ && transfers < std::numeric_limits<TransferId>::max()) return;
+  refuse(fmt::format("{} transfers, about {:.3g} GiB", transfers, static_cast<double>(need) / (1 << 30)));
+}
+
+void Schedule::refuse(const std::string& need) const {
+  throw LimitError(fmt::format(
+      "{} {} on {} ranks needs {}, more than the {:.3g} GiB (and {} transfers) a schedule may take; use fewer ranks "
+      "or a larger slice, or raise the limit with COLLSIM_MAX_SCHEDULE_BYTES",
+      algorithm_, to_string(collective_.op), collective_.ranks, need, static_cast<double>(max_bytes_) / (1 << 30),
+      std::numeric_limits<TransferId>::max() - 1));
+}
 
 std::int32_t Schedule::add_chunk(ChunkSpec spec) {
   chunks_.push_back(spec);
@@ -23,6 +59,10 @@ void Schedule::reserve(std::size_t transfers, std::size_t deps) {
 }
 
 TransferId Schedule::add(const Transfer& t, std::span<const TransferId> deps) {
+  if (schedule_bytes(transfers_.size() + 1, dep_list_.size() + deps.size()) > max_bytes_ ||
+      transfers_.size() + 1 >= std::numeric_limits<TransferId>::max()) {
+    refuse(fmt::format("more than {} transfers", transfers_.size()));
+  }
   const auto id = static_cast<TransferId>(transfers_.size());
   if (t.src < 0 || t.src >= collective_.ranks || t.dst < 0 || t.dst >= collective_.ranks) {
     throw InternalError(fmt::format("{}: transfer {} names rank {}->{} outside 0..{}", algorithm_, id, t.src, t.dst,

@@ -16,6 +16,15 @@ namespace collsim {
 
 using TransferId = std::uint32_t;
 
+// A schedule may take at most max_schedule_bytes() of memory: kDefaultMaxScheduleBytes, or
+// $COLLSIM_MAX_SCHEDULE_BYTES. Direct and parameter-server schedules grow with the square
+// of the ranks (65536 ranks: 8.6e9 transfers), so without a limit a rank count that the
+// flags accept would run the machine out of memory after minutes.
+inline constexpr std::uint64_t kDefaultMaxScheduleBytes = std::uint64_t{2} << 30;
+[[nodiscard]] std::uint64_t max_schedule_bytes();
+// The memory a schedule of this many transfers and dependencies takes, at least.
+[[nodiscard]] std::uint64_t schedule_bytes(std::uint64_t transfers, std::uint64_t deps);
+
 enum class TransferKind : std::uint8_t {
   Reduce,  // dst combines the chunk it holds with the incoming one
   Copy,    // dst overwrites its chunk with the incoming one
@@ -69,6 +78,11 @@ class Schedule {
   // Adds a Join that finishes when all of `deps` have (needs at least one chunk).
   TransferId add_join(std::span<const TransferId> deps);
   void reserve(std::size_t transfers, std::size_t deps);
+  // Throws LimitError (sim/core/error.hpp), saying the memory needed, when a schedule of
+  // `transfers` transfers and `deps` dependencies would pass max_schedule_bytes(): builders
+  // that know their size call it before they queue anything. add() checks the same limit
+  // as it goes, for those that do not.
+  void expect(std::uint64_t transfers, std::uint64_t deps) const;
 
   [[nodiscard]] const Collective& collective() const { return collective_; }
   [[nodiscard]] const std::string& algorithm() const { return algorithm_; }
@@ -104,6 +118,9 @@ class Schedule {
   std::vector<Packed> transfers_;
   std::vector<std::uint64_t> dep_begin_;  // CSR offsets, size() + 1 entries
   std::vector<TransferId> dep_list_;
+  std::uint64_t max_bytes_;
+
+  [[noreturn]] void refuse(const std::string& need) const;
 };
 
 // A channel index as Transfer::channel stores it; throws std::invalid_argument past 255.

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <system_error>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

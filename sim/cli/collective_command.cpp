@@ -82,7 +82,9 @@ void run_collective(const CollectiveArgs& a) {
     } catch (const UnitError& e) {
       throw ConfigError("--slice", "", e.value(), e.expected());
     }
-    if (req.overrides.slice.count < 1) throw ConfigError("--slice", "", fmt::format("\"{}\"", a.slice), "a slice of at least 1 B");
+    if (req.overrides.slice.count < 1 || req.overrides.slice > kMaxMessageBytes) {
+      throw ConfigError("--slice", "", fmt::format("\"{}\"", a.slice), fmt::format("a slice of at least 1 B and at most {}", to_string(kMaxMessageBytes)));
+    }
   }
   // One calibration format (sim/measure/calibration.hpp): protocol constants and/or link classes.
   std::optional<Calibration> calibration;
@@ -109,6 +111,11 @@ void run_collective(const CollectiveArgs& a) {
     } catch (const std::invalid_argument& e) {
       throw ConfigError("--algo", "", fmt::format("\"{}\" with --protocol \"{}\"", a.algo, a.protocol),
                         fmt::format("a combination that can run on {} ({})", topo.name, e.what()));
+    } catch (const OverflowError& e) {
+      // Each input is in range but the collective would outlast the clock: name the size.
+      throw ConfigError("--sizes", "", to_string(s),
+                        fmt::format("a size whose {} on {} takes less than the clock's range (it leads to {})", a.op,
+                                    topo.name, e.what()));
     }
   }
   if (!a.trace.empty()) {

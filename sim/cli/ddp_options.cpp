@@ -76,7 +76,7 @@ DdpOptions make_ddp_options(const DdpArgs& a) {
   }
   o.first_iteration = a.iteration == "0";
   try {
-    o.graph_walk = parse_time(a.graph_walk);
+    o.graph_walk = parse_time(a.graph_walk, kMaxTaskTime);
   } catch (const UnitError& e) {
     throw ConfigError("--graph-walk", "", e.value(), e.expected());
   }

@@ -73,6 +73,15 @@ int main(int argc, char** argv) {
   } catch (const collsim::ConfigError& e) {
     std::cerr << "collsim: error: " << e.what() << "\n";
     return 2;
+  } catch (const collsim::LimitError& e) {
+    std::cerr << "collsim: error: " << e.what() << "\n";
+    return 2;
+  } catch (const collsim::OverflowError& e) {
+    // Inputs each inside their ranges that together leave the clock: bad input (exit 2),
+    // reported here when no command could name the flag or file that caused it.
+    std::cerr << "collsim: error: the inputs lead to " << e.what()
+              << "; use smaller sizes or times, or faster links (input ranges: docs/file-formats.md#input-ranges)\n";
+    return 2;
   } catch (const std::exception& e) {
     // fmt::print throws when stdout cannot take its text: a full disk, not a defect.
     if (std::ferror(stdout)) return output_failed(e.what());

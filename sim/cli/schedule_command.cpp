@@ -50,14 +50,23 @@ void run_schedule(const ScheduleArgs& a) {
   Collective c{*op, a.ranks, a.root, Bytes{}};
   AlgorithmOptions opt;
   opt.channels = a.channels;
+  // A size or slice past kMaxMessageBytes could make byte sums over the ranks wrap.
+  const std::string size_range = fmt::format("{}, at most {}", kExpectedSize, to_string(kMaxMessageBytes));
   try {
     c.size = parse_size(a.size);
-    if (!a.slice.empty()) {
-      opt.slice_bytes = parse_size(a.slice);
-      if (opt.slice_bytes.count < 1) throw ConfigError("--slice", "", fmt::format("\"{}\"", a.slice), "a slice of at least 1 B");
-    }
   } catch (const UnitError& e) {
-    throw ConfigError(a.slice.empty() ? "--size" : "--size/--slice", "", e.value(), e.expected());
+    throw ConfigError("--size", "", e.value(), size_range);
+  }
+  if (c.size > kMaxMessageBytes) throw ConfigError("--size", "", fmt::format("\"{}\"", a.size), size_range);
+  if (!a.slice.empty()) {
+    try {
+      opt.slice_bytes = parse_size(a.slice);
+    } catch (const UnitError& e) {
+      throw ConfigError("--slice", "", e.value(), size_range);
+    }
+    if (opt.slice_bytes.count < 1 || opt.slice_bytes > kMaxMessageBytes) {
+      throw ConfigError("--slice", "", fmt::format("\"{}\"", a.slice), fmt::format("a slice of at least 1 B and at most {}", to_string(kMaxMessageBytes)));
+    }
   }
   opt.host_of_rank = block_hosts(a.ranks, hosts);
   if (needs_even_hosts(a.algo) && a.ranks % hosts != 0) {

@@ -14,6 +14,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/unit_parse.hpp"
 #include "sim/report/sweep_report.hpp"
+#include "sim/topo/gpu_model.hpp"
 #include "sim/train/cluster_topology.hpp"
 
 namespace collsim::cli {
@@ -99,6 +100,10 @@ void run_sweep_command(const SweepArgs& a) {
   } else {
     if (a.gpus_per_host < 1 || a.gpus_per_host > 1024) {
       throw ConfigError("--gpus-per-host", "", std::to_string(a.gpus_per_host), "a GPU count from 1 to 1024");
+    }
+    // Checked here so the error names the flag, not the generated cluster it would build.
+    if (!gpu_model_from(a.gpu)) {
+      throw ConfigError("--gpu", "", fmt::format("\"{}\"", a.gpu), fmt::format("a GPU model, one of: {}", fmt::join(gpu_model_names(), ", ")));
     }
     SweepClusterSpec cs;
     cs.gpus_per_host = a.gpus_per_host;

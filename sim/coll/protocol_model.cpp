@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/json_fields.hpp"
+#include "sim/core/unit_parse.hpp"
 
 namespace collsim {
 
@@ -89,7 +90,7 @@ void read_rows(JsonFields& parent, std::string_view key, std::array<PerProtocol<
   if (!v) return;
   JsonFields f(*v, parent.source(), parent.pointer(key));
   for (std::size_t r = 0; r < kNcclRows; ++r) {
-    read_per_protocol<Time>(f, kRowKeys[r], rows[r], [](JsonFields& g, std::string_view k) { return g.time(k); });
+    read_per_protocol<Time>(f, kRowKeys[r], rows[r], [](JsonFields& g, std::string_view k) { return g.time(k, kMaxLatency); });
   }
   f.finish();
 }

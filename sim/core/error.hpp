@@ -35,6 +35,23 @@ class UnitError : public std::runtime_error {
   std::string value_, expected_;
 };
 
+// A computed quantity left the range of its integer: a simulated time past 2^63 ps (about
+// 106 days) or a byte count past 2^63 B. Inputs that are each inside their documented range
+// can still combine into one (a petabyte over a 1 bps link), so this is bad input, not a
+// bug: main() exits 2, and a command that knows which flag or file caused it rethrows it as
+// a ConfigError naming that flag or file.
+class OverflowError : public std::overflow_error {
+ public:
+  using std::overflow_error::overflow_error;
+};
+
+// Input whose work would pass a documented resource limit (a schedule's memory): bad input,
+// exit 2. The message says what it would need, the limit and how to raise it.
+class LimitError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // A broken invariant inside collsim (a bug, not bad input).
 class InternalError : public std::logic_error {
  public:

@@ -227,12 +227,12 @@ Bandwidth JsonFields::bandwidth(std::string_view key) {
   (void)required(key);
   return *optional_bandwidth(key);
 }
-std::optional<Time> JsonFields::optional_time(std::string_view key) {
-  return parse_unit_field<Time>(*this, key, kExpectedTime, parse_time);
+std::optional<Time> JsonFields::optional_time(std::string_view key, Time max) {
+  return parse_unit_field<Time>(*this, key, expected_time(max), [max](std::string_view t) { return parse_time(t, max); });
 }
-Time JsonFields::time(std::string_view key) {
+Time JsonFields::time(std::string_view key, Time max) {
   (void)required(key);
-  return *optional_time(key);
+  return *optional_time(key, max);
 }
 std::optional<Bytes> JsonFields::optional_size(std::string_view key) {
   return parse_unit_field<Bytes>(*this, key, kExpectedSize, parse_size);

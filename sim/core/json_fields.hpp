@@ -54,8 +54,9 @@ class JsonFields {
   [[nodiscard]] bool boolean(std::string_view key, bool fallback);
   [[nodiscard]] Bandwidth bandwidth(std::string_view key);
   [[nodiscard]] std::optional<Bandwidth> optional_bandwidth(std::string_view key);
-  [[nodiscard]] Time time(std::string_view key);
-  [[nodiscard]] std::optional<Time> optional_time(std::string_view key);
+  // A time from 0 to `max` (a range from sim/core/unit_parse.hpp: kMaxLatency, kMaxTaskTime).
+  [[nodiscard]] Time time(std::string_view key, Time max);
+  [[nodiscard]] std::optional<Time> optional_time(std::string_view key, Time max);
   [[nodiscard]] Bytes size(std::string_view key);
   [[nodiscard]] std::optional<Bytes> optional_size(std::string_view key);
   // A string that must be one of `choices`.

@@ -12,17 +12,20 @@ namespace collsim {
 namespace {
 constexpr std::string_view kExpected =
     "a size (\"1MiB\"), a comma list (\"1KiB,4KiB\") or a range \"MIN:MAX\" (\"1KiB:1GiB\") with units B, KB..TB, "
-    "KiB..TiB";
+    "KiB..TiB, each at most 1024TiB (2^50 B)";
 }
 
 std::vector<Bytes> parse_size_list(std::string_view text, double factor) {
   const std::string quoted = fmt::format("\"{}\"", text);
   auto one = [&](std::string_view part) {
+    Bytes b;
     try {
-      return parse_size(part);
+      b = parse_size(part);
     } catch (const UnitError&) {
       throw UnitError(quoted, std::string(kExpected));
     }
+    if (b > kMaxMessageBytes) throw UnitError(quoted, std::string(kExpected));
+    return b;
   };
   std::vector<Bytes> out;
   if (text.empty()) throw UnitError(quoted, std::string(kExpected));

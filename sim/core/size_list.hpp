@@ -9,8 +9,8 @@
 
 namespace collsim {
 
-// Throws UnitError (value + expectation) when the text does not parse or the factor
-// is not > 1 for a range.
+// Throws UnitError (value + expectation) when the text does not parse, a size is above
+// kMaxMessageBytes (sim/core/unit_parse.hpp) or the factor is not > 1 for a range.
 [[nodiscard]] std::vector<Bytes> parse_size_list(std::string_view text, double factor);
 
 }  // namespace collsim

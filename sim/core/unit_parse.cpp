@@ -77,6 +77,15 @@ Time parse_time(std::string_view text) {
   return Time{static_cast<std::int64_t>(std::llround(static_cast<double>(v)))};
 }
 
+std::string expected_time(Time max) { return fmt::format("{}, from 0 to {}", kExpectedTime, to_string(max)); }
+
+Time parse_time(std::string_view text, Time max) {
+  const std::string expected = expected_time(max);
+  const long double v = scaled_value(text, kTimeUnits, expected);
+  if (!(v >= 0 && v <= static_cast<long double>(max.ps))) throw UnitError(quoted(text), expected);
+  return Time{static_cast<std::int64_t>(std::llround(static_cast<double>(v)))};
+}
+
 Bytes parse_size(std::string_view text) {
   const long double v = scaled_value(text, kSizeUnits, kExpectedSize);
   if (v < 0 || v > 9.2e18L || v != std::floor(v)) throw UnitError(quoted(text), std::string(kExpectedSize));

@@ -5,10 +5,26 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/error.hpp"
+
 namespace collsim {
 
+namespace units_detail {
+void time_overflow() {
+  throw OverflowError("a simulated time past 2^63 ps (about 106 days), the range of collsim's clock");
+}
+void bytes_overflow() { throw OverflowError("a byte count past 2^63 B, the range of collsim's byte counts"); }
+}  // namespace units_detail
+
+namespace {
+// 2^63 as a double: every double below it converts to int64 exactly (no undefined cast).
+constexpr double kTwoTo63 = 9223372036854775808.0;
+}  // namespace
+
 Time Time::from_seconds(double s) {
-  return Time{static_cast<std::int64_t>(std::llround(s * static_cast<double>(kPerS)))};
+  const double ps = std::round(s * static_cast<double>(kPerS));  // half away from zero, as llround
+  if (!(ps > -kTwoTo63 && ps < kTwoTo63)) units_detail::time_overflow();
+  return Time{static_cast<std::int64_t>(ps)};
 }
 
 Time transfer_time(double bytes, double bytes_per_s) {
@@ -18,6 +34,7 @@ Time transfer_time(double bytes, double bytes_per_s) {
   // A relative tolerance of 1e-14 absorbs the representation error of the division
   // before rounding up, so 1e9 B at 1e9 B/s is exactly 1 s, not 1 s + 1 ps.
   const double ps = bytes * 1e12 / bytes_per_s;
+  if (!(ps < kTwoTo63)) units_detail::time_overflow();
   return Time{static_cast<std::int64_t>(std::ceil(ps - ps * 1e-14))};
 }
 

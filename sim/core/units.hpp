@@ -8,7 +8,47 @@
 
 namespace collsim {
 
-// Simulated time: an exact integer count of picoseconds.
+// Checked int64 arithmetic for Time and Bytes. A wrapped sum would be a negative time or
+// size that the simulation then uses as if it were true, so every overflow throws
+// OverflowError (sim/core/error.hpp) instead. INT64_MAX itself is left out of Time's range:
+// it is Time::max(), "never".
+namespace units_detail {
+[[noreturn]] void time_overflow();
+[[noreturn]] void bytes_overflow();
+constexpr std::int64_t time_add(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r) || r == INT64_MAX) time_overflow();
+  return r;
+}
+constexpr std::int64_t time_sub(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_sub_overflow(a, b, &r) || r == INT64_MAX) time_overflow();
+  return r;
+}
+constexpr std::int64_t time_mul(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r) || r == INT64_MAX) time_overflow();
+  return r;
+}
+constexpr std::int64_t bytes_add(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) bytes_overflow();
+  return r;
+}
+constexpr std::int64_t bytes_sub(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_sub_overflow(a, b, &r)) bytes_overflow();
+  return r;
+}
+constexpr std::int64_t bytes_mul(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) bytes_overflow();
+  return r;
+}
+}  // namespace units_detail
+
+// Simulated time: an exact integer count of picoseconds, below 2^63 - 1 ps (about 106.75
+// days). Arithmetic that would leave that range throws OverflowError.
 struct Time {
   std::int64_t ps = 0;
 
@@ -18,11 +58,14 @@ struct Time {
   static constexpr std::int64_t kPerS = 1'000'000'000'000;
 
   [[nodiscard]] static constexpr Time from_ps(std::int64_t v) { return Time{v}; }
-  [[nodiscard]] static constexpr Time from_ns(std::int64_t v) { return Time{v * kPerNs}; }
-  [[nodiscard]] static constexpr Time from_us(std::int64_t v) { return Time{v * kPerUs}; }
-  [[nodiscard]] static constexpr Time from_ms(std::int64_t v) { return Time{v * kPerMs}; }
-  // Rounds to the nearest picosecond.
+  [[nodiscard]] static constexpr Time from_ns(std::int64_t v) { return Time{units_detail::time_mul(v, kPerNs)}; }
+  [[nodiscard]] static constexpr Time from_us(std::int64_t v) { return Time{units_detail::time_mul(v, kPerUs)}; }
+  [[nodiscard]] static constexpr Time from_ms(std::int64_t v) { return Time{units_detail::time_mul(v, kPerMs)}; }
+  [[nodiscard]] static constexpr Time from_s(std::int64_t v) { return Time{units_detail::time_mul(v, kPerS)}; }
+  // Rounds to the nearest picosecond; throws OverflowError for a NaN, an infinity or a time
+  // outside the clock's range.
   [[nodiscard]] static Time from_seconds(double s);
+  // "Never": a flow without a rate, the start value of a minimum search.
   [[nodiscard]] static constexpr Time max() { return Time{INT64_MAX}; }
 
   [[nodiscard]] constexpr double seconds() const { return static_cast<double>(ps) / kPerS; }
@@ -30,21 +73,32 @@ struct Time {
   [[nodiscard]] constexpr double ms() const { return static_cast<double>(ps) / kPerMs; }
 
   constexpr auto operator<=>(const Time&) const = default;
-  constexpr Time operator+(Time o) const { return Time{ps + o.ps}; }
-  constexpr Time operator-(Time o) const { return Time{ps - o.ps}; }
-  constexpr Time& operator+=(Time o) { ps += o.ps; return *this; }
-  constexpr Time operator*(std::int64_t k) const { return Time{ps * k}; }
+  // Never plus anything, or never minus a finite time, is still never: code may add a delay
+  // to a Time::max() sentinel or measure from it without a special case.
+  constexpr Time operator+(Time o) const {
+    if (ps == INT64_MAX || o.ps == INT64_MAX) return max();
+    return Time{units_detail::time_add(ps, o.ps)};
+  }
+  constexpr Time operator-(Time o) const {
+    if (ps == INT64_MAX && o.ps != INT64_MAX) return max();
+    return Time{units_detail::time_sub(ps, o.ps)};
+  }
+  constexpr Time& operator+=(Time o) { return *this = *this + o; }
+  constexpr Time operator*(std::int64_t k) const {
+    if (ps == INT64_MAX && k > 0) return max();
+    return Time{units_detail::time_mul(ps, k)};
+  }
 };
 
-// An amount of data in bytes.
+// An amount of data in bytes. Arithmetic that would leave int64 throws OverflowError.
 struct Bytes {
   std::int64_t count = 0;
 
   constexpr auto operator<=>(const Bytes&) const = default;
-  constexpr Bytes operator+(Bytes o) const { return Bytes{count + o.count}; }
-  constexpr Bytes operator-(Bytes o) const { return Bytes{count - o.count}; }
-  constexpr Bytes& operator+=(Bytes o) { count += o.count; return *this; }
-  constexpr Bytes operator*(std::int64_t k) const { return Bytes{count * k}; }
+  constexpr Bytes operator+(Bytes o) const { return Bytes{units_detail::bytes_add(count, o.count)}; }
+  constexpr Bytes operator-(Bytes o) const { return Bytes{units_detail::bytes_sub(count, o.count)}; }
+  constexpr Bytes& operator+=(Bytes o) { return *this = *this + o; }
+  constexpr Bytes operator*(std::int64_t k) const { return Bytes{units_detail::bytes_mul(count, k)}; }
 };
 
 // A data rate in bytes per second. 1 Gbps = 1.25e8 B/s; 1 GB/s = 1e9 B/s.
@@ -63,7 +117,8 @@ struct Bandwidth {
 
 // Time to push `bytes` through `bw`, rounded UP to the next whole picosecond: a
 // transfer is never predicted to finish before the physics allows. Throws
-// std::invalid_argument for a non-positive bandwidth with a non-zero byte count.
+// std::invalid_argument for a non-positive bandwidth with a non-zero byte count, and
+// OverflowError for a time past the clock's range.
 [[nodiscard]] Time transfer_time(Bytes bytes, Bandwidth bw);
 
 // Same rounding for a fractional byte count (the network model's remaining bytes).

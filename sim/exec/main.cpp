@@ -415,6 +415,12 @@ int main(int argc, char** argv) {
   } catch (const collsim::exec::ExecError& e) {
     std::cerr << "collsim-exec: error: " << e.what() << "\n";
     return 2;
+  } catch (const collsim::LimitError& e) {  // a schedule too big for memory (the message says how big)
+    std::cerr << "collsim-exec: error: " << e.what() << "\n";
+    return 2;
+  } catch (const collsim::OverflowError& e) {
+    std::cerr << "collsim-exec: error: --sizes: the run leads to " << e.what() << "\n";
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << "collsim-exec: internal error: " << e.what() << "\n";
     return 1;

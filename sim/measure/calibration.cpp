@@ -9,6 +9,7 @@
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_fields.hpp"
+#include "sim/core/unit_parse.hpp"
 #include "sim/core/version.hpp"
 
 namespace collsim {
@@ -68,7 +69,7 @@ Calibration parse_calibration(const nlohmann::json& doc, const std::string& path
     JsonFields f(value, path, top.pointer("links") + "/" + pointer_token(name));
     LinkClassCalibration lc;
     lc.efficiency = f.number("efficiency", 0.01, 10.0);
-    lc.latency = f.time("latency");
+    lc.latency = f.time("latency", kMaxLatency);
     f.finish();
     c.links[*kind] = lc;
   }

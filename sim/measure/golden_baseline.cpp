@@ -1,5 +1,7 @@
 #include "sim/measure/golden_baseline.hpp"
 
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
@@ -24,14 +26,21 @@ GoldenBaseline parse_golden_baseline(const std::string& text, const std::string&
   }
   if (b.command.empty()) f.fail("command", "[]", "the collsim arguments, like [\"collective\", \"--sizes\", \"1MiB\"]");
   if (b.command.front() == "check") f.fail("command", "[\"check\", ...]", "a command other than check");
-  (void)f.required("expected");
+  // Every command prints a JSON object with --format json: anything else here is a broken
+  // baseline (exit 2), not a prediction that moved (exit 1).
+  if (const nlohmann::json& e = f.required("expected"); !e.is_object()) {
+    f.fail("expected", brief(e), "a JSON object (what the command printed with --format json)");
+  }
   f.finish();
   b.expected = doc["expected"];
-  if (b.expected.is_object()) {
-    if (b.version.empty() && b.expected.contains(kVersionKey) && b.expected[kVersionKey].is_string()) {
-      b.version = b.expected[kVersionKey].get<std::string>();
-    }
-    b.expected.erase(kVersionKey);  // which collsim printed it is not a prediction
+  if (b.version.empty() && b.expected.contains(kVersionKey) && b.expected[kVersionKey].is_string()) {
+    b.version = b.expected[kVersionKey].get<std::string>();
+  }
+  b.expected.erase(kVersionKey);  // which collsim printed it is not a prediction
+  const auto dir = (std::filesystem::absolute(path).parent_path() / b.root).lexically_normal();
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    f.fail("root", fmt::format("\"{}\"", b.root), "a folder, relative to the baseline, to run the command in");
   }
   return b;
 }

@@ -239,6 +239,9 @@ class Parser {
       const std::size_t b = leading + 4 * g;
       const auto time = number(t[b]), algbw = number(t[b + 1]), busbw = number(t[b + 2]);
       if (!time || *time < 0) fail(no, t[b], "a time");
+      // A zero time measured nothing (a timer too coarse, a run that did not happen);
+      // validation would have to drop the row without a word, so refuse it here.
+      if (*time == 0) fail(no, t[b], "a positive time (0 is not a measurement)");
       if (!algbw) fail(no, t[b + 1], "an algbw in GB/s");
       if (!busbw) fail(no, t[b + 2], "a busbw in GB/s");
       // Time stays in the printed unit until the run's unit is known (close()).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/json_fields.hpp"
+#include "sim/core/unit_parse.hpp"
 #include "sim/topo/gpu_model.hpp"
 #include "sim/topo/link_overhead.hpp"
 #include "sim/topo/topology_rules.hpp"
@@ -117,7 +118,7 @@ void read_links(const nlohmann::json& links, const std::string& source, const st
     }
     const auto kind = attempt(d, [&] { return f.choice("kind", link_kind_names()); });
     const auto rate = attempt(d, [&] { return f.bandwidth("bandwidth"); });
-    const auto lat = attempt(d, [&] { return f.time("latency"); });
+    const auto lat = attempt(d, [&] { return f.time("latency", kMaxLatency); });
     const auto duplex = attempt(d, [&] { return f.boolean("duplex", true); });
     const auto lanes = attempt(d, [&] { return f.optional_integer("lanes", 1, 1024); });
     const auto mtu = attempt(d, [&] { return f.optional_integer("mtu", kMinMtu, kMaxMtu); });

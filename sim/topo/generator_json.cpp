@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/json_fields.hpp"
+#include "sim/core/unit_parse.hpp"
 #include "sim/topo/cluster_generator.hpp"
 #include "sim/topo/explicit_json.hpp"
 #include "sim/topo/generators.hpp"
@@ -69,8 +70,8 @@ std::optional<ServerSpec> read_server(Reader& r, ServerKind kind) {
   s.kind = kind;
   std::vector<std::string> allowed{"kind", "nics", "nvlink_latency", "pcie_latency"};
   if (auto n = r.get([](JsonFields& f) { return f.optional_integer("nics", 0, 64); }); n && *n) s.nics = static_cast<int>(**n);
-  if (auto v = r.get([](JsonFields& f) { return f.optional_time("nvlink_latency"); }); v && *v) s.nvlink_latency = **v;
-  if (auto v = r.get([](JsonFields& f) { return f.optional_time("pcie_latency"); }); v && *v) s.pcie_latency = **v;
+  if (auto v = r.get([](JsonFields& f) { return f.optional_time("nvlink_latency", kMaxLatency); }); v && *v) s.nvlink_latency = **v;
+  if (auto v = r.get([](JsonFields& f) { return f.optional_time("pcie_latency", kMaxLatency); }); v && *v) s.pcie_latency = **v;
   if (kind == ServerKind::Pcie8Gpu || kind == ServerKind::CpuHost) {
     allowed.emplace_back("pcie_gen");
     if (auto g = r.get([](JsonFields& f) { return f.optional_integer("pcie_gen", 3, 5); }); g && *g) {
@@ -146,7 +147,7 @@ std::optional<FabricSpec> read_fabric(Reader& r) {
     }
     s.mtu = static_cast<int>(**m);
   }
-  if (auto v = r.get([](JsonFields& f) { return f.optional_time("latency"); }); v && *v) s.latency = **v;
+  if (auto v = r.get([](JsonFields& f) { return f.optional_time("latency", kMaxLatency); }); v && *v) s.latency = **v;
   std::vector<std::string> allowed{"kind", "link_kind", "nic_bandwidth", "mtu", "latency"};
   if (!kind || *kind != "star") {
     allowed.insert(allowed.end(), {"nics_per_leaf", "spines", "oversubscription"});
@@ -190,7 +191,7 @@ std::optional<Topology> read_tcp_cluster(Reader& r) {
   if (auto n = r.get([](JsonFields& f) { return f.optional_integer("nics_per_host", 1, 64); }); n && *n) s.nics_per_host = static_cast<int>(**n);
   if (auto b = r.get([](JsonFields& f) { return f.bandwidth("nic_bandwidth"); })) s.nic_bandwidth = *b;
   if (auto m = r.get([](JsonFields& f) { return f.optional_integer("mtu", kMinMtu, kMaxMtu); }); m && *m) s.mtu = static_cast<int>(**m);
-  if (auto v = r.get([](JsonFields& f) { return f.optional_time("latency"); }); v && *v) s.latency = **v;
+  if (auto v = r.get([](JsonFields& f) { return f.optional_time("latency", kMaxLatency); }); v && *v) s.latency = **v;
   if (!r.finish({"kind", "hosts", "nics_per_host", "nic_bandwidth", "mtu", "latency"})) return std::nullopt;
   return make_tcp_cluster(s);
 }
@@ -199,7 +200,7 @@ std::optional<Topology> read_star(Reader& r) {
   StarSpec s;
   if (auto h = r.get([](JsonFields& f) { return f.integer("hosts", 1, 1 << 20); })) s.hosts = static_cast<int>(*h);
   if (auto b = r.get([](JsonFields& f) { return f.bandwidth("bandwidth"); })) s.bandwidth = *b;
-  if (auto v = r.get([](JsonFields& f) { return f.time("latency"); })) s.latency = *v;
+  if (auto v = r.get([](JsonFields& f) { return f.time("latency", kMaxLatency); })) s.latency = *v;
   if (auto k = r.get([](JsonFields& f) { return f.optional("link_kind") ? f.choice("link_kind", {"ib", "roce", "ethernet"}) : std::string("ib"); })) {
     s.link_kind = *link_kind_from(*k);
   }
@@ -221,7 +222,7 @@ std::optional<Topology> read_nvswitch_node(Reader& r) {
     s.gpu_model = **m;
   }
   if (auto b = r.get([](JsonFields& f) { return f.bandwidth("bandwidth"); })) s.bandwidth = *b;
-  if (auto v = r.get([](JsonFields& f) { return f.time("latency"); })) s.latency = *v;
+  if (auto v = r.get([](JsonFields& f) { return f.time("latency", kMaxLatency); })) s.latency = *v;
   if (!r.finish({"kind", "gpus", "gpu_model", "bandwidth", "latency"})) return std::nullopt;
   return make_nvswitch_node(s);
 }

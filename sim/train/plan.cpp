@@ -320,7 +320,9 @@ Plan parse_plan(const nlohmann::json& doc, const std::string& source, const std:
       wf.fail("file", fmt::format("\"{}\"", file), "a workload file (relative to the plan) or a shipped workload name");
     }
     w.name = wf.optional_string("name").value_or(load_workload_file(w.path).name);
-    w.global_batch = wf.integer("global_batch", 1, std::int64_t{1} << 40);
+    // 2^30 samples per optimizer step is far past any real run, and keeps every micro-batch
+    // (global / (world x accumulate)) inside an int; 2^40 wrapped it from 2^31 samples per GPU.
+    w.global_batch = wf.integer("global_batch", 1, kMaxGlobalBatch);
     if (const auto* s = wf.optional("strategies")) {
       if (!s->is_array() || s->empty()) wf.fail("strategies", brief(*s), "a non-empty array of strategy names");
       for (const auto& e : *s) {

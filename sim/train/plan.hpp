@@ -4,6 +4,7 @@
 // GPU-hour or per GPU, power in watts, sizes in bytes.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,6 +58,8 @@ struct PlanWorkload {
   std::int64_t global_batch = 0;  // samples per optimizer step, all ranks together
   std::vector<std::string> strategies;  // strategy names this workload runs (plan order)
 };
+
+inline constexpr std::int64_t kMaxGlobalBatch = std::int64_t{1} << 30;
 
 struct Plan {
   std::string name;

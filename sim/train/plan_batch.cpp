@@ -1,6 +1,7 @@
 #include "sim/train/plan_batch.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include "sim/core/error.hpp"
 
@@ -9,6 +10,9 @@ namespace collsim {
 std::optional<int> micro_batch(std::int64_t global_batch, int world, int accumulate) {
   const std::int64_t per_step = static_cast<std::int64_t>(world) * accumulate;
   if (per_step < 1 || global_batch % per_step != 0 || global_batch / per_step < 1) return std::nullopt;
+  // The plan's range (kMaxGlobalBatch) keeps this inside an int; a wrapped micro-batch
+  // would be a negative batch size.
+  if (global_batch / per_step > std::numeric_limits<int>::max()) throw OverflowError("a micro-batch past 2^31 - 1 samples");
   return static_cast<int>(global_batch / per_step);
 }
 
@@ -18,7 +22,11 @@ Workload with_micro_batch(const Workload& w, int micro) {
   Workload out = w;
   out.batch_per_gpu = micro;
   auto scale = [f](std::optional<Time>& t) {
-    if (t) t = Time{static_cast<std::int64_t>(std::llround(static_cast<double>(t->ps) * f))};
+    if (!t) return;
+    // A layer time times a large micro-batch can pass the clock: refuse, never wrap.
+    const double ps = static_cast<double>(t->ps) * f;
+    if (!(ps < 9223372036854775808.0)) units_detail::time_overflow();
+    t = Time{static_cast<std::int64_t>(std::llround(ps))};
   };
   for (auto& l : out.layers) {
     scale(l.compute.forward_time);

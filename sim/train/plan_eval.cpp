@@ -8,6 +8,8 @@
 #include <optional>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "sim/core/error.hpp"
 #include "sim/topo/link_graph.hpp"
 #include "sim/train/affine_collective_cost.hpp"
@@ -60,64 +62,72 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
     const Loaded& l = loaded[wi];
     const std::int64_t global = plan.workloads[wi].global_batch;
     std::map<int, Workload> scaled;  // per micro-batch
-    for (std::size_t k = 0; k < l.variants.size(); ++k) {
-      const PlanStrategyVariant& v = *l.variants[k];
-      PlanRow row;
-      row.candidate = ci;
-      row.workload = wi;
-      row.variant = l.variant_index[k];
-      row.world = world;
-      row.cost_per_hour = hourly * world;
-      const auto micro = micro_batch(global, world, v.sharding.accumulate);
-      if (!micro) {
-        row.status = PlanStatus::BatchInvalid;
+    // Inputs in range can still multiply past the clock (hour-long layers times a huge
+    // micro-batch): name the workload's batch rather than stop with no place to look.
+    try {
+      for (std::size_t k = 0; k < l.variants.size(); ++k) {
+        const PlanStrategyVariant& v = *l.variants[k];
+        PlanRow row;
+        row.candidate = ci;
+        row.workload = wi;
+        row.variant = l.variant_index[k];
+        row.world = world;
+        row.cost_per_hour = hourly * world;
+        const auto micro = micro_batch(global, world, v.sharding.accumulate);
+        if (!micro) {
+          row.status = PlanStatus::BatchInvalid;
+          rows.push_back(row);
+          tick();
+          continue;
+        }
+        row.micro_batch = *micro;
+        auto it = scaled.find(*micro);
+        if (it == scaled.end()) it = scaled.emplace(*micro, with_micro_batch(l.workload, *micro)).first;
+        const Workload& w = it->second;
+        const ComputeModel cm = make_compute_model(w, device);
+        MemoryInputs mi;
+        mi.parameters = w.parameter_count();
+        mi.world_size = world;
+        mi.sharding = v.sharding;
+        mi.sharding.ranks_per_node = node_ranks;
+        mi.capacity = device.hbm_capacity;
+        mi.activations = activation_bytes(w, *micro, v.sharding.activation_checkpointing);
+        if (v.sharding.strategy == Sharding::Ddp) {
+          if (!ddp_cost) ddp_cost.emplace(graph, c.algorithm, largest_bucket);
+          DdpOptions o;
+          o.buckets.bucket_cap = bucket_cap_from_mb(v.bucket_mb);
+          o.gradient_as_bucket_view = v.gradient_as_bucket_view;
+          o.accumulate = v.sharding.accumulate;
+          const DdpResult r = simulate_ddp(w, cm, [&](CollectiveOp op, Bytes b) { return ddp_cost->time(op, b); }, o);
+          row.step = r.iteration;
+          row.comm_total = r.comm_total;
+          row.exposed_comm = r.exposed_comm;
+          mi.ddp_bucket_cap = o.buckets.bucket_cap;
+          mi.gradient_as_bucket_view = v.gradient_as_bucket_view;
+        } else {
+          if (!sharded) sharded.emplace(graph, c.algorithm, node_ranks);
+          const ShardingOptions& o = mi.sharding;
+          const ShardedResult r = simulate_sharded(w, cm, sharded->function(), o, world);
+          row.step = r.iteration;
+          row.comm_total = r.comm_total;
+          row.exposed_comm = r.exposed_comm;
+          const bool units = o.strategy != Sharding::Zero1 && o.strategy != Sharding::Zero2;
+          if (units) mi.largest_unit = largest_unit_bytes(w, o);
+        }
+        ++simulations;
+        row.memory = estimate_memory(mi);
+        row.status = row.memory.fits ? PlanStatus::Ok : PlanStatus::DoesNotFit;
+        const double step_ps = static_cast<double>(row.step.ps);
+        row.samples_per_s = step_ps > 0 ? static_cast<double>(global) * kPsPerS / step_ps : 0;
+        row.exposed_percent = step_ps > 0 ? 100.0 * static_cast<double>(row.exposed_comm.ps) / step_ps : 0;
+        row.cost_per_million = row.cost_per_hour * (step_ps / kPsPerHour) / static_cast<double>(global) * 1e6;
         rows.push_back(row);
         tick();
-        continue;
       }
-      row.micro_batch = *micro;
-      auto it = scaled.find(*micro);
-      if (it == scaled.end()) it = scaled.emplace(*micro, with_micro_batch(l.workload, *micro)).first;
-      const Workload& w = it->second;
-      const ComputeModel cm = make_compute_model(w, device);
-      MemoryInputs mi;
-      mi.parameters = w.parameter_count();
-      mi.world_size = world;
-      mi.sharding = v.sharding;
-      mi.sharding.ranks_per_node = node_ranks;
-      mi.capacity = device.hbm_capacity;
-      mi.activations = activation_bytes(w, *micro, v.sharding.activation_checkpointing);
-      if (v.sharding.strategy == Sharding::Ddp) {
-        if (!ddp_cost) ddp_cost.emplace(graph, c.algorithm, largest_bucket);
-        DdpOptions o;
-        o.buckets.bucket_cap = bucket_cap_from_mb(v.bucket_mb);
-        o.gradient_as_bucket_view = v.gradient_as_bucket_view;
-        o.accumulate = v.sharding.accumulate;
-        const DdpResult r = simulate_ddp(w, cm, [&](CollectiveOp op, Bytes b) { return ddp_cost->time(op, b); }, o);
-        row.step = r.iteration;
-        row.comm_total = r.comm_total;
-        row.exposed_comm = r.exposed_comm;
-        mi.ddp_bucket_cap = o.buckets.bucket_cap;
-        mi.gradient_as_bucket_view = v.gradient_as_bucket_view;
-      } else {
-        if (!sharded) sharded.emplace(graph, c.algorithm, node_ranks);
-        const ShardingOptions& o = mi.sharding;
-        const ShardedResult r = simulate_sharded(w, cm, sharded->function(), o, world);
-        row.step = r.iteration;
-        row.comm_total = r.comm_total;
-        row.exposed_comm = r.exposed_comm;
-        const bool units = o.strategy != Sharding::Zero1 && o.strategy != Sharding::Zero2;
-        if (units) mi.largest_unit = largest_unit_bytes(w, o);
-      }
-      ++simulations;
-      row.memory = estimate_memory(mi);
-      row.status = row.memory.fits ? PlanStatus::Ok : PlanStatus::DoesNotFit;
-      const double step_ps = static_cast<double>(row.step.ps);
-      row.samples_per_s = step_ps > 0 ? static_cast<double>(global) * kPsPerS / step_ps : 0;
-      row.exposed_percent = step_ps > 0 ? 100.0 * static_cast<double>(row.exposed_comm.ps) / step_ps : 0;
-      row.cost_per_million = row.cost_per_hour * (step_ps / kPsPerHour) / static_cast<double>(global) * 1e6;
-      rows.push_back(row);
-      tick();
+    } catch (const OverflowError& e) {
+      throw ConfigError(plan.source, fmt::format("/workloads/{}/global_batch", wi), std::to_string(global),
+                        fmt::format("a global batch whose step on {} with {} GPUs stays inside the clock's range "
+                                    "(it leads to {})", c.name, world, e.what()));
     }
   }
   return rows;

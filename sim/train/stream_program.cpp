@@ -33,9 +33,9 @@ class StreamPlayer {
       const double k = static_cast<double>(active_.size());
       const double compute_rate = k > 0 ? 1.0 / (1.0 + o_.compute_slowdown) : 1.0;
       std::optional<std::int64_t> next;
-      if (running_) next = now_ + static_cast<std::int64_t>(std::ceil(compute_left_ / compute_rate));
+      if (running_) next = later(std::ceil(compute_left_ / compute_rate));
       for (const auto& a : active_) {
-        const auto f = now_ + static_cast<std::int64_t>(std::ceil(a.left * k));
+        const auto f = later(std::ceil(a.left * k));
         if (!next || f < *next) next = f;
       }
       if (!next) break;
@@ -54,6 +54,17 @@ class StreamPlayer {
     std::size_t id;
     double left;  // ps of work left (when running alone)
   };
+
+  // now + dt, for a delay in ps: a step whose tasks add up past the clock's range throws
+  // OverflowError instead of wrapping into negative times.
+  [[nodiscard]] std::int64_t later(double dt) const {
+    constexpr double kTwoTo63 = 9223372036854775808.0;
+    std::int64_t t = 0;
+    if (!(dt < kTwoTo63) || __builtin_add_overflow(now_, static_cast<std::int64_t>(dt), &t) || t == INT64_MAX) {
+      units_detail::time_overflow();
+    }
+    return t;
+  }
 
   void issue(std::size_t c) {
     if (issued_[c]) throw InternalError(fmt::format("communication task \"{}\" issued twice", p_.comm[c].name));

@@ -8,6 +8,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/json_fields.hpp"
+#include "sim/core/unit_parse.hpp"
 
 namespace collsim {
 
@@ -79,8 +80,8 @@ Layer read_layer(const nlohmann::json& j, const std::string& source, const std::
     f.fail("forward_time", "both times and FLOPs", "either forward_time/backward_time or forward_flops/backward_flops");
   }
   if (has_time) {
-    l.compute.forward_time = f.time("forward_time");
-    l.compute.backward_time = f.time("backward_time");
+    l.compute.forward_time = f.time("forward_time", kMaxTaskTime);
+    l.compute.backward_time = f.time("backward_time", kMaxTaskTime);
     timed = true;
   } else {
     l.compute.forward_flops = f.number("forward_flops", 0, 1e21);
@@ -164,7 +165,7 @@ Workload parse_workload(const nlohmann::json& j, const std::string& source) {
   }
   if (const auto* o = top.optional("optimizer")) {
     JsonFields of(*o, source, top.pointer("optimizer"));
-    w.optimizer.time = of.optional_time("time");
+    w.optimizer.time = of.optional_time("time", kMaxTaskTime);
     w.optimizer.memory_bytes_per_param = of.optional_number("memory_bytes_per_param", 0, 1e4).value_or(0);
     if (w.optimizer.time && w.optimizer.memory_bytes_per_param > 0) {
       of.fail("time", "both time and memory_bytes_per_param", "one of time or memory_bytes_per_param");

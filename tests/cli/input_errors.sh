@@ -59,4 +59,44 @@ expect_error 2 "--bogus" -- collective --bogus
 expect_error 2 "unknown command \"colective\"" "expected one of: collective, " "topo" -- colective --sizes 1MiB
 expect_error 2 "--slice" "\"0B\"" "at least 1 B" -- collective --slice 0B
 expect_error 2 "--slice" "\"0B\"" "at least 1 B" -- schedule --algo ring --ranks 4 --slice 0B
+# Arithmetic that cannot wrap (issue 16 part 5): quantities past their documented ranges,
+# and in-range inputs whose product leaves the picosecond clock, are exit 2 naming the flag
+# or field, never an internal error or a negative time.
+expect_error 2 "--sizes" '"8000000TiB"' "at most 1024TiB" -- collective --topology star-16x100g --algo ring --sizes 8000000TiB
+write slow.json "${good//450GB\/s/1Kbps}"
+expect_error 2 "--sizes" "1TiB" "clock" -- collective --topology "$TMP/slow.json" --sizes 1TiB
+expect_error 2 "--slice" "at most 1024TiB" -- schedule --algo ring --ranks 4 --slice 2048TiB
+write latency.json "${good//1us/100000s}"
+expect_error 2 "latency.json" "/links/0/latency" '"100000s"' "from 0 to 1s" -- collective --topology "$TMP/latency.json"
+write slowbw.json "${good//450GB\/s/0.001bps}"
+expect_error 2 "slowbw.json" "/links/0/bandwidth" '"0.001bps"' "from 1 bps" -- collective --topology "$TMP/slowbw.json"
+layers() {  # layers N FORWARD_TIME: a workload of N layers of one parameter each
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+n, t = int(sys.argv[1]), sys.argv[2]
+print(json.dumps({"name": "w", "measured_on": "cpu",
+                  "parameters": [{"name": f"p{i}", "numel": 1000, "dtype": "float32"} for i in range(n)],
+                  "layers": [{"name": f"l{i}", "params": [f"p{i}"], "forward_time": t, "backward_time": t} for i in range(n)]}))
+PY
+}
+layers 2 9000000s >"$TMP/day_layer.json"
+expect_error 2 "day_layer.json" "/layers/0/forward_time" '"9000000s"' "from 0 to 3600s" -- ddp --workload "$TMP/day_layer.json" --device H100
+# 1500 layers of an hour each forward and backward: 125 days, past the clock's 106.
+layers 1500 3600s >"$TMP/long_step.json"
+expect_error 2 "simulated time past 2^63 ps" -- ddp --workload "$TMP/long_step.json" --device H100 --topology star-16x100g
+expect_error 2 "--graph-walk" "from 0 to 3600s" -- ddp --workload resnet50 --device H100 --graph-walk 2h
+expect_error 2 "--graph-walk" "from 0 to 3600s" -- ddp --workload resnet50 --device H100 --graph-walk 7200s
+# 65536 ranks of direct all-reduce: 8.6e9 transfers, refused before any is made.
+expect_error 2 "direct allreduce on 65536 ranks" "8589803520 transfers" "COLLSIM_MAX_SCHEDULE_BYTES" -- schedule --algo direct --ranks 65536
+expect_error 2 "ps_sharded allreduce on 65536 ranks" "COLLSIM_MAX_SCHEDULE_BYTES" -- schedule --algo ps_sharded --ranks 65536
+COLLSIM_MAX_SCHEDULE_BYTES=1000 expect_error 2 "ring allreduce on 64 ranks" "more than" "COLLSIM_MAX_SCHEDULE_BYTES" -- schedule --algo ring --ranks 64
+COLLSIM_MAX_SCHEDULE_BYTES=lots expect_error 2 "COLLSIM_MAX_SCHEDULE_BYTES" '"lots"' -- schedule --algo ring --ranks 4
+# sweep's generated cluster: the GPU model is a flag
+expect_error 2 "--gpu" '"K80"' "V100, A100, H100, H200, B200" -- sweep --workload resnet50 --gpu K80 --ranks 8
+# a baseline that cannot be read is bad input (2), not a figure that moved (1); a stored
+# command that no longer runs stays a failed check (1, tests/cli/measure_check.sh)
+write b_expected.json '{"command": ["collective", "--sizes", "1MiB"], "expected": 5}'
+expect_error 2 "b_expected.json" "/expected" "a JSON object" -- check --baseline "$TMP/b_expected.json"
+write b_root.json '{"command": ["collective"], "root": "no/such/folder", "expected": {}}'
+expect_error 2 "b_root.json" "/root" '"no/such/folder"' -- check --baseline "$TMP/b_root.json"
 echo "input_errors: ok"

@@ -27,3 +27,8 @@ expect_error 2 "missing.json" -- plan "$TMP/missing.json"
 write_plan "$TMP/ok.json" '{"name": "d", "kind": "ddp"}'
 expect_error 2 "--format" -- plan "$TMP/ok.json" --format xml
 expect_error 2 "--jobs" -- plan "$TMP/ok.json" --jobs -1
+# 2^34 samples over 8 GPUs is a micro-batch of 2^31, which wrapped an int (internal error):
+# the range is 1..2^30 samples per optimizer step.
+write_plan "$TMP/batch.json" '{"name": "d", "kind": "ddp"}'
+sed -i 's/"global_batch": 256/"global_batch": 17179869184/' "$TMP/batch.json"
+expect_error 2 "$TMP/batch.json" "/workloads/0/global_batch" "17179869184" "from 1 to 1073741824" -- plan "$TMP/batch.json"

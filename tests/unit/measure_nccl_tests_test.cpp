@@ -207,3 +207,21 @@ TEST_CASE("importer refuses uneven result columns and rows with wrong results", 
     CHECK_THAT(e.what(), Catch::Contains("0 wrong elements"));
   }
 }
+
+TEST_CASE("importer refuses a zero time, naming its line", "[measure][nccl-tests]") {
+  // Validation drops rows whose measured time is 0, so an imported zero would vanish from
+  // the comparison without a word; it is not a measurement, so the import fails instead.
+  const std::string log =
+      "#  nThread 1 nGpus 1 minBytes 1024 maxBytes 2048\n"
+      "1024 256 float sum -1 3.0 0.34 0.60 0 3.0 0.34 0.60 0\n"
+      "2048 512 float sum -1 0.00 0.68 1.19 0 3.0 0.68 1.19 0\n";
+  try {
+    (void)parse_nccl_tests_log(log, "z_allreduce.txt");
+    FAIL("a zero time was imported");
+  } catch (const ConfigError& e) {
+    const std::string m = e.what();
+    CHECK(m.find("line 3") != std::string::npos);
+    CHECK(m.find("0.00") != std::string::npos);
+    CHECK(m.find("positive time") != std::string::npos);
+  }
+}

@@ -32,6 +32,9 @@ ComputeModel hand_device() {
   DeviceSpec d;
   d.name = "test";
   d.hbm_bandwidth = Bandwidth{1e12};
+  // PowerSGD's compression is FLOPs: without a peak its time was infinite, which wrapped
+  // into a garbage time before Time::from_seconds refused it.
+  d.fp32_flops = 1e15;
   return ComputeModel{d, "fp32", 1.0};
 }
 
