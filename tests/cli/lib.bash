@@ -17,3 +17,12 @@ expect_error() {
   [[ $(wc -l <"$TMP/err") -ge 1 ]] || fail "collsim $* printed no error message"
   for s in "${subs[@]}"; do grep -qF -- "$s" "$TMP/err" || fail "collsim $* stderr lacks '$s': $(cat "$TMP/err")"; done
 }
+# need_testbed WHAT: skips the test (exit 77, visible in ctest's summary) unless network
+# namespaces and tc can be used here (root, iproute2). Leaves `skip REASON` for later checks.
+need_testbed() {
+  SKIP_WHAT=$1
+  skip() { echo "SKIP: $SKIP_WHAT: $*"; exit 77; }
+  [[ $(id -u) == 0 ]] || skip "not root (network namespaces and tc need root)"
+  command -v ip >/dev/null && command -v tc >/dev/null || skip "ip/tc (iproute2) not installed"
+  ip netns list >/dev/null 2>&1 || skip "network namespaces unavailable"
+}

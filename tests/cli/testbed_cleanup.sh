@@ -2,10 +2,7 @@
 # or quit (SIGQUIT) half-way, and refuses a --topology file in a folder that does not exist
 # before it makes anything (exit 2). Skips (exit 77) when not root or tc/netns missing.
 source "$(dirname "$0")/lib.bash"
-skip() { echo "SKIP: test-bed cleanup: $*"; exit 77; }
-[[ $(id -u) == 0 ]] || skip "not root (network namespaces and tc need root)"
-command -v ip >/dev/null && command -v tc >/dev/null || skip "ip/tc (iproute2) not installed"
-ip netns list >/dev/null 2>&1 || skip "network namespaces unavailable"
+need_testbed "test-bed cleanup"
 
 # Our own prefix, subnet and state dir, so no other test bed is touched.
 export COLLSIM_TESTBED_PREFIX=ctcl$$ COLLSIM_TESTBED_SUBNET=10.78.$((RANDOM % 200)) COLLSIM_TESTBED_STATE=$TMP/state

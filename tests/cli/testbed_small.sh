@@ -3,10 +3,7 @@
 # 15 %. Skips (exit 77, reported by ctest as skipped) when not root or tc/netns missing.
 source "$(dirname "$0")/lib.bash"
 EXEC=$(dirname "$COLLSIM")/collsim-exec
-skip() { echo "SKIP: real test-bed run: $*"; exit 77; }
-[[ $(id -u) == 0 ]] || skip "not root (network namespaces and tc need root)"
-command -v ip >/dev/null && command -v tc >/dev/null || skip "ip/tc (iproute2) not installed"
-ip netns list >/dev/null 2>&1 || skip "network namespaces unavailable"
+need_testbed "real test-bed run"
 
 # Our own prefix, subnet and state dir, so a running validate_all.sh test bed is untouched.
 export COLLSIM_TESTBED_PREFIX=ctst$$ COLLSIM_TESTBED_SUBNET=10.79.$((RANDOM % 200)) COLLSIM_TESTBED_STATE=$TMP/state
