@@ -184,7 +184,10 @@ int run(Args a) {
   } catch (const collsim::UnitError& e) {
     throw ConfigError("--timeout", "", e.value(), e.expected());
   }
-  if (timeout.count() < 1) throw ConfigError("--timeout", "", a.timeout, "at least 1ms");
+  // poll() takes an int of milliseconds: a day keeps every wait well inside it.
+  if (timeout.count() < 1 || timeout > std::chrono::hours(24)) {
+    throw ConfigError("--timeout", "", a.timeout, "1ms to 86400s (a day)");
+  }
   if (a.warmup < 0) throw ConfigError("--warmup", "", std::to_string(a.warmup), "0 or more");
   if (a.iters < 1) throw ConfigError("--iters", "", std::to_string(a.iters), "1 or more");
 

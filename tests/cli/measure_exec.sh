@@ -28,6 +28,11 @@ grep -q '"congestion":"reno"' "$TMP/cc" || fail "record does not name reno: $(ca
 [[ $? == 2 ]] || fail "--congestion no-such-tcp: exit $? (want 2): $(cat "$TMP/err")"
 grep -q 'congestion control "no-such-tcp" not available' "$TMP/err" || fail "unclear error: $(cat "$TMP/err")"
 
+# --timeout beyond a day (1000000 s) would overflow poll()'s int of milliseconds (an endless wait).
+rc=0
+"$EXEC" --local 2 --sizes 64KiB --timeout 1000000s >/dev/null 2>"$TMP/err" || rc=$?
+[[ $rc == 2 ]] && grep -q -- '--timeout.*1ms to 86400s' "$TMP/err" || fail "--timeout 1000000s: exit $rc: $(cat "$TMP/err")"
+
 # --per-transfer: ring on 3 ranks has 2(3-1) steps x 3 transfers = 12, each with a start
 # at its sender and an end at its receiver (us from that rank's go).
 "$EXEC" --local 3 --algo ring --sizes 64KiB --iters 1 --per-transfer >"$TMP/pt" 2>&1 || fail "--per-transfer: $(cat "$TMP/pt")"
