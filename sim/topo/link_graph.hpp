@@ -43,6 +43,8 @@ class LinkGraph {
   [[nodiscard]] std::optional<Route> node_route(NodeIndex from, NodeIndex to, std::uint32_t flow = 0);
 
   [[nodiscard]] std::size_t cached_routes() const { return cache_.size(); }
+  // Links the last route search looked at (ShortestPaths::last_links_scanned).
+  [[nodiscard]] std::size_t last_links_scanned() const { return paths_.last_links_scanned(); }
 
   // Fixes the route between two ranks (every flow id) until clear_pinned_routes(): the
   // NCCL layer sends a channel's inter-host hop through the channel's NIC this way.

@@ -31,6 +31,7 @@ void ShortestPaths::reset() {
     stamp_ = 1;
   }
   fwd_order_.clear();
+  scanned_ = 0;
 }
 
 // Bidirectional BFS. Both searches grow one whole level at a time, the smaller frontier
@@ -70,6 +71,7 @@ bool ShortestPaths::find(const LinkGraphType& graph, NodeIndex from, NodeIndex t
       for (NodeIndex v : ffront) {
         if (v != from && !transit(v)) continue;
         for (auto [e, end] = boost::out_edges(v, graph); e != end; ++e) {
+          ++scanned_;
           const auto w = static_cast<NodeIndex>(boost::target(*e, graph));
           if (fwd_stamp_[w] == s || !passable(w)) continue;
           fwd_stamp_[w] = s;
@@ -84,6 +86,7 @@ bool ShortestPaths::find(const LinkGraphType& graph, NodeIndex from, NodeIndex t
       for (NodeIndex v : bfront) {
         if (v != to && !transit(v)) continue;
         for (auto [e, end] = boost::in_edges(v, graph); e != end; ++e) {
+          ++scanned_;
           const auto u = static_cast<NodeIndex>(boost::source(*e, graph));
           if (bwd_stamp_[u] == s || !passable(u)) continue;
           bwd_stamp_[u] = s;
@@ -110,6 +113,7 @@ bool ShortestPaths::find(const LinkGraphType& graph, NodeIndex from, NodeIndex t
     const int want = best - fwd_[v] - 1;
     if (want < 0) continue;
     for (auto [e, end] = boost::out_edges(v, graph); e != end; ++e) {
+      ++scanned_;
       const auto w = static_cast<NodeIndex>(boost::target(*e, graph));
       if (passable(w) && to_go(w) == want) {
         dist_stamp_[v] = s;
@@ -139,12 +143,14 @@ bool ShortestPaths::find(const LinkGraphType& graph, NodeIndex from, NodeIndex t
         const NodeIndex w = *it;
         if (w != to && !transit(w)) continue;
         for (auto [e, end] = boost::in_edges(w, graph); e != end; ++e) {
+          ++scanned_;
           if (static_cast<NodeIndex>(boost::source(*e, graph)) == v) choices.push_back(edge_index[*e]);
         }
       }
       std::sort(choices.begin(), choices.end());
     } else {
       for (auto [e, end] = boost::out_edges(v, graph); e != end; ++e) {
+        ++scanned_;
         const auto w = static_cast<NodeIndex>(boost::target(*e, graph));
         if (to_go(w) == want && (w == to || transit(w))) choices.push_back(edge_index[*e]);
       }

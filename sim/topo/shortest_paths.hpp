@@ -33,6 +33,10 @@ class ShortestPaths {
   bool find(const LinkGraphType& graph, NodeIndex from, NodeIndex to, const TransitRule& transit, std::uint64_t seed,
             std::vector<LinkId>& out);
 
+  // Links the last find() looked at: its work, independent of the machine (a route across
+  // a star's hub looks at a handful, not at the hub's link to every host).
+  [[nodiscard]] std::size_t last_links_scanned() const { return scanned_; }
+
  private:
   void reset();
 
@@ -45,6 +49,7 @@ class ShortestPaths {
   std::vector<NodeIndex> bwd_order_;             // backward-visited nodes, level by level
   std::vector<std::size_t> bwd_level_start_;     // level k is bwd_order_[start[k], start[k+1])
   std::uint32_t stamp_ = 0;
+  std::size_t scanned_ = 0;  // links looked at by the current query
 };
 
 // A stable 64-bit mix (splitmix64 finaliser) of a few integers; the same inputs give the
