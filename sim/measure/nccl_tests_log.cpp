@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -45,10 +46,15 @@ std::optional<double> number(const std::string& t) {
 std::optional<std::int64_t> integer(const std::string& t) {
   if (t.empty() || t.find_first_not_of("-0123456789") != std::string::npos) return std::nullopt;
   char* end = nullptr;
+  errno = 0;
   const long long v = std::strtoll(t.c_str(), &end, 10);
-  if (end != t.c_str() + t.size()) return std::nullopt;
+  if (end != t.c_str() + t.size() || errno == ERANGE) return std::nullopt;  // ERANGE: clamped to LLONG_MAX
   return v;
 }
+
+// Sizes and element counts: at most 2^50, collsim's message-size range (docs/file-formats.md),
+// so that count x element size cannot wrap.
+constexpr std::int64_t kMaxRowSize = std::int64_t{1} << 50;
 
 int element_size(const std::string& type) {
   if (type == "float" || type == "int32" || type == "uint32" || type == "int") return 4;
@@ -219,8 +225,8 @@ class Parser {
     r.line = no;
     const auto size = integer(t[0]);
     const auto count = integer(t[1]);
-    if (!size || *size < 0) fail(no, t[0], "a size in bytes");
-    if (!count || *count < 0) fail(no, t[1], "an element count");
+    if (!size || *size < 0 || *size > kMaxRowSize) fail(no, t[0], "a size in bytes from 0 to 2^50");
+    if (!count || *count < 0 || *count > kMaxRowSize) fail(no, t[1], "an element count from 0 to 2^50");
     r.size = Bytes{*size};
     r.count = *count;
     r.type = t[2];

@@ -225,3 +225,24 @@ TEST_CASE("importer refuses a zero time, naming its line", "[measure][nccl-tests
     CHECK(m.find("positive time") != std::string::npos);
   }
 }
+
+TEST_CASE("importer refuses sizes and counts past 2^50, and numbers past int64", "[measure][nccl-tests]") {
+  // Found by fuzz_nccl_tests_log: a count of 10^100 was clamped to INT64_MAX by strtoll, and
+  // working out the rank count from size / (count x 4) overflowed.
+  const std::string head = "# all_gather_perf\n#  nThread 1 nGpus 1 minBytes 1024 maxBytes 2048\n";
+  const std::string huge(100, '9');
+  for (const auto& [row, value] :
+       {std::pair{"104 " + huge + " float none 0 80.00 26.11 13.11 0 80.00 26.11 13.11 0\n", huge},
+        std::pair{std::string("2251799813685249 256 float none 0 80.00 26.11 13.11 0 80.00 26.11 13.11 0\n"),
+                  std::string("2251799813685249")},
+        std::pair{std::string("1024 2251799813685249 float none 0 80.00 26.11 13.11 0 80.00 26.11 13.11 0\n"),
+                  std::string("2251799813685249")}}) {
+    try {
+      (void)parse_nccl_tests_log(head + row, "big_allgather.txt");
+      FAIL("imported " + row);
+    } catch (const ConfigError& e) {
+      CHECK(e.value() == value);
+      CHECK_THAT(e.what(), Catch::Contains("line 3") && Catch::Contains("to 2^50"));
+    }
+  }
+}
