@@ -55,12 +55,16 @@ done
 
 "$root/scripts/build_sanitized.sh" --build-dir "$build" collsim_fuzz
 
+# The commit the targets are built from, for the report.
+commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+[[ -z $(git -C "$root" status --porcelain -- sim tests/fuzz 2>/dev/null) ]] || commit+=" (with uncommitted changes)"
 work="$build/fuzz"
 mkdir -p "$work/logs"
 run_one() {
   local t=$1
   local seed_dir="$work/seeds/$t" corpus="$work/corpus/$t" findings="$work/findings/$t"
-  rm -rf "$seed_dir" && mkdir -p "$seed_dir" "$corpus" "$findings"
+  # Findings are this run's: an earlier run's inputs would be counted again.
+  rm -rf "$seed_dir" "$findings" && mkdir -p "$seed_dir" "$corpus" "$findings"
   # Named by their path, so that two calibration.json files stay two seeds.
   (cd "$root" && for f in ${seeds[$t]}; do [[ -f $f ]] && cp "$f" "$seed_dir/${f//\//_}"; done)
   local limit=(-max_total_time="${seconds:-0}")
@@ -104,8 +108,6 @@ for t in $selected; do
 done
 echo "$table"
 if [[ -n $report ]]; then
-  commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-  [[ -z $(git -C "$root" status --porcelain -- sim tests/fuzz 2>/dev/null) ]] || commit+=" (with uncommitted changes)"
   what=${seconds:+$seconds seconds}
   what=${what:-$runs executions}
   {
