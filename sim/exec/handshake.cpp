@@ -123,12 +123,12 @@ bool read_some(Pending& p, const AcceptOptions& o, Strangers& strangers) {
   }
 }
 
-int remaining_ms(Clock::time_point deadline) {
+}  // namespace
+
+int remaining_ms(std::chrono::steady_clock::time_point deadline) {
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
   return left > 0 ? static_cast<int>(std::min<long long>(left, 1 << 30)) : 0;
 }
-
-}  // namespace
 
 Hello make_hello(int rank, int world, std::uint32_t port, const std::string& token, const std::string& params) {
   if (token.size() > kTokenBytes) throw ExecError(fmt::format("the token is longer than {} bytes", kTokenBytes));

@@ -44,6 +44,9 @@ struct Hello {
 // both texts agree, else one phrase per differing key: "--iters 3 there, 5 here".
 [[nodiscard]] std::string params_differences(const std::string& theirs, const std::string& mine);
 
+// Milliseconds from now to `deadline` for poll(): 0 once it has passed, at most 2^30.
+[[nodiscard]] int remaining_ms(std::chrono::steady_clock::time_point deadline);
+
 // "10.0.0.2:51234"
 [[nodiscard]] std::string peer_name(const sockaddr_in& a);
 

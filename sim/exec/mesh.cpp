@@ -62,11 +62,6 @@ void tune(int fd, const MeshOptions& o) {
   }
 }
 
-int remaining_ms(Clock::time_point deadline) {
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-  return left > 0 ? static_cast<int>(left) : 0;
-}
-
 // Blocking read/write of exactly n bytes before the deadline.
 void read_exact(int fd, void* buf, std::size_t n, Clock::time_point deadline, const std::string& what) {
   auto* p = static_cast<char*>(buf);
