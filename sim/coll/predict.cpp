@@ -83,7 +83,9 @@ CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, c
       const CommTime comm = play_collective(graph, c, algo, cost, request.exact);
       graph.clear_pinned_routes();
       // A single rank communicates nothing: no launch either (NCCL: time 0).
-      const Time t = comm.transfers == 0 ? Time{} : comm.duration + cost.base_latency;
+      Time t = comm.transfers == 0 ? Time{} : comm.duration + cost.base_latency;
+      // Operations issued back to back run no faster than their thread launches them.
+      if (p != Protocol::Ideal && t.ps > 0) t = std::max(t, request.model.launch_overhead * request.gpus_per_thread);
       spdlog::debug("{} {}/{} {} B on {} ranks: {} transfers ({}), {} channels, {} ps", to_string(c.op), algo,
                     to_string(p), c.size.count, c.ranks, comm.transfers, comm.fast_path ? "fast path" : "full replay",
                     cost.channels, t.ps);

@@ -23,6 +23,9 @@ struct CollectiveRequest {
   // Always replay every transfer. Otherwise a regular schedule (ring, hierarchical ring)
   // is played one step per phase when that is exact (see phased_player.hpp).
   bool exact = false;
+  // GPUs one CPU thread launches each operation on (nccl-tests -g): an NCCL protocol's
+  // time is at least this many launches (ProtocolModel::launch_overhead).
+  int gpus_per_thread = 1;
 };
 
 struct CollectivePrediction {

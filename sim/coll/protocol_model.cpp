@@ -65,6 +65,11 @@ ProtocolModel nccl_default_model() {
   m.tree_per_channel = {{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}}};
   m.nvls_efficiency = {0, 0, 0.85, 0.74};
   m.nvls_channels = {0, 0, 16, 24};  // nvls.cc: 16 on SM90, 24 on one SM100 node
+  // A CUDA kernel launch costs a few us of CPU time in the driver (NVIDIA, "Getting Started
+  // with CUDA Graphs", 2019: launch-bound back-to-back kernels on a V100 ran at ~3-4 us per
+  // kernel), and NCCL's host-side enqueue (argument checks, work planning, the device
+  // switch of a multi-GPU thread) adds about 1-2 us: 5 us per GPU per operation.
+  m.launch_overhead = us(5.0);
   return m;
 }
 
@@ -100,7 +105,7 @@ void read_rows(JsonFields& parent, std::string_view key, std::array<PerProtocol<
 bool read_protocol_calibration(JsonFields& f, ProtocolModel& m) {
   bool any = false;
   for (const char* k : {"base_latency", "step_latency", "efficiency", "tree_efficiency", "slice", "channels", "channel_bandwidth",
-                        "ll_max_bandwidth"}) {
+                        "ll_max_bandwidth", "launch_overhead"}) {
     any = any || f.has(k);
   }
   read_rows(f, "base_latency", m.base_latency);
@@ -120,6 +125,7 @@ bool read_protocol_calibration(JsonFields& f, ProtocolModel& m) {
   if (auto v = f.optional_integer("channels", 1, 64)) m.channels = static_cast<int>(*v);
   if (auto v = f.optional_bandwidth("channel_bandwidth")) m.channel_bandwidth = *v;
   if (auto v = f.optional_bandwidth("ll_max_bandwidth")) m.ll_max_bandwidth = *v;
+  if (f.has("launch_overhead")) m.launch_overhead = f.time("launch_overhead", kMaxLatency);
   return any;
 }
 

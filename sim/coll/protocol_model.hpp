@@ -43,6 +43,11 @@ struct ProtocolModel {
   std::array<double, kArchs> nvls_efficiency{};
   std::array<int, kArchs> nvls_channels{};
   int max_channels = 64;  // MAXCHANNELS
+  // CPU time to enqueue and launch one NCCL collective on one GPU (ncclEnqueue + the CUDA
+  // kernel launch). A thread that drives several GPUs (nccl-tests -g G) launches G kernels
+  // per operation one after the other, so back-to-back operations cannot run faster than
+  // G x this; see nccl_default_model for the figure's source.
+  Time launch_overhead;
   // Calibration overrides of the channel search.
   std::optional<int> channels;
   std::optional<Bandwidth> channel_bandwidth;

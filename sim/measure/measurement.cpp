@@ -108,6 +108,7 @@ MeasurementSet load_measurements(const std::string& path) {
       m.ranks = run.ranks;
       m.size = r.size;
       m.time = r.out_of_place.time;
+      m.gpus_per_thread = run.gpus_per_thread;
       out.collectives.push_back(std::move(m));
     }
   }

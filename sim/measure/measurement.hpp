@@ -23,6 +23,7 @@ struct CollectiveMeasurement {
   Time time;              // collsim-exec: median iteration; nccl-tests: out-of-place time
   std::string topology;   // topology file the record names, empty if none
   std::string label;
+  int gpus_per_thread = 1;  // nccl-tests -g: GPUs one CPU thread launches each operation on
 };
 
 struct DdpMeasurement {

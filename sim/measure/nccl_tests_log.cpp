@@ -128,6 +128,7 @@ std::optional<std::string> perf_name(const std::string& body) {
 struct RunHints {  // what the lines before a table said about it
   int rank_lines = 0;
   std::optional<int> threads_x_gpus;
+  std::optional<int> gpus_per_thread;  // nGpus: GPUs one thread drives
   std::optional<NcclTestsFormat> format;
   std::optional<bool> ms;  // time unit from the units line
 };
@@ -190,7 +191,14 @@ class Parser {
     if (tokens.size() >= 3 && tokens[0] == "Rank" && integer(tokens[1])) ++next_.rank_lines;
     for (std::size_t i = 0; i + 3 < tokens.size(); ++i) {
       const auto t = integer(tokens[i + 1]), g = integer(tokens[i + 3]);
-      if (tokens[i] == "nThread" && tokens[i + 2] == "nGpus" && t && g) next_.threads_x_gpus = static_cast<int>(*t * *g);
+      if (tokens[i] == "nThread" && tokens[i + 2] == "nGpus" && t && g) {
+        constexpr std::int64_t kMax = 1 << 20;  // collsim's rank range
+        if (*t < 1 || *g < 1 || *t > kMax || *g > kMax || *t * *g > kMax) {
+          fail(no, fmt::format("nThread {} nGpus {}", *t, *g), "thread and GPU counts of at least 1, at most 2^20 ranks in all");
+        }
+        next_.threads_x_gpus = static_cast<int>(*t * *g);
+        next_.gpus_per_thread = static_cast<int>(*g);
+      }
     }
     const auto has = [&](const char* t) { return std::find(tokens.begin(), tokens.end(), t) != tokens.end(); };
     if (has("algbw") && has("busbw")) {
@@ -274,7 +282,10 @@ class Parser {
     }
     if (rows_.empty()) {
       hints_ = next_;
+      // A later table without a header line of its own (logs pasted one after another
+      // under one command) was launched like this one.
       next_ = RunHints{};
+      next_.gpus_per_thread = hints_.gpus_per_thread;
       first_line_ = no;
     }
     rows_.push_back(std::move(r));
@@ -287,6 +298,7 @@ class Parser {
     run.source = source_;
     run.first_line = first_line_;
     run.avg_busbw_gbps = avg_;
+    run.gpus_per_thread = hints_.gpus_per_thread.value_or(1);
     // The time unit: the header's, else the one under which algbw ~ size / time (the
     // two candidates differ 1000x, while algbw conventions differ at most n/(n-1)).
     bool ms = hints_.ms.value_or(false);

@@ -43,6 +43,9 @@ struct NcclTestsRun {
   int ranks = 0;
   std::string ranks_from;   // how the rank count was found ("rank lines", "busbw/algbw", ...)
   std::optional<double> avg_busbw_gbps;  // the footer's "Avg bus bandwidth"
+  // nGpus of the "nThread T nGpus G" line: GPUs one CPU thread launches every operation
+  // on (-g G); 1 when the log does not say (one process per GPU, mpirun's usual launch).
+  int gpus_per_thread = 1;
   std::vector<NcclTestsRow> rows;
 };
 

@@ -104,6 +104,7 @@ CollectivePrediction CasePredictor::predict_case(const CollectiveMeasurement& m)
   (void)topology_for(m.source, path, m.ranks);
   LinkGraph& g = *graphs_.at(std::make_pair(path, m.ranks)).graph;
   const Collective c{m.op, m.ranks, 0, m.size};
+  request.gpus_per_thread = m.gpus_per_thread;
   try {
     return predict_collective(g, c, request);
   } catch (const std::invalid_argument& e) {

@@ -42,6 +42,27 @@ TEST_CASE("ring/simple all-reduce at 8 B costs NCCL's 8.4 + 2(n-1) x 3.4 us", "[
   REQUIRE(p.time == nccl_latency + per_step_bytes * 14);
 }
 
+TEST_CASE("a thread driving several GPUs launches no faster than G x launch_overhead", "[coll][nccl]") {
+  const Topology topo = default_topology();
+  LinkGraph graph(topo);
+  CollectiveRequest req;
+  req.algorithms = {"ring"};
+  req.protocols = {Protocol::Simple};
+  const Collective c{CollectiveOp::AllReduce, 8, 0, Bytes{8}};
+  const Time alone = predict_collective(graph, c, req).time;  // 56 us (test above)
+  REQUIRE(req.model.launch_overhead == Time::from_us(5));
+  // 8 GPUs from one thread: 8 x 5 = 40 us of launches per operation, below 56 us.
+  req.gpus_per_thread = 8;
+  CHECK(predict_collective(graph, c, req).time == alone);
+  // 16 GPUs (two nodes' worth): 80 us, above the collective itself.
+  req.gpus_per_thread = 16;
+  CHECK(predict_collective(graph, c, req).time == Time::from_us(80));
+  // The ideal protocol is the alpha-beta what-if: no launches.
+  req.protocols = {Protocol::Ideal};
+  const Time ideal = predict_collective(graph, c, req).time;
+  CHECK(ideal < Time::from_us(80));
+}
+
 TEST_CASE("ring/simple busbw plateau = channels x channel bandwidth", "[coll][nccl]") {
   const Topology topo = default_topology();
   LinkGraph graph(topo);

@@ -246,3 +246,38 @@ TEST_CASE("importer refuses sizes and counts past 2^50, and numbers past int64",
     }
   }
 }
+
+TEST_CASE("importer keeps how many GPUs one thread drives (-g), for the launch floor", "[measure][nccl-tests]") {
+  // V100 log: "nThread 1 nGpus 8": one thread launches every operation on 8 GPUs.
+  const auto v100 = import_nccl_tests_log(kDev + "v100sxm2x8_1node_nvlink_hybridcube_allreduce_oldformat.txt");
+  REQUIRE(v100.size() == 1);
+  CHECK(v100[0].gpus_per_thread == 8);
+  // One process per GPU (mpirun -np 16, "nGpus 1").
+  CHECK(import_nccl_tests_log(kDev + "h100x8_2nodes_gcp_a3mega_allreduce.txt")[0].gpus_per_thread == 1);
+  // The RTX 4090 file holds two runs under one header line: the second keeps it.
+  const auto rtx = import_nccl_tests_log(kDev + "rtx4090x8_1node_pcie_nop2p_vs_p2p_allreduce.txt");
+  REQUIRE(rtx.size() == 2);
+  CHECK(rtx[0].gpus_per_thread == 8);
+  CHECK(rtx[1].gpus_per_thread == 8);
+  // No header line at all: one GPU per thread.
+  const std::string bare = "1024 256 float sum -1 3.0 0.34 0.60 0 3.0 0.34 0.60 0\n";
+  CHECK(parse_nccl_tests_log(bare, "x_allreduce.txt", NcclTestsImportOptions{std::nullopt, 2})[0].gpus_per_thread == 1);
+  // The measurement carries it to validate.
+  const MeasurementSet set = load_measurements(kDev + "v100sxm2x8_1node_nvlink_hybridcube_allreduce_oldformat.txt");
+  REQUIRE_FALSE(set.collectives.empty());
+  CHECK(set.collectives.front().gpus_per_thread == 8);
+}
+
+TEST_CASE("importer refuses thread and GPU counts outside 1 .. 2^20 ranks", "[measure][nccl-tests]") {
+  const std::string row = "1024 256 float sum -1 3.0 0.34 0.60 0 3.0 0.34 0.60 0\n";
+  for (const std::string head : {"#  nThread 0 nGpus 8 minBytes 8\n", "#  nThread 1 nGpus -2 minBytes 8\n",
+                                 "#  nThread 4611686018427387904 nGpus 4 minBytes 8\n",
+                                 "#  nThread 2048 nGpus 1024 minBytes 8\n"}) {
+    try {
+      (void)parse_nccl_tests_log(head + row, "t_allreduce.txt");
+      FAIL("imported " + head);
+    } catch (const ConfigError& e) {
+      CHECK_THAT(e.what(), Catch::Contains("line 1") && Catch::Contains("at most 2^20 ranks"));
+    }
+  }
+}
