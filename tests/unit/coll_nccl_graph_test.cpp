@@ -3,6 +3,7 @@
 // PCIe-only box (rings cross PCIe switches and the socket link).
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <set>
 
 #include "sim/coll/nccl/channel_search.hpp"
@@ -27,13 +28,30 @@ TEST_CASE("DGX-1: every ring channel hops over NVLink only", "[coll][nccl][graph
   // Volta: NCCL counts 20 GB/s per NVLink, so a GPU has 6 x 20 = 120 GB/s out. The intra
   // speeds are 40, 30, 20, ...: at 40 only the doubled pairs carry a channel, and the
   // cycle 0-3-2-1-5-6-7-4 uses doubled pairs only, once each way: 2 channels, 80 GB/s.
-  // At 20 every lane can carry one: up to 120 / 20 = 6 channels, more than 80 GB/s, so
-  // the search settles at 20 GB/s; 20 < 25, so no duplication.
+  // At 20 every lane can carry one: 120 / 20 = 6 channels, more than 80 GB/s, so the
+  // search settles at 20 GB/s; 20 < 25, so no duplication. Six rings that use every
+  // NVLink lane once each way exist (a GPU's 6 lanes out and 6 in, one per ring); taking
+  // the first ring found each time strands a lane after 5, so the search must backtrack
+  // into earlier rings, as NCCL's does.
   CHECK(g.type_intra == PathType::Nvl);
   CHECK(g.searched_speed_gbps == Approx(20.0));
   CHECK_FALSE(g.duplicated);
-  CHECK(g.channels * 20 > 80);
-  CHECK(g.channels <= 6);
+  CHECK(g.channels == 6);
+  // Every NVLink lane carries exactly one ring each way: each directed GPU pair is used
+  // by as many rings as it has lanes.
+  std::map<std::pair<int, int>, int> uses;
+  for (int c = 0; c < g.channels; ++c) {
+    const std::vector<int> order = g.rank_order(c);
+    for (std::size_t i = 0; i < order.size(); ++i) ++uses[{order[i], order[(i + 1) % order.size()]}];
+  }
+  for (const auto& [pair, n] : uses) {
+    const Route& hop = graph.route(pair.first, pair.second);
+    INFO("GPU " << pair.first << " -> GPU " << pair.second);
+    REQUIRE(hop.links.size() == 1);
+    CHECK(topo.links[hop.links.front()].kind == LinkKind::NvLink);
+    const long lanes = std::lround(topo.links[hop.links.front()].bandwidth.gb_per_s() / 25.0);  // 25 GB/s a lane
+    CHECK(n == lanes);
+  }
   for (int c = 0; c < g.channels; ++c) {
     const std::vector<int> order = g.rank_order(c);
     REQUIRE(order.size() == 8);

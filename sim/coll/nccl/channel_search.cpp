@@ -18,8 +18,10 @@ namespace collsim {
 namespace {
 
 constexpr double kEps = 1e-9;
-// Expansions one channel's depth-first search may make (NCCL bounds its search by time).
+// Expansions one channel's greedy search may make, and the joint search in all (NCCL
+// bounds its search by time).
 constexpr int kChannelBudget = 20'000;
+constexpr int kJointBudget = 5'000;
 
 constexpr std::array<PathType, 5> kIntraTypes{PathType::Nvl, PathType::Pix, PathType::Pxb, PathType::Phb,
                                               PathType::Sys};
@@ -126,20 +128,30 @@ class Searcher {
     return direct;
   }
 
-  // Greedy: as many channels at `speed` as the links' NCCL bandwidth allows.
-  std::vector<NcclChannel> channels_at(double speed, PathType ti, PathType tn, int max_channels) {
+  // As many channels at `speed` as the links' NCCL bandwidth allows. First greedily:
+  // each channel the first ring found, successive channels from successive NICs. When
+  // that stops short of what the GPUs' first-hop links could hold, a joint search
+  // backtracks into earlier channels, as NCCL's ncclTopoSearchRec does (the DGX-1 hybrid
+  // cube-mesh: 5 rings greedily, 6 jointly), within a budget. Returns the most found.
+  // `to_beat`: the best channels x speed so far; the joint search runs only if it can beat it.
+  std::vector<NcclChannel> channels_at(double speed, PathType ti, PathType tn, int max_channels, double to_beat) {
     residual_ = capacity_;
-    std::vector<NcclChannel> found;
-    for (int i = 0; i < max_channels; ++i) {
-      bool got = false;
-      if (multi_) {
-        for (int j = 0; j < nics() && !got; ++j) got = find_channel((i + j) % nics(), speed, ti, tn, found);
-      } else {
-        got = find_channel(-1, speed, ti, tn, found);
-      }
-      if (!got) break;
+    best_.clear();
+    current_.clear();
+    greedy_ = true;
+    max_channels_ = max_channels;
+    (void)next_channel(speed, ti, tn);
+    const int bound = std::min(max_channels, channel_bound(speed));
+    if (static_cast<int>(best_.size()) < bound && bound * speed > to_beat + kEps) {
+      std::vector<NcclChannel> greedy = std::move(best_);
+      best_.clear();
+      greedy_ = false;
+      budget_ = kJointBudget;
+      max_channels_ = bound;
+      (void)next_channel(speed, ti, tn);
+      if (best_.size() <= greedy.size()) best_ = std::move(greedy);
     }
-    return found;
+    return best_;
   }
 
  private:
@@ -179,7 +191,61 @@ class Searcher {
     return true;
   }
 
-  bool find_channel(int k, double s, PathType ti, PathType tn, std::vector<NcclChannel>& found) {
+  void give_exit(int a, int k, double s) {
+    if (exit_type(a, k) != PathType::Pxn) {
+      give(gn_[a][k].links, s);
+      return;
+    }
+    const int p = nic_gpu(k);
+    give(gg_[a][p].links, s);
+    give(gn_[p][k].links, s);
+  }
+
+  // How many more channels of `s` could fit: every channel leaves and enters each GPU
+  // once, through one of its first-hop links (NVLinks, its PCIe or NVSwitch port).
+  [[nodiscard]] int channel_bound(double s) const {
+    int bound = std::numeric_limits<int>::max();
+    for (int a = 0; a < gpus(); ++a) {
+      double out = 0, in = 0;
+      std::vector<LinkId> firsts, lasts;
+      for (int b = 0; b < gpus(); ++b) {
+        if (a == b || gg_type_[a][b] == PathType::Net) continue;
+        if (!gg_[a][b].links.empty()) firsts.push_back(gg_[a][b].links.front());
+        if (!gg_[b][a].links.empty()) lasts.push_back(gg_[b][a].links.back());
+      }
+      for (int k = 0; k < nics(); ++k) {
+        if (!gn_[a][k].links.empty()) firsts.push_back(gn_[a][k].links.front());
+        if (!ng_[k][a].links.empty()) lasts.push_back(ng_[k][a].links.back());
+      }
+      for (auto* v : {&firsts, &lasts}) {
+        std::sort(v->begin(), v->end());
+        v->erase(std::unique(v->begin(), v->end()), v->end());
+      }
+      for (LinkId l : firsts) out += std::floor(residual_[l] / s + kEps);
+      for (LinkId l : lasts) in += std::floor(residual_[l] / s + kEps);
+      if (gpus() == 1 && nics() == 0) continue;
+      bound = std::min(bound, static_cast<int>(std::min(out, in)));
+    }
+    return bound == std::numeric_limits<int>::max() ? 1 : bound;
+  }
+
+  // Adds channels after current_; true once the search should stop (max_channels_ found
+  // or the budget spent).
+  bool next_channel(double s, PathType ti, PathType tn) {
+    if (current_.size() > best_.size()) best_ = current_;
+    if (static_cast<int>(current_.size()) >= max_channels_) return true;
+    if (!greedy_ && static_cast<int>(current_.size()) + channel_bound(s) <= static_cast<int>(best_.size())) return false;
+    const int i = static_cast<int>(current_.size());
+    if (!multi_) return try_channel(-1, s, ti, tn);
+    for (int j = 0; j < nics(); ++j) {
+      if (try_channel((i + j) % nics(), s, ti, tn)) return true;
+    }
+    return false;
+  }
+
+  // Channel current_.size() entering (and leaving) by NIC k (-1: one host): every ring
+  // through the host, each followed by the search for the next channel.
+  bool try_channel(int k, double s, PathType ti, PathType tn) {
     NcclChannel ch;
     ch.nic = k;
     int entry = 0;
@@ -192,53 +258,70 @@ class Searcher {
         return false;
       }
     }
-    used_.assign(static_cast<std::size_t>(gpus()), false);
-    used_[entry] = true;
     ch.order = {entry};
-    budget_ = kChannelBudget;
-    if (dfs(ch, s, ti, tn)) {
-      if (k >= 0) ch.exit_path = exit_type(ch.order.back(), k);
-      found.push_back(std::move(ch));
-      return true;
-    }
+    current_.push_back(std::move(ch));
+    std::vector<bool> used(static_cast<std::size_t>(gpus()), false);
+    used[static_cast<std::size_t>(entry)] = true;
+    if (greedy_) budget_ = kChannelBudget;
+    bool stop = dfs(used, s, ti, tn);
+    // Greedy: a channel whose budget ran out failed (the next NIC is tried); joint: the
+    // whole search ends.
+    if (greedy_ && budget_ < 0) stop = false;
+    current_.pop_back();
     if (k >= 0) {
       give(ng_[k][entry].links, s);
       give_one(nic_in_[k], s);
     }
+    return stop;
+  }
+
+  bool dfs(std::vector<bool>& used, double s, PathType ti, PathType tn) {
+    if (--budget_ < 0) return true;
+    NcclChannel& ch = current_.back();
+    const int cur = ch.order.back();
+    const int g = gpus();
+    if (static_cast<int>(ch.order.size()) == g) return close_channel(s, ti, tn);
+    for (int step = 1; step < g; ++step) {
+      const int next = (cur + step) % g;
+      if (used[static_cast<std::size_t>(next)] || gg_type_[cur][next] > ti) continue;
+      if (!take(gg_[cur][next].links, s)) continue;
+      used[static_cast<std::size_t>(next)] = true;
+      current_.back().order.push_back(next);
+      const bool stop = dfs(used, s, ti, tn);
+      current_.back().order.pop_back();
+      used[static_cast<std::size_t>(next)] = false;
+      give(gg_[cur][next].links, s);
+      if (stop) return true;
+    }
     return false;
   }
 
-  bool dfs(NcclChannel& ch, double s, PathType ti, PathType tn) {
-    if (--budget_ < 0) return false;
+  // The channel has visited every GPU: leave by its NIC (or back to the first GPU), then
+  // search the next channel; the exit is given back when that search returns.
+  bool close_channel(double s, PathType ti, PathType tn) {
+    NcclChannel& ch = current_.back();
     const int cur = ch.order.back();
     const int g = gpus();
-    if (static_cast<int>(ch.order.size()) == g) {
-      if (ch.nic >= 0) {
-        if (exit_type(cur, ch.nic) > tn) return false;
-        if (!take_one(nic_out_[ch.nic], s)) return false;
-        if (!take_exit(cur, ch.nic, s)) {
-          give_one(nic_out_[ch.nic], s);
-          return false;
-        }
-        return true;
+    if (ch.nic >= 0) {
+      if (exit_type(cur, ch.nic) > tn) return false;
+      if (!take_one(nic_out_[ch.nic], s)) return false;
+      if (!take_exit(cur, ch.nic, s)) {
+        give_one(nic_out_[ch.nic], s);
+        return false;
       }
-      if (g == 1) return true;
-      const int first = ch.order.front();
-      return gg_type_[cur][first] <= ti && take(gg_[cur][first].links, s);
+      ch.exit_path = exit_type(cur, ch.nic);
+      const int k = ch.nic;
+      const bool stop = next_channel(s, ti, tn) || greedy_;
+      give_exit(cur, k, s);
+      give_one(nic_out_[k], s);
+      return stop;
     }
-    for (int step = 1; step < g; ++step) {
-      const int next = (cur + step) % g;
-      if (used_[next] || gg_type_[cur][next] > ti) continue;
-      if (!take(gg_[cur][next].links, s)) continue;
-      used_[next] = true;
-      ch.order.push_back(next);
-      if (dfs(ch, s, ti, tn)) return true;
-      ch.order.pop_back();
-      used_[next] = false;
-      give(gg_[cur][next].links, s);
-      if (budget_ < 0) return false;
-    }
-    return false;
+    if (g == 1) return next_channel(s, ti, tn) || greedy_;
+    const int first = ch.order.front();
+    if (gg_type_[cur][first] > ti || !take(gg_[cur][first].links, s)) return false;
+    const bool stop = next_channel(s, ti, tn) || greedy_;
+    give(gg_[cur][first].links, s);
+    return stop;
   }
 
   const Topology& topo_;
@@ -250,7 +333,9 @@ class Searcher {
   std::vector<int> nic_gpu_;
   std::vector<std::optional<LinkId>> nic_out_, nic_in_;
   std::vector<double> capacity_, residual_;
-  std::vector<bool> used_;
+  std::vector<NcclChannel> current_, best_;
+  int max_channels_ = 0;
+  bool greedy_ = true;
   int budget_ = 0;
 };
 
@@ -342,7 +427,7 @@ std::optional<NcclGraph> search_nccl_ring(LinkGraph& graph, const std::vector<in
     bool found = false;
     for (PathType ti : kIntraTypes) {
       for (PathType tn : inter_types) {
-        auto channels = search.channels_at(s, ti, tn, options.max_channels);
+        auto channels = search.channels_at(s, ti, tn, options.max_channels, best_score);
         if (channels.empty()) continue;
         found = true;
         const double score = s * static_cast<double>(channels.size());
