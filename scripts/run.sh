@@ -7,11 +7,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/build.sh"
 collsim="$root/build/collsim"
 
-echo "== ring all-reduce, built-in 8 x H100 NVSwitch node"
+echo "== ring all-reduce under NCCL's protocols (its choice per size), built-in 8 x H100 NVSwitch node"
 "$collsim" collective --op allreduce --algo ring --sizes 8B:1GiB --factor 4
 echo
-echo "== parameter-server all-reduce, same node"
-"$collsim" collective --op allreduce --algo ps --sizes 8B:1GiB --factor 4
+echo "== parameter-server all-reduce, same node (not an NCCL algorithm: the ideal alpha-beta protocol)"
+"$collsim" collective --op allreduce --algo ps --protocol ideal --sizes 8B:1GiB --factor 4
 
 echo
 echo "== DDP: ResNet-50 bucket sweep on 4 hosts x 8 H100 (topologies/ddp-4x8-example.json)"

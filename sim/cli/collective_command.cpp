@@ -9,6 +9,7 @@
 
 #include "sim/cli/commands.hpp"
 #include "sim/coll/crossover.hpp"
+#include "sim/coll/comm_spec.hpp"
 #include "sim/coll/predict.hpp"
 #include "sim/coll/selection.hpp"
 #include "sim/core/atomic_file.hpp"
@@ -25,8 +26,8 @@ namespace {
 struct CollectiveArgs {
   std::string topology;
   std::string op = "allreduce";
-  std::string algo = "ring";
-  std::string protocol = "ideal";
+  std::string algo = "auto";
+  std::string protocol = "auto";
   std::string sizes = "1KiB:1GiB";
   double factor = 2.0;
   std::optional<int> ranks;
@@ -58,6 +59,7 @@ void run_collective(const CollectiveArgs& a) {
   }
   try {
     req.protocols = parse_protocol_list(a.protocol);
+    req.protocols_auto = a.protocol == "auto" || a.protocol == "AUTO" || a.protocol == "Auto";
   } catch (const std::invalid_argument& e) {
     throw ConfigError("--protocol", "", fmt::format("\"{}\" ({})", a.protocol, e.what()),
                       "auto, or a list (\"ll,simple\", \"^ll128\") of: ideal, ll, ll128, simple");
@@ -98,6 +100,13 @@ void run_collective(const CollectiveArgs& a) {
   }
   req.hosts = a.hosts;
   req.exact = a.exact;
+  // NCCL runs on GPUs: on CPU ranks (the TCP test bed) "auto" is the ring under the ideal
+  // protocol, as gloo and MPI run it.
+  if (!nccl_ranks(topo)) {
+    const CommSpec resolved = resolve_comm_spec(CommSpec{a.algo, a.protocol}, topo, false);
+    req.algorithms = parse_algorithm_list(resolved.algorithms, *op);
+    req.protocols = parse_protocol_list(resolved.protocols);
+  }
   if (a.root < 0 || a.root >= topo.rank_count()) {
     throw ConfigError("--root", "", std::to_string(a.root), fmt::format("a rank from 0 to {}", topo.rank_count() - 1));
   }
@@ -137,10 +146,12 @@ void add_collective_command(CLI::App& app) {
   cmd->add_option("--op", args->op, "Collective: allreduce, reducescatter, allgather, broadcast, reduce, alltoall")
       ->capture_default_str();
   cmd->add_option("--algo", args->algo,
-                  "Algorithm, a list (ring,tree) or ^list, or auto (fastest of ring, tree, nvls): ring, tree, bintree, "
-                  "ps, ps_sharded, hier_ring, rhd, rd, direct, nvls, sharp")
+                  "Algorithm, a list (ring,tree) or ^list, or auto (NCCL's choice among ring, tree, nvls; the ring on CPU "
+                  "ranks): ring, tree, bintree, ps, ps_sharded, hier_ring, rhd, rd, direct, nvls, sharp")
       ->capture_default_str();
-  cmd->add_option("--protocol", args->protocol, "Protocol, a list or ^list, or auto (ll, ll128, simple): ideal, ll, ll128, simple")
+  cmd->add_option("--protocol", args->protocol,
+                  "Protocol, a list or ^list, or auto (NCCL's choice of ll, ll128, simple; ideal on CPU ranks): ideal "
+                  "(alpha-beta), ll, ll128, simple")
       ->capture_default_str();
   cmd->add_option("--sizes", args->sizes, "Sizes per rank: 1MiB, 1KiB,4KiB or MIN:MAX")->capture_default_str();
   cmd->add_option("--factor", args->factor, "Step factor for a MIN:MAX range")->capture_default_str();

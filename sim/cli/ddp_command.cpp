@@ -42,11 +42,6 @@ Topology calibrated_topology(const DdpCommandArgs& a, const std::optional<Calibr
   Topology topo = load_topology_option(a.topology, a.ranks);
   if (cal) {
     apply_calibration(topo, *cal);
-    if (cal->protocol) {
-      spdlog::warn("{}: protocol-model constants are not used by ddp (its collectives use the ideal protocol); "
-                   "its link classes are applied",
-                   a.calibration);
-    }
   }
   return topo;
 }
@@ -56,10 +51,10 @@ void run_ddp(const DdpCommandArgs& a) {
   if (a.sharding.sharding != "ddp") {
     if (a.bucket_mb != 25) throw ConfigError("--bucket-mb", "", fmt::format("{}", a.bucket_mb), "--sharding ddp (ZeRO buckets: --reduce-bucket-mb)");
     const OutputFormat format = parse_format_option(a.format);
-    run_sharded(a.sharding, a.ddp, calibrated_topology(a, cal), format, a.trace);
+    run_sharded(a.sharding, a.ddp, calibrated_topology(a, cal), format, a.trace, cal ? cal->protocol : std::nullopt);
     return;
   }
-  check_algorithm(a.ddp.algo);
+  const CommSpec requested = comm_spec_option(a.ddp, cal ? cal->protocol : std::nullopt);
   DdpOptions o = make_ddp_options(a.ddp);
   o.buckets.bucket_cap = bucket_cap_option("--bucket-mb", a.bucket_mb);
   if (!a.ddp.comm_slowdown && cal && cal->ddp) o.compute_slowdown = cal->ddp->comm_slowdown;
@@ -68,16 +63,26 @@ void run_ddp(const DdpCommandArgs& a) {
   const Workload w = load_workload_option(a.ddp.workload);
   const ComputeModel cm = compute_model_option(a.ddp, w, topo);
   LinkGraph graph(topo);
-  CollectiveCostCache cache(graph, a.ddp.algo);
+  const CommSpec comm = resolve_comm_spec(requested, topo, o.backend == DdpBackend::Nccl);
+  if (cal && cal->protocol && comm.protocols == "ideal") {
+    spdlog::warn("{}: protocol-model constants are not used by ddp here: its collectives run the ideal protocol "
+                 "(CPU ranks, --backend gloo or --protocol ideal); its link classes are applied",
+                 a.calibration);
+  }
+  CollectiveCostCache cache(graph, comm);
   DdpReport rep;
   rep.result = simulate_ddp(w, cm, [&](CollectiveOp op, Bytes b) { return cache.time(op, b); }, o);
   if (cache.broadcast_approximated()) {
-    spdlog::warn("algorithm {} has no broadcast: buffer broadcasts are costed as all-reduces of the same bytes", a.ddp.algo);
+    spdlog::warn("algorithm {} has no broadcast: buffer broadcasts are costed as all-reduces of the same bytes", comm.algorithms);
+  }
+  for (const BucketTiming& b : rep.result.buckets) {
+    const auto p = cache.prediction(CollectiveOp::AllReduce, b.wire_bytes);
+    rep.bucket_choices.push_back(p ? fmt::format("{}/{}", p->algorithm, to_string(p->protocol)) : std::string());
   }
   rep.workload = w.name;
   rep.topology = topo.name;
   rep.device = cm.device.name;
-  rep.algorithm = a.ddp.algo;
+  rep.algorithm = comm.label();
   rep.backend = a.ddp.backend;
   rep.ranks = topo.rank_count();
   rep.bucket_cap_mb = a.bucket_mb;

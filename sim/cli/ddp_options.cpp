@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "sim/algo/registry.hpp"
+#include "sim/coll/selection.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/unit_parse.hpp"
 #include "sim/train/workload_path.hpp"
@@ -14,7 +15,14 @@ void add_ddp_options(CLI::App* cmd, DdpArgs& a) {
       ->required();
   cmd->add_option("--device", a.device, "GPU for compute: V100, A100, H100, H200, B200 (default: the topology's GPU model)");
   cmd->add_option("--efficiency", a.efficiency, "Fraction of peak FLOP/s layers reach (default: the workload's)");
-  cmd->add_option("--algo", a.algo, "All-reduce algorithm for bucket collectives")->capture_default_str();
+  cmd->add_option("--algo", a.algo,
+                  "Algorithm for the step's collectives: a name, a list, ^list or auto (NCCL's choice per collective; "
+                  "ring with --backend gloo or CPU ranks)")
+      ->capture_default_str();
+  cmd->add_option("--protocol", a.protocol,
+                  "Protocol: ideal (alpha-beta), ll, ll128, simple, a list or auto (NCCL's choice per size; ideal with "
+                  "--backend gloo or CPU ranks)")
+      ->capture_default_str();
   cmd->add_option("--backend", a.backend, "nccl (one collective at a time) or gloo (two at once)")->capture_default_str();
   cmd->add_option("--first-bucket-mb", a.first_bucket_mb, "Cap of the first rebuilt bucket, MiB")->capture_default_str();
   cmd->add_flag("--gradient-as-bucket-view", a.gradient_as_bucket_view, "Grads are bucket views: no copy-out");
@@ -36,6 +44,25 @@ void check_algorithm(const std::string& algo) {
     throw ConfigError("--algo", "", fmt::format("\"{}\"", algo),
                       fmt::format("an all-reduce algorithm, one of: {}", fmt::join(algorithm_names(), ", ")));
   }
+}
+
+CommSpec comm_spec_option(const DdpArgs& a, const std::optional<ProtocolModel>& model) {
+  CommSpec spec;
+  spec.algorithms = a.algo;
+  spec.protocols = a.protocol;
+  if (model) spec.model = *model;
+  try {
+    (void)parse_protocol_list(a.protocol);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError("--protocol", "", fmt::format("\"{}\"", a.protocol),
+                      fmt::format("ideal, ll, ll128, simple, a list, ^list or auto ({})", e.what()));
+  }
+  try {
+    check_comm_spec(spec, CollectiveOp::AllReduce);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError("--algo", "", fmt::format("\"{}\"", a.algo), e.what());
+  }
+  return spec;
 }
 
 Bytes bucket_cap_option(const std::string& flag, double mb) {

@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "sim/coll/comm_spec.hpp"
 #include "sim/topo/topology.hpp"
 #include "sim/train/ddp_timeline.hpp"
 
@@ -16,7 +17,8 @@ struct DdpArgs {
   std::string workload;
   std::string device;
   std::optional<double> efficiency;
-  std::string algo = "ring";
+  std::string algo = "auto";
+  std::string protocol = "auto";
   std::string backend = "nccl";
   double first_bucket_mb = 1;
   bool gradient_as_bucket_view = false;
@@ -38,6 +40,10 @@ void add_ddp_options(CLI::App* cmd, DdpArgs& a);
 [[nodiscard]] DdpOptions make_ddp_options(const DdpArgs& a);
 // Checks --algo against the registry.
 void check_algorithm(const std::string& algo);
+// --algo and --protocol as a CommSpec (with --calibration's protocol model if it has one),
+// checked for all-reduce; ConfigError names the flag. "auto" is resolved later, per
+// topology and backend (resolve_comm_spec).
+[[nodiscard]] CommSpec comm_spec_option(const DdpArgs& a, const std::optional<ProtocolModel>& model = std::nullopt);
 // --bucket-mb value to bytes; ConfigError unless > 0.
 [[nodiscard]] Bytes bucket_cap_option(const std::string& flag, double mb);
 // The workload named by --workload (a file or a shipped name).

@@ -91,11 +91,12 @@ ShardingOptions make_sharding_options(const ShardingArgs& a, const DdpArgs& ddp,
 }
 
 void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo, OutputFormat format,
-                 const std::string& trace) {
+                 const std::string& trace, const std::optional<ProtocolModel>& model) {
+  const CommSpec requested = comm_spec_option(ddp, model);
   for (CollectiveOp op : {CollectiveOp::AllGather, CollectiveOp::ReduceScatter, CollectiveOp::AllReduce}) {
-    if (!is_algorithm(ddp.algo) || !supports(ddp.algo, op)) {
+    if (requested.request(op).algorithms.empty()) {
       throw ConfigError("--algo", "", fmt::format("\"{}\"", ddp.algo),
-                        fmt::format("an algorithm with all-gather, reduce-scatter and all-reduce, one of: {}",
+                        fmt::format("algorithms with all-gather, reduce-scatter and all-reduce: auto, or from {}",
                                     fmt::join(algorithm_names(), ", ")));
     }
   }
@@ -114,13 +115,15 @@ void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo
   if (o.ranks_per_node < 1 || ranks % o.ranks_per_node != 0) {
     throw ConfigError("--ranks-per-node", "", std::to_string(o.ranks_per_node), fmt::format("a divisor of the {} ranks", ranks));
   }
-  GroupCollectiveCost cost(graph, ddp.algo, o.ranks_per_node);
+  // Sharded jobs run on NCCL (torch's FSDP/ZeRO): --backend gloo is a DDP option.
+  const CommSpec comm = resolve_comm_spec(requested, topo, true);
+  GroupCollectiveCost cost(graph, comm, o.ranks_per_node);
   ShardedReport rep;
   rep.result = simulate_sharded(w, cm, cost.function(), o, ranks);
   rep.workload = w.name;
   rep.topology = topo.name;
   rep.device = cm.device.name;
-  rep.algorithm = ddp.algo;
+  rep.algorithm = comm.label();
   rep.strategy = a.sharding;
   rep.ranks = ranks;
   rep.ranks_per_node = hybrid ? o.ranks_per_node : 0;

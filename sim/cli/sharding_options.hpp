@@ -33,6 +33,6 @@ void add_sharding_options(CLI::App* cmd, ShardingArgs& a);
 // Runs one sharded step and writes the report; a non-empty `trace` path also gets the
 // step as a Chrome trace event JSON file.
 void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo, OutputFormat format,
-                 const std::string& trace = "");
+                 const std::string& trace, const std::optional<ProtocolModel>& model = std::nullopt);
 
 }  // namespace collsim::cli

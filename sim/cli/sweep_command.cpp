@@ -79,8 +79,7 @@ std::vector<int> parse_ranks_list(const std::string& text, int max_ranks) {
 }
 
 void run_sweep_command(const SweepArgs& a) {
-  check_algorithm(a.ddp.algo);
-  const SweepSpec base{{}, parse_mb_list(a.bucket_mb), make_ddp_options(a.ddp), a.ddp.algo, a.exact};
+  const SweepSpec base{{}, parse_mb_list(a.bucket_mb), make_ddp_options(a.ddp), comm_spec_option(a.ddp), a.exact};
   const OutputFormat format = parse_format_option(a.format);
   const Workload w = load_workload_option(a.ddp.workload);
   SweepSpec spec = base;
@@ -143,9 +142,16 @@ void run_sweep_command(const SweepArgs& a) {
   rep.workload = w.name;
   rep.topology = topology_name;
   rep.device = cm.device.name;
-  rep.algorithm = a.ddp.algo;
+  rep.algorithm = base.comm.label();
   rep.backend = a.ddp.backend;
   rep.cost_method = a.exact ? "every bucket size played" : "affine fit from 3 plays per world size";
+  if (!rep.result.per_size_world_sizes.empty()) {
+    rep.cost_method = rep.result.per_size_world_sizes.size() == spec.ranks.size()
+                          ? "every bucket size played (NCCL's choice changes with the size)"
+                          : fmt::format("every bucket size played at {} ranks (NCCL's choice changes with the size), "
+                                        "affine fit from 3 plays elsewhere",
+                                        fmt::join(rep.result.per_size_world_sizes, ","));
+  }
   if (!rep.result.exact_world_sizes.empty()) {
     rep.cost_method += fmt::format("; fit failed its check at {} ranks, played exactly there",
                                    fmt::join(rep.result.exact_world_sizes, ","));

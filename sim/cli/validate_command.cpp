@@ -100,12 +100,12 @@ void run_validate(const ValidateArgs& a) {
   }
   CasePredictor predictor(a.topology, a.algo, a.protocol);
   // DDP records: the DDP replay with each record's workload (or --workload), on its
-  // topology, with --algo as the backend's all-reduce algorithm (ring when --algo is a
-  // choice: the DDP replay runs one algorithm with the ideal protocol).
-  const std::string ddp_algo = is_choice(a.algo) ? "ring" : a.algo;
-  const DdpPredictor ddp = [ddp_algo](const DdpMeasurement& m, const Topology& t, const std::string& workload,
+  // topology, with --algo/--protocol resolved for the record's backend (nccl: NCCL's
+  // choice per bucket on GPU ranks; gloo: the ring under the ideal protocol).
+  const CommSpec ddp_comm{a.algo, a.protocol};
+  const DdpPredictor ddp = [ddp_comm](const DdpMeasurement& m, const Topology& t, const std::string& workload,
                                       double slowdown) {
-    return predict_ddp_measurement(m, t, workload, ddp_algo, slowdown);
+    return predict_ddp_measurement(m, t, workload, ddp_comm, slowdown);
   };
   if (!a.calibrate.empty()) {
     run_calibrate(a, all, predictor, ddp);
@@ -163,8 +163,8 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--topology", args->topology, "Topology for records that do not name one");
   cmd->add_option("--workload", args->workload, "Workload for DDP records that embed none (file or shipped name)");
   cmd->add_option("--algo", args->algo,
-                  "Algorithm for records that do not name one (nccl-tests logs: a name, a list or auto; DDP all-reduces: "
-                  "one name, ring for a list or auto)")
+                  "Algorithm for records that do not name one (nccl-tests logs, DDP records): a name, a list or auto "
+                  "(NCCL's choice; DDP records with the gloo backend: ring)")
       ->capture_default_str();
   cmd->add_option("--protocol", args->protocol,
                   "Protocol for records that do not name an algorithm (nccl-tests logs): ideal, ll, ll128, simple, a list "

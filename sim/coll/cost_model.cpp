@@ -174,6 +174,28 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     const double share = ll_max / channels;
     payload_cap = payload_cap ? std::min(*payload_cap, share) : share;
   }
+  if (nccl_algo) {
+    // NCCL's busBw: its channel count (not reduced for the size) at the channel speed,
+    // times the protocol's efficiency, within the per-channel and LL caps.
+    const int ch = user.channels > 0 ? user.channels : plan.channels;
+    const double raw = ch * plan.per_channel.gb_per_s();
+    double bus = raw;
+    if (row == NcclRow::Tree) {
+      bus = std::min(raw * model.tree_efficiency, ch * model.tree_per_channel[ai][col]);
+      if (p == Protocol::LL) bus = std::min(bus * model.tree_ll_factor, ll_max);
+      if (p == Protocol::LL128) {
+        const double f = facts.hosts <= 1 ? model.tree_ll128_one_node : model.tree_ll128_multi_node;
+        bus = std::min(bus * f, ch * model.tree_ll128_per_channel[ai][col]);
+      }
+    } else if (p == Protocol::LL) {
+      bus = std::min(ll_max, raw * model.efficiency[pi]);
+    } else if (p == Protocol::LL128) {
+      bus = std::min(raw * model.efficiency[pi], ch * model.ring_ll128_per_channel[ai][col]);
+    } else {
+      bus = raw * model.efficiency[pi];
+    }
+    cost.nccl_busbw_gbps = bus;
+  }
   cost.step.wire_inflation = 1.0 / eff;
   if (nvls_wire_cap) cost.step.flow_cap = Bandwidth::gb_per_s(*nvls_wire_cap);
   if (nccl_algo) {
@@ -182,6 +204,57 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     cost.step.flow_cap = Bandwidth::gb_per_s(wire_cap);
   }
   return cost;
+}
+
+namespace {
+
+// treeCorrectionFactor (tuning.cc): tree all-reduce bandwidth by log2(bytes / 64), 64 B .. 256 MiB.
+constexpr std::array<std::array<double, 24>, 3> kTreeCorrection{{
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9},
+}};
+
+}  // namespace
+
+std::optional<Time> nccl_model_time(const TopologyFacts& facts, const Collective& c, std::string_view algo, Protocol p,
+                                    const CollectiveCost& cost, const NcclGraph* graph) {
+  if (p == Protocol::Ideal || cost.unusable || cost.nccl_busbw_gbps <= 0) return std::nullopt;
+  const bool ring = algo == "ring";
+  if (!ring && !(algo == "tree" && c.op == CollectiveOp::AllReduce)) return std::nullopt;
+  const int n = c.ranks;
+  const int nodes = std::max(1, facts.hosts);
+  const int ppn = std::max(1, n / nodes);
+  const bool nvlink = graph ? graph->type_intra == PathType::Nvl : facts.nvlink.bytes_per_s > 0;
+  auto lat_us = [&](LinkClass k) { return cost.step.step_latency[static_cast<std::size_t>(k)].us(); };
+  const double intra = lat_us(nvlink ? LinkClass::NvLink : LinkClass::Pci);
+  const double inter = lat_us(LinkClass::Net);
+  const double base = cost.base_latency.us();
+  const auto bytes = static_cast<double>(c.size.count);
+  double lat = base;
+  double alg = cost.nccl_busbw_gbps;
+  if (ring) {
+    int steps = n - 1, net_steps = nodes - 1;
+    if (c.op == CollectiveOp::AllReduce) steps = 2 * (n - 1), net_steps = 2 * (nodes - 1);
+    if (c.op == CollectiveOp::Broadcast || c.op == CollectiveOp::Reduce) {
+      lat += nodes > 1 ? inter : intra;  // sameChannels: one step's latency
+    } else {
+      lat += (steps - net_steps) * intra + net_steps * inter;
+      alg *= static_cast<double>(n) / steps;
+    }
+    // The ring's plateau: Simple all-reduce across nodes once a channel's share is >= 64 B.
+    if (p == Protocol::Simple && nodes > 1 && c.op == CollectiveOp::AllReduce &&
+        bytes / (static_cast<double>(cost.channels) * n) >= 64) {
+      lat *= model_arch(facts) >= GpuArch::Ampere ? 1.4 : 1.9;
+    }
+  } else {
+    lat += 2 * ((ppn - 1) * intra + std::floor(std::log2(nodes)) * inter);
+    alg *= 0.5;
+    const double chunks = std::max(1.0, bytes / 64);
+    const auto i = static_cast<std::size_t>(std::min(23.0, std::floor(std::log2(chunks))));
+    alg *= kTreeCorrection[static_cast<std::size_t>(nccl_index(p))][i];
+  }
+  return Time::from_seconds((lat + bytes / (1000 * alg)) * 1e-6);
 }
 
 }  // namespace collsim

@@ -47,7 +47,20 @@ struct CollectiveCost {
   AlgorithmOptions options;  // channels, slice, host grouping for the schedule
   int channels = 1;
   std::optional<std::string> unusable;  // why this (algorithm, protocol) cannot run here
+  // NCCL's own tuning figures for ring and tree (ncclTopoTuneModel): busBw in GB/s from
+  // the communicator's channel count (before the per-size reduction) with the protocol's
+  // efficiency and caps; 0 for anything else.
+  double nccl_busbw_gbps = 0;
 };
+
+// NCCL's estimate of the collective (ncclTopoGetAlgoTime: latency + bytes / algBw, with
+// the latency from baseLat and hwLat per intra-node and network step, the ring's plateau
+// factor and the tree's correction table), the figure NCCL picks its algorithm and
+// protocol by. nullopt for what NCCL does not tune this way (nvls, collsim's other
+// algorithms, the ideal protocol, tree for anything but all-reduce). `graph` as for
+// collective_cost (its intra path type decides NVLink or PCI latency).
+[[nodiscard]] std::optional<Time> nccl_model_time(const TopologyFacts& facts, const Collective& c, std::string_view algo,
+                                                  Protocol p, const CollectiveCost& cost, const NcclGraph* graph);
 
 // `graph`: NCCL's channel graph of the system (channel_search.hpp). With an NCCL protocol
 // it gives ring and tree their channel count, per-channel speed and per-channel rank

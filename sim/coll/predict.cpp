@@ -1,5 +1,6 @@
 #include "sim/coll/predict.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -63,20 +64,58 @@ CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, c
   // NCCL's channel graph, searched once and only when an NCCL protocol runs ring or tree.
   std::optional<std::optional<NcclGraph>> nccl;
   auto nccl_graph = [&]() -> const NcclGraph* {
-    if (!nccl) nccl = search_nccl_ring(graph, facts.host_of_rank);
+    if (!nccl) nccl = request.channel_graph ? *request.channel_graph : search_nccl_ring(graph, facts.host_of_rank);
     return *nccl ? &**nccl : nullptr;
   };
   std::optional<CollectivePrediction> best;
   std::string why;
+  struct Candidate {
+    const std::string* algo;
+    Protocol p;
+    CollectiveCost cost;
+  };
+  std::vector<Candidate> candidates;
+  const std::vector<Protocol> ideal_only{Protocol::Ideal};
   for (const std::string& algo : request.algorithms) {
-    for (Protocol p : request.protocols) {
+    const bool what_if = request.protocols_auto && !nccl_algorithm(algo);
+    for (Protocol p : what_if ? ideal_only : request.protocols) {
       // collective_cost decides which algorithms take the graph (channel_orders set).
       const NcclGraph* channel_graph = p != Protocol::Ideal ? nccl_graph() : nullptr;
-      const CollectiveCost cost = collective_cost(facts, c, algo, p, request.model, request.overrides, channel_graph);
+      CollectiveCost cost = collective_cost(facts, c, algo, p, request.model, request.overrides, channel_graph);
       if (cost.unusable) {
         if (why.empty()) why = *cost.unusable;
         continue;
       }
+      candidates.push_back(Candidate{&algo, p, std::move(cost)});
+    }
+  }
+  // Under NCCL's protocols NCCL itself chooses between ring and tree, by its tuning model:
+  // only that choice is played, beside the candidates the model does not price (nvls,
+  // collsim's other algorithms), and the fastest of those plays wins.
+  const bool nccl_choice = request.nccl_selection && candidates.size() > 1 &&
+                           std::none_of(request.protocols.begin(), request.protocols.end(),
+                                        [](Protocol p) { return p == Protocol::Ideal; });
+  // (Ideal what-if candidates of non-NCCL algorithms are not priced by NCCL's model: they
+  // are played beside NCCL's pick.)
+  std::vector<bool> play(candidates.size(), true);
+  if (nccl_choice) {
+    std::optional<std::pair<Time, std::size_t>> pick;
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const Candidate& k = candidates[i];
+      const auto t = nccl_model_time(facts, c, *k.algo, k.p, k.cost, k.p != Protocol::Ideal ? nccl_graph() : nullptr);
+      if (!t) continue;
+      play[i] = false;
+      if (!pick || *t < pick->first) pick = std::make_pair(*t, i);
+    }
+    if (pick) play[pick->second] = true;
+  }
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (!play[i]) continue;
+    const std::string& algo = *candidates[i].algo;
+    const Protocol p = candidates[i].p;
+    const CollectiveCost& cost = candidates[i].cost;
+    {
+      const NcclGraph* channel_graph = p != Protocol::Ideal ? nccl_graph() : nullptr;
       // Ring hops between hosts follow the channel's NIC; a tree's chains already start at
       // the GPU that owns it.
       if (!cost.options.channel_orders.empty() && algo == "ring") pin_channel_hops(graph, *channel_graph, cost.options);

@@ -4,6 +4,7 @@
 // (GB/s, 1 GB = 1e9 B).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,16 @@ struct CollectiveRequest {
   // GPUs one CPU thread launches each operation on (nccl-tests -g): an NCCL protocol's
   // time is at least this many launches (ProtocolModel::launch_overhead).
   int gpus_per_thread = 1;
+  // NCCL's channel graph for this link graph and host grouping when the caller has
+  // searched it already (a cache pricing many sizes); otherwise searched when needed.
+  std::shared_ptr<const std::optional<NcclGraph>> channel_graph;
+  // Under NCCL protocols, choose between ring and tree as NCCL does, by its tuning model
+  // (nccl_model_time), and play only that choice; false: play every candidate, keep the
+  // fastest.
+  bool nccl_selection = true;
+  // `protocols` came from "auto": an algorithm NCCL does not run (nccl_algorithm) gets the
+  // ideal protocol instead of NCCL's.
+  bool protocols_auto = false;
 };
 
 struct CollectivePrediction {

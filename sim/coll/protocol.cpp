@@ -60,6 +60,11 @@ std::optional<GpuArch> gpu_arch_from_model(std::string_view model) {
   return std::nullopt;
 }
 
+bool nccl_algorithm(std::string_view algorithm) {
+  // direct: NCCL runs all-to-all as point-to-point sends over its protocols.
+  return algorithm == "ring" || algorithm == "tree" || algorithm == "nvls" || algorithm == "sharp" || algorithm == "direct";
+}
+
 NcclRow nccl_row(std::string_view algorithm) {
   if (algorithm == "tree") return NcclRow::Tree;
   if (algorithm == "nvls") return NcclRow::Nvls;

@@ -27,6 +27,10 @@ enum class GpuArch : std::uint8_t { Volta = 0, Ampere = 1, Hopper = 2, Blackwell
 // algorithms map to their rows; the others (ps, rhd, rd, direct, bintree, hier_ring) are
 // point-to-point step algorithms and are priced like Ring.
 enum class NcclRow : std::uint8_t { Tree = 0, Ring = 1, CollNet = 2, Nvls = 3 };
+// Whether NCCL runs this algorithm (ring, tree, nvls, sharp = CollNet, direct = its
+// point-to-point all-to-all): NCCL's protocols
+// apply to it. collsim's other algorithms (ps, bintree, hier_ring, ...) are what-ifs.
+[[nodiscard]] bool nccl_algorithm(std::string_view algorithm);
 [[nodiscard]] NcclRow nccl_row(std::string_view algorithm);
 [[nodiscard]] std::string_view to_string(NcclRow r);
 

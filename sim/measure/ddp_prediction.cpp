@@ -60,6 +60,11 @@ std::vector<Time> measured_bucket_launches(const DdpMeasurement& m) {
 
 DdpPredictionResult predict_ddp_measurement(const DdpMeasurement& m, const Topology& topology, const std::string& workload_path,
                                             const std::string& algorithm, double comm_slowdown) {
+  return predict_ddp_measurement(m, topology, workload_path, CommSpec{algorithm, "ideal"}, comm_slowdown);
+}
+
+DdpPredictionResult predict_ddp_measurement(const DdpMeasurement& m, const Topology& topology, const std::string& workload_path,
+                                            const CommSpec& comm, double comm_slowdown) {
   DdpPredictionResult out;
   Workload w;
   if (const auto it = m.record.find("workload"); it != m.record.end()) {
@@ -79,7 +84,7 @@ DdpPredictionResult predict_ddp_measurement(const DdpMeasurement& m, const Topol
   o.first_iteration = false;  // timed iterations follow the warm-up: rebuilt buckets
   o.compute_slowdown = comm_slowdown;
   LinkGraph graph(topology);
-  CollectiveCostCache cache(graph, algorithm);
+  CollectiveCostCache cache(graph, resolve_comm_spec(comm, topology, o.backend == DdpBackend::Nccl));
   const DdpResult r = simulate_ddp(w, cm, [&](CollectiveOp op, Bytes b) { return cache.time(op, b); }, o);
   out.iteration = r.iteration;
   out.buckets = static_cast<int>(r.plan.buckets.size());

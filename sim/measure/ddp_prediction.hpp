@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/coll/comm_spec.hpp"
 #include "sim/measure/measurement.hpp"
 #include "sim/topo/topology.hpp"
 
@@ -31,6 +32,12 @@ struct DdpPredictionResult {
 // (a calibration's "ddp" section; 0 without one).
 // Throws ConfigError for a malformed embedded workload or unknown backend; returns no
 // prediction (with the reason) when the record lacks what a prediction needs.
+// `comm`: how collectives are chosen, resolved per record (resolve_comm_spec with the
+// record's backend: gloo runs the ring under the ideal protocol).
+[[nodiscard]] DdpPredictionResult predict_ddp_measurement(const DdpMeasurement& m, const Topology& topology,
+                                                          const std::string& workload_path, const CommSpec& comm,
+                                                          double comm_slowdown = 0);
+// One algorithm under the ideal protocol.
 [[nodiscard]] DdpPredictionResult predict_ddp_measurement(const DdpMeasurement& m, const Topology& topology,
                                                           const std::string& workload_path, const std::string& algorithm,
                                                           double comm_slowdown = 0);

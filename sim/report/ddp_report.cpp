@@ -74,6 +74,8 @@ void write_json(std::ostream& out, const DdpReport& rep) {
     row["launch_ps"] = b.launched.ps;
     row["start_ps"] = b.start.ps;
     row["end_ps"] = b.end.ps;
+    const auto i = static_cast<std::size_t>(&b - r.buckets.data());
+    if (i < rep.bucket_choices.size() && !rep.bucket_choices[i].empty()) row["choice"] = rep.bucket_choices[i];
     doc["buckets"].push_back(std::move(row));
   }
   out << doc.dump(2) << "\n";

@@ -5,6 +5,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "sim/report/collective_table.hpp"
 #include "sim/train/ddp_timeline.hpp"
@@ -15,7 +16,8 @@ struct DdpReport {
   std::string workload;
   std::string topology;
   std::string device;
-  std::string algorithm;
+  std::string algorithm;  // the CommSpec's label: "auto/auto", "ring/ideal"
+  std::vector<std::string> bucket_choices;  // per bucket: "ring/simple" (empty: not an all-reduce play)
   std::string backend;
   int ranks = 1;
   double bucket_cap_mb = 25;

@@ -73,7 +73,7 @@ void write_plan_markdown(std::ostream& out, const PlanReport& rep, const std::ve
   for (const auto& c : p.candidates) {
     std::string sizes;
     for (int n : c.world_sizes) sizes += (sizes.empty() ? "" : ", ") + std::to_string(n);
-    out << md_row({c.name, c.gpu_model, c.gpus_per_host ? std::to_string(c.gpus_per_host) : "-", c.algorithm,
+    out << md_row({c.name, c.gpu_model, c.gpus_per_host ? std::to_string(c.gpus_per_host) : "-", c.algorithm + "/" + c.protocol,
                    c.price.describe(), sizes});
   }
   fmt::print(out, "\n## Pareto-best (step time, cost per million samples), per workload\n\n");

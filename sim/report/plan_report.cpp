@@ -108,7 +108,7 @@ void write_json(std::ostream& out, const PlanReport& rep) {
   doc["candidates"] = nlohmann::ordered_json::array();
   for (const auto& c : p.candidates) {
     doc["candidates"].push_back({{"name", c.name}, {"description", c.description}, {"gpu", c.gpu_model},
-                                 {"gpus_per_host", c.gpus_per_host}, {"algorithm", c.algorithm},
+                                 {"gpus_per_host", c.gpus_per_host}, {"algorithm", c.algorithm}, {"protocol", c.protocol},
                                  {"price_per_gpu_hour", c.price.hourly()}, {"price", c.price.describe()}});
   }
   doc["rows"] = nlohmann::ordered_json::array();

@@ -17,9 +17,15 @@ std::int64_t round_up(std::int64_t v, std::int64_t m) { return (v + m - 1) / m *
 }  // namespace
 
 AffineCollectiveCost::AffineCollectiveCost(LinkGraph& graph, const std::string& algorithm, Bytes largest)
-    : exact_(graph, algorithm), broadcast_as_allreduce_(!supports(algorithm, CollectiveOp::Broadcast)) {
+    : AffineCollectiveCost(graph, CommSpec{algorithm, "ideal"}, largest) {}
+
+AffineCollectiveCost::AffineCollectiveCost(LinkGraph& graph, const CommSpec& spec, Bytes largest)
+    : exact_(graph, spec), broadcast_as_allreduce_(spec.request(CollectiveOp::Broadcast).algorithms.empty()) {
   const std::int64_t n = graph.topology().rank_count();
-  if (n <= 1) return;
+  const CollectiveRequest request = spec.request(CollectiveOp::AllReduce);
+  if (n <= 1 || request.algorithms.size() != 1 || request.protocols != std::vector<Protocol>{Protocol::Ideal}) return;
+  fitted_ = true;
+  const std::string algorithm = request.algorithms.front();
   const std::int64_t lo = n;
   const std::int64_t hi = std::max(round_up(largest.count, n), lo + 4 * n);
   const std::int64_t mid = round_up(static_cast<std::int64_t>(std::sqrt(static_cast<double>(lo) * static_cast<double>(hi))), n);

@@ -15,7 +15,10 @@ namespace collsim {
 
 class AffineCollectiveCost {
  public:
-  // Fits over [N, largest] bytes per rank (sizes below N use the fit too).
+  // Fits over [N, largest] bytes per rank (sizes below N use the fit too). Only one
+  // algorithm under the ideal protocol is affine: with NCCL's protocols the choice of
+  // protocol and channel count changes with the size, so every size is played (cached).
+  AffineCollectiveCost(LinkGraph& graph, const CommSpec& spec, Bytes largest);
   AffineCollectiveCost(LinkGraph& graph, const std::string& algorithm, Bytes largest);
 
   // All-reduces up to the largest size use the fit (or exact plays if it failed its
@@ -23,12 +26,15 @@ class AffineCollectiveCost {
   // CollectiveCostCache does); anything else is played exactly.
   [[nodiscard]] Time time(CollectiveOp op, Bytes bytes);
   [[nodiscard]] bool affine() const { return affine_; }
+  // False when the spec is not one algorithm under the ideal protocol (no fit tried).
+  [[nodiscard]] bool fitted() const { return fitted_; }
   [[nodiscard]] std::size_t plays() const { return exact_.predictions(); }
   [[nodiscard]] double check_error() const { return check_error_; }  // relative error at the check size
 
  private:
   CollectiveCostCache exact_;
   bool affine_ = false;
+  bool fitted_ = false;
   double intercept_ps_ = 0;
   double slope_ps_per_byte_ = 0;
   double check_error_ = 0;

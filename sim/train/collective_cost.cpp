@@ -1,25 +1,54 @@
 #include "sim/train/collective_cost.hpp"
 
-#include "sim/algo/registry.hpp"
-#include "sim/coll/predict.hpp"
+#include <algorithm>
+
+#include "sim/coll/topology_facts.hpp"
 
 namespace collsim {
 
+namespace {
+
+CommSpec ideal(std::string algorithm) {
+  CommSpec s;
+  s.algorithms = std::move(algorithm);
+  s.protocols = "ideal";
+  return s;
+}
+
+}  // namespace
+
+CollectiveCostCache::CollectiveCostCache(LinkGraph& graph, CommSpec spec) : graph_(graph), spec_(std::move(spec)) {}
+
 CollectiveCostCache::CollectiveCostCache(LinkGraph& graph, std::string algorithm)
-    : graph_(graph), algorithm_(std::move(algorithm)) {}
+    : CollectiveCostCache(graph, ideal(std::move(algorithm))) {}
 
 Time CollectiveCostCache::time(CollectiveOp op, Bytes bytes) {
   const int ranks = graph_.topology().rank_count();
   if (ranks <= 1 || bytes.count == 0) return Time{};
-  if (op == CollectiveOp::Broadcast && !supports(algorithm_, op)) {
+  CollectiveRequest request = spec_.request(op);
+  if (request.algorithms.empty() && op == CollectiveOp::Broadcast) {
     broadcast_approximated_ = true;
     op = CollectiveOp::AllReduce;
+    request = spec_.request(op);
   }
   const auto key = std::make_pair(op, bytes.count);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-  const Time t = predict_collective(graph_, Collective{op, ranks, 0, bytes}, algorithm_).time;
-  cache_.emplace(key, t);
-  return t;
+  if (std::any_of(request.protocols.begin(), request.protocols.end(), [](Protocol p) { return p != Protocol::Ideal; })) {
+    if (!channel_graph_) {
+      channel_graph_ = std::make_shared<const std::optional<NcclGraph>>(
+          search_nccl_ring(graph_, topology_facts(graph_.topology()).host_of_rank));
+    }
+    request.channel_graph = channel_graph_;
+  }
+  const CollectivePrediction p = predict_collective(graph_, Collective{op, ranks, 0, bytes}, request);
+  cache_.emplace(key, p.time);
+  chosen_.emplace(key, p);
+  return p.time;
+}
+
+std::optional<CollectivePrediction> CollectiveCostCache::prediction(CollectiveOp op, Bytes bytes) const {
+  if (auto it = chosen_.find(std::make_pair(op, bytes.count)); it != chosen_.end()) return it->second;
+  return std::nullopt;
 }
 
 }  // namespace collsim

@@ -1,34 +1,46 @@
 // Collective times for a DDP job, from the collective predictor (predict_collective on the
-// topology's ranks with a named algorithm), cached per (operation, bytes per rank).
+// topology's ranks with the job's CommSpec: NCCL's choice, or a named algorithm and
+// protocol), cached per (operation, bytes per rank).
 #pragma once
 
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "sim/algo/collective.hpp"
+#include "sim/coll/comm_spec.hpp"
 #include "sim/topo/link_graph.hpp"
 
 namespace collsim {
 
 class CollectiveCostCache {
  public:
-  // `graph` must outlive the cache; its topology's ranks are the job's ranks.
+  // `graph` must outlive the cache; its topology's ranks are the job's ranks. `spec` as
+  // resolve_comm_spec leaves it.
+  CollectiveCostCache(LinkGraph& graph, CommSpec spec);
+  // One algorithm with the ideal protocol (the alpha-beta what-if).
   CollectiveCostCache(LinkGraph& graph, std::string algorithm);
 
-  // Predicted time; a single rank costs nothing. A broadcast, when `algorithm` has none,
-  // is costed as an all-reduce of the same bytes (an upper bound: a pipelined broadcast
-  // moves each byte once per rank, a ring all-reduce twice).
+  // Predicted time; a single rank costs nothing. A broadcast, when no listed algorithm has
+  // one, is costed as an all-reduce of the same bytes (an upper bound: a pipelined
+  // broadcast moves each byte once per rank, a ring all-reduce twice).
   [[nodiscard]] Time time(CollectiveOp op, Bytes bytes);
+  // The (algorithm, protocol) the last prediction of that operation and size chose.
+  [[nodiscard]] std::optional<CollectivePrediction> prediction(CollectiveOp op, Bytes bytes) const;
   [[nodiscard]] std::size_t predictions() const { return cache_.size(); }
   // Stores a prediction made elsewhere (e.g. on another thread) for later lookups.
   void remember(CollectiveOp op, Bytes bytes, Time t) { cache_.emplace(std::make_pair(op, bytes.count), t); }
   [[nodiscard]] bool broadcast_approximated() const { return broadcast_approximated_; }
+  [[nodiscard]] const CommSpec& spec() const { return spec_; }
 
  private:
   LinkGraph& graph_;
-  std::string algorithm_;
+  CommSpec spec_;
+  std::shared_ptr<const std::optional<NcclGraph>> channel_graph_;  // searched on first NCCL use
   std::map<std::pair<CollectiveOp, std::int64_t>, Time> cache_;
+  std::map<std::pair<CollectiveOp, std::int64_t>, CollectivePrediction> chosen_;
   bool broadcast_approximated_ = false;
 };
 

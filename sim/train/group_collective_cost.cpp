@@ -81,14 +81,20 @@ int ranks_per_node(const Topology& topo) {
 }
 
 GroupCollectiveCost::GroupCollectiveCost(LinkGraph& graph, std::string algorithm, int ranks_per_node, Protocol protocol)
-    : graph_(graph), algorithm_(std::move(algorithm)), ranks_per_node_(ranks_per_node), protocol_(protocol) {
+    : GroupCollectiveCost(graph, CommSpec{std::move(algorithm), std::string(to_string(protocol))}, ranks_per_node) {}
+
+GroupCollectiveCost::GroupCollectiveCost(LinkGraph& graph, CommSpec spec, int ranks_per_node)
+    : graph_(graph), spec_(std::move(spec)), ranks_per_node_(ranks_per_node) {
   const int n = graph.topology().rank_count();
   if (ranks_per_node < 1 || n % ranks_per_node != 0) {
     throw ConfigError("--ranks-per-node", "", std::to_string(ranks_per_node),
                       fmt::format("a divisor of the job's {} ranks", n));
   }
-  if (!is_algorithm(algorithm_)) {
-    throw ConfigError("--algorithm", "", algorithm_, fmt::format("one of {}", fmt::join(algorithm_names(), ", ")));
+  try {
+    (void)spec_.request(CollectiveOp::AllReduce);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError("--algorithm", "", spec_.algorithms, fmt::format("one of {}, a list or auto ({})",
+                                                                       fmt::join(algorithm_names(), ", "), e.what()));
   }
 }
 
@@ -124,8 +130,8 @@ Time GroupCollectiveCost::time(CollectiveOp op, Bytes bytes, CommGroup group) {
   const auto g = groups(group);
   Time t{};
   if (bytes.count > 0 && g.front().size() > 1) {
-    if (!supports(algorithm_, op)) {
-      throw ConfigError("--algorithm", "", algorithm_,
+    if (spec_.request(op).algorithms.empty()) {
+      throw ConfigError("--algorithm", "", spec_.algorithms,
                         fmt::format("an algorithm that implements {} (needed by the {} group)", to_string(op), group_name(group)));
     }
     t = play_groups(op, bytes, g);
@@ -138,29 +144,37 @@ Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::v
   const Topology& topo = graph_.topology();
   const int m = static_cast<int>(groups.front().size());
   const Collective c{op, m, 0, bytes};
+  const CollectiveRequest request = spec_.request(op);
   try {
     if (groups.size() == 1 && m == topo.rank_count()) {
       // The whole job: the predictor itself (with its step-per-phase fast path).
-      CollectiveRequest request;
-      request.algorithms = {algorithm_};
-      request.protocols = {protocol_};
       return predict_collective(graph_, c, request).time;
     }
     // Every group costs the same on its own sub-topology (same algorithm, same rank count,
-    // group 0's placement); build group 0's schedule and copy it onto every group.
+    // group 0's placement): group 0 alone picks the algorithm and protocol, its schedule is
+    // copied onto every group and all are played at once.
     Topology sub = topo;
     sub.ranks.clear();
     for (int r : groups.front()) sub.ranks.push_back(topo.ranks[static_cast<std::size_t>(r)]);
-    const CollectiveCost cost = collective_cost(topology_facts(sub), c, algorithm_, protocol_, nccl_default_model());
+    std::string algorithm = request.algorithms.front();
+    Protocol protocol = request.protocols.front();
+    if (request.algorithms.size() > 1 || request.protocols.size() > 1) {
+      LinkGraph alone(sub);
+      const CollectivePrediction choice = predict_collective(alone, c, request);
+      algorithm = choice.algorithm;
+      protocol = choice.protocol;
+    }
+    const CollectiveCost cost = collective_cost(topology_facts(sub), c, algorithm, protocol, spec_.model);
     if (cost.unusable) throw std::invalid_argument(*cost.unusable);
-    const Schedule one = build_schedule(algorithm_, c, cost.options);
+    const Schedule one = build_schedule(algorithm, c, cost.options);
     if (one.size() == 0) return Time{};
     const Schedule merged = merge(one, groups, topo.rank_count());
     PlayOptions play;
     play.cost = cost.step;
     return play_schedule(merged, graph_, play).duration + cost.base_latency;
   } catch (const std::invalid_argument& e) {
-    throw ConfigError("--algorithm", "", algorithm_, fmt::format("an algorithm that runs {} on {} ranks ({})", to_string(op), m, e.what()));
+    throw ConfigError("--algorithm", "", spec_.algorithms,
+                      fmt::format("an algorithm that runs {} on {} ranks ({})", to_string(op), m, e.what()));
   }
 }
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "sim/algo/collective.hpp"
-#include "sim/coll/protocol.hpp"
+#include "sim/coll/comm_spec.hpp"
 #include "sim/topo/link_graph.hpp"
 #include "sim/train/sharded_timeline.hpp"
 
@@ -24,6 +24,10 @@ class GroupCollectiveCost {
   // groups them). Throws ConfigError (source "--ranks-per-node") unless L >= 1 divides
   // the rank count, and (source "--algorithm") for an unknown algorithm.
   GroupCollectiveCost(LinkGraph& graph, std::string algorithm, int ranks_per_node, Protocol protocol = Protocol::Ideal);
+  // NCCL's choice (or the spec's lists): the whole job's group is predicted as one
+  // collective; concurrent groups run the (algorithm, protocol) one group alone would
+  // choose, played together so they share links. `spec` as resolve_comm_spec leaves it.
+  GroupCollectiveCost(LinkGraph& graph, CommSpec spec, int ranks_per_node);
 
   // Time until the last of the concurrent groups finishes; 0 for one-rank groups or 0 B.
   // Throws ConfigError (source "--algorithm") when the algorithm cannot run the operation.
@@ -39,9 +43,8 @@ class GroupCollectiveCost {
   [[nodiscard]] Time play_groups(CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups);
 
   LinkGraph& graph_;
-  std::string algorithm_;
+  CommSpec spec_;
   int ranks_per_node_;
-  Protocol protocol_;
   std::map<std::tuple<CollectiveOp, std::int64_t, CommGroup>, Time> cache_;
 };
 

@@ -8,6 +8,8 @@
 #include <fmt/ranges.h>
 
 #include "sim/algo/registry.hpp"
+#include "sim/coll/comm_spec.hpp"
+#include "sim/coll/selection.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_fields.hpp"
 #include "sim/topo/loader.hpp"
@@ -100,9 +102,16 @@ PlanCandidate parse_candidate(const nlohmann::json& j, const std::string& source
   }
   c.world_sizes = parse_world_sizes(f);
   c.algorithm = f.optional_string("algorithm").value_or("ring");
-  const auto names = algorithm_names();
-  if (std::find(names.begin(), names.end(), c.algorithm) == names.end()) {
-    f.fail("algorithm", fmt::format("\"{}\"", c.algorithm), fmt::format("one of: {}", fmt::join(names, ", ")));
+  c.protocol = f.optional_string("protocol").value_or("ideal");
+  try {
+    (void)parse_protocol_list(c.protocol);
+  } catch (const std::invalid_argument& e) {
+    f.fail("protocol", fmt::format("\"{}\"", c.protocol), fmt::format("ideal, ll, ll128, simple, a list, ^list or auto ({})", e.what()));
+  }
+  try {
+    check_comm_spec(CommSpec{c.algorithm, c.protocol}, CollectiveOp::AllReduce);
+  } catch (const std::invalid_argument& e) {
+    f.fail("algorithm", fmt::format("\"{}\"", c.algorithm), e.what());
   }
   c.price = parse_price(f.required("price"), source, f.pointer("price"));
   f.finish();

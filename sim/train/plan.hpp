@@ -39,7 +39,11 @@ struct PlanCandidate {
   int gpus_per_host = 0;      // ranks of one host (scales_hosts), else 0
   int max_ranks = 0;          // fixed topology: its rank count; else 0
   std::vector<int> world_sizes;  // ascending
+  // NCCL_ALGO / NCCL_PROTO-style lists (sim/coll/selection.hpp). Plans still default to the
+  // ring under the ideal protocol: NCCL's choice at 1,000+ ranks replays every transfer of
+  // multi-channel rings (the engine's fast path does not cover them yet), minutes per plan.
   std::string algorithm = "ring";
+  std::string protocol = "ideal";
   std::string gpu_model;      // of rank 0 (device catalogue name)
   GpuPrice price;
 };

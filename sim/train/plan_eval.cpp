@@ -52,6 +52,8 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
   const double hourly = c.price.hourly();
   // Node = one host of the cluster generator, else as the topology groups its ranks.
   const int node_ranks = c.gpus_per_host > 0 ? c.gpus_per_host : ranks_per_node(topo);
+  // Plans price NCCL jobs: "auto" is NCCL's choice on GPU ranks (resolve_comm_spec).
+  const CommSpec comm = resolve_comm_spec(CommSpec{c.algorithm, c.protocol}, topo, true);
   std::optional<GroupCollectiveCost> sharded;  // built on first use
   // One all-reduce fit for every DDP workload: it spans up to the largest bucket of any.
   std::optional<AffineCollectiveCost> ddp_cost;
@@ -93,7 +95,7 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
         mi.capacity = device.hbm_capacity;
         mi.activations = activation_bytes(w, *micro, v.sharding.activation_checkpointing);
         if (v.sharding.strategy == Sharding::Ddp) {
-          if (!ddp_cost) ddp_cost.emplace(graph, c.algorithm, largest_bucket);
+          if (!ddp_cost) ddp_cost.emplace(graph, comm, largest_bucket);
           DdpOptions o;
           o.buckets.bucket_cap = bucket_cap_from_mb(v.bucket_mb);
           o.gradient_as_bucket_view = v.gradient_as_bucket_view;
@@ -105,7 +107,7 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
           mi.ddp_bucket_cap = o.buckets.bucket_cap;
           mi.gradient_as_bucket_view = v.gradient_as_bucket_view;
         } else {
-          if (!sharded) sharded.emplace(graph, c.algorithm, node_ranks);
+          if (!sharded) sharded.emplace(graph, comm, node_ranks);
           const ShardingOptions& o = mi.sharding;
           const ShardedResult r = simulate_sharded(w, cm, sharded->function(), o, world);
           row.step = r.iteration;

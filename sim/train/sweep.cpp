@@ -23,9 +23,10 @@ SweepResult run_sweep(const Workload& w, const ComputeModel& cm, const TopologyF
   for (int n : spec.ranks) {
     const Topology topo = topology(n);
     LinkGraph graph(topo);
-    CollectiveCostCache exact(graph, spec.algorithm);
+    const CommSpec comm = resolve_comm_spec(spec.comm, topo, spec.options.backend == DdpBackend::Nccl);
+    CollectiveCostCache exact(graph, comm);
     std::optional<AffineCollectiveCost> affine;
-    if (!spec.exact) affine.emplace(graph, spec.algorithm, largest);
+    if (!spec.exact) affine.emplace(graph, comm, largest);
     const CollectiveCostFn cost = [&](CollectiveOp op, Bytes b) { return affine ? affine->time(op, b) : exact.time(op, b); };
     for (double mb : spec.bucket_mb) {
       DdpOptions o = spec.options;
@@ -35,7 +36,8 @@ SweepResult run_sweep(const Workload& w, const ComputeModel& cm, const TopologyF
       if (progress) progress(++done, total);
     }
     result.collective_plays += affine ? affine->plays() : exact.predictions();
-    if (affine && !affine->affine()) result.exact_world_sizes.push_back(n);
+    if (affine && affine->fitted() && !affine->affine()) result.exact_world_sizes.push_back(n);
+    if (affine && !affine->fitted()) result.per_size_world_sizes.push_back(n);
   }
   for (std::size_t i = 0; i < spec.ranks.size(); ++i) {
     const auto first = result.rows.begin() + static_cast<std::ptrdiff_t>(i * spec.bucket_mb.size());

@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+#include "sim/coll/comm_spec.hpp"
 #include "sim/topo/topology.hpp"
 #include "sim/train/ddp_timeline.hpp"
 
@@ -15,7 +16,7 @@ struct SweepSpec {
   std::vector<int> ranks;
   std::vector<double> bucket_mb;
   DdpOptions options;       // bucket_cap is set per point
-  std::string algorithm = "ring";
+  CommSpec comm;            // resolved per world size (resolve_comm_spec, with the backend)
   bool exact = false;       // play every distinct bucket size instead of the checked affine fit
 };
 
@@ -39,6 +40,7 @@ struct SweepResult {
   std::vector<SweepBest> best;  // one per world size
   std::size_t collective_plays = 0;
   std::vector<int> exact_world_sizes;  // where the affine fit failed its check
+  std::vector<int> per_size_world_sizes;  // NCCL's choice per size: every bucket size played
 };
 
 using TopologyForRanks = std::function<Topology(int ranks)>;

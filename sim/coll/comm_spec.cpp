@@ -1,0 +1,67 @@
+#include "sim/coll/comm_spec.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "sim/algo/registry.hpp"
+#include "sim/coll/selection.hpp"
+
+namespace collsim {
+
+namespace {
+
+bool is_auto(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s == "auto";
+}
+
+}  // namespace
+
+CollectiveRequest CommSpec::request(CollectiveOp op) const {
+  CollectiveRequest r;
+  r.algorithms.clear();
+  for (std::string& a : parse_algorithm_list(algorithms, op)) {
+    if (supports(a, op)) r.algorithms.push_back(std::move(a));
+  }
+  r.protocols = parse_protocol_list(protocols);
+  r.protocols_auto = is_auto(protocols);
+  r.model = model;
+  r.overrides = overrides;
+  return r;
+}
+
+std::string CommSpec::label() const { return fmt::format("{}/{}", algorithms, protocols); }
+
+bool nccl_ranks(const Topology& topo) {
+  if (topo.ranks.empty()) return false;
+  for (NodeIndex v : topo.ranks) {
+    const Node& n = topo.nodes[v];
+    if (n.kind != NodeKind::Gpu || !gpu_arch_from_model(n.model)) return false;
+  }
+  return true;
+}
+
+CommSpec resolve_comm_spec(CommSpec spec, const Topology& topo, bool nccl_backend) {
+  if (nccl_backend && nccl_ranks(topo)) return spec;
+  if (is_auto(spec.protocols)) spec.protocols = "ideal";
+  if (is_auto(spec.algorithms)) spec.algorithms = "ring";
+  return spec;
+}
+
+void check_comm_spec(const CommSpec& spec, CollectiveOp op) {
+  try {
+    if (spec.request(op).algorithms.empty()) {
+      throw std::invalid_argument(fmt::format("no algorithm in \"{}\" implements {}", spec.algorithms, to_string(op)));
+    }
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("{} (algorithms: {}; protocols: ideal, ll, ll128, simple; each a name, a list, "
+                                            "a ^list or auto)",
+                                            e.what(), fmt::join(algorithm_names(), ", ")));
+  }
+}
+
+}  // namespace collsim
