@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/core/error.hpp"
-#include "sim/train/cluster_topology.hpp"
+#include "sim/topo/cluster_topology.hpp"
 #include "sim/train/group_collective_cost.hpp"
 
 namespace collsim {

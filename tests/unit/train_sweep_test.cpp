@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "sim/coll/predict.hpp"
+#include "sim/topo/cluster_topology.hpp"
 #include "sim/train/affine_collective_cost.hpp"
-#include "sim/train/cluster_topology.hpp"
 #include "sim/train/sweep.hpp"
 
 namespace collsim {
