@@ -10,12 +10,12 @@
 #include "sim/cli/commands.hpp"
 #include "sim/cli/ddp_options.hpp"
 #include "sim/cli/sharding_options.hpp"
+#include "sim/coll/collective_cost.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
 #include "sim/measure/calibration.hpp"
 #include "sim/report/ddp_report.hpp"
 #include "sim/report/trace_writer.hpp"
-#include "sim/train/collective_cost.hpp"
 
 namespace collsim::cli {
 

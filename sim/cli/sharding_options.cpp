@@ -8,11 +8,12 @@
 #include <fmt/format.h>
 
 #include "sim/algo/registry.hpp"
+#include "sim/coll/group_collective_cost.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
 #include "sim/report/sharded_report.hpp"
 #include "sim/report/trace_writer.hpp"
-#include "sim/train/group_collective_cost.hpp"
+#include "sim/train/sharded_timeline.hpp"
 
 namespace collsim::cli {
 

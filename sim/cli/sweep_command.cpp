@@ -14,8 +14,8 @@
 #include "sim/core/error.hpp"
 #include "sim/core/unit_parse.hpp"
 #include "sim/report/sweep_report.hpp"
+#include "sim/topo/cluster_topology.hpp"
 #include "sim/topo/gpu_model.hpp"
-#include "sim/train/cluster_topology.hpp"
 
 namespace collsim::cli {
 

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "sim/coll/collective_cost.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topo/link_graph.hpp"
-#include "sim/train/collective_cost.hpp"
 #include "sim/train/ddp_timeline.hpp"
 #include "sim/train/device_catalogue.hpp"
 #include "sim/train/workload_path.hpp"

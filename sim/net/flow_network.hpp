@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "sim/core/units.hpp"
+#include "sim/topo/link_id.hpp"
 
 namespace collsim {
 
-using LinkId = std::uint32_t;
 using FlowId = std::uint32_t;
 
 class FlowNetwork {

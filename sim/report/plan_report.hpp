@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/plan/plan_eval.hpp"
 #include "sim/report/collective_table.hpp"
-#include "sim/train/plan_eval.hpp"
 
 namespace collsim {
 

@@ -7,7 +7,7 @@
 #include <boost/graph/graphviz.hpp>
 #include <fmt/format.h>
 
-#include "sim/net/flow_network.hpp"
+#include "sim/topo/link_id.hpp"
 
 namespace collsim {
 

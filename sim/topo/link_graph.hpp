@@ -12,7 +12,7 @@
 #include <tuple>
 #include <vector>
 
-#include "sim/net/flow_network.hpp"
+#include "sim/topo/link_id.hpp"
 #include "sim/topo/shortest_paths.hpp"
 #include "sim/topo/topology.hpp"
 

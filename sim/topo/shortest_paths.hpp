@@ -10,7 +10,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 
-#include "sim/net/flow_network.hpp"
+#include "sim/topo/link_id.hpp"
 #include "sim/topo/topology.hpp"
 
 namespace collsim {

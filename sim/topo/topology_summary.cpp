@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "sim/net/flow_network.hpp"
 #include "sim/topo/bisection.hpp"
+#include "sim/topo/link_id.hpp"
 
 namespace collsim {
 

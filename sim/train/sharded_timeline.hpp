@@ -10,21 +10,13 @@
 #include <vector>
 
 #include "sim/algo/collective.hpp"
+#include "sim/coll/comm_group.hpp"
 #include "sim/train/compute_model.hpp"
 #include "sim/train/sharding.hpp"
 #include "sim/train/stream_program.hpp"
 #include "sim/train/workload.hpp"
 
 namespace collsim {
-
-// Which ranks a collective spans: all of them, the ranks of one node (HYBRID_SHARD's shard
-// group; every node runs its own concurrently), or one rank per node (the replica group;
-// ranks_per_node such groups run concurrently).
-enum class CommGroup : std::uint8_t { World, IntraNode, InterNode };
-
-// Time of one collective; `bytes` is the nccl-tests size (the gathered total for all-gather
-// and reduce-scatter, the buffer for all-reduce).
-using GroupCostFn = std::function<Time(CollectiveOp op, Bytes bytes, CommGroup group)>;
 
 // One FSDP unit (or ZeRO-3 partition): consecutive workload layers and their parameters.
 struct ShardUnit {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "sim/train/affine_collective_cost.hpp"
+#include "sim/coll/affine_collective_cost.hpp"
 
 namespace collsim {
 

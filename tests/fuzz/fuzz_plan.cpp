@@ -1,7 +1,7 @@
 // Plan files (plans/*.json). Workloads and topologies a plan names are looked up beside
 // the shipped plans, as `collsim plan` does for a plan in plans/.
 #include "sim/core/json_fields.hpp"
-#include "sim/train/plan.hpp"
+#include "sim/plan/plan.hpp"
 #include "tests/fuzz/fuzz_entry.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -2,9 +2,9 @@
 // concurrent groups that share a NIC share its bandwidth.
 #include <catch2/catch.hpp>
 
+#include "sim/coll/group_collective_cost.hpp"
 #include "sim/core/error.hpp"
-#include "sim/train/cluster_topology.hpp"
-#include "sim/train/group_collective_cost.hpp"
+#include "sim/topo/cluster_topology.hpp"
 
 namespace collsim {
 namespace {

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
+#include "sim/plan/memory_model.hpp"
 #include "sim/train/device_catalogue.hpp"
-#include "sim/train/memory_model.hpp"
 #include "sim/train/workload.hpp"
 
 namespace collsim {

@@ -3,9 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include "sim/core/error.hpp"
-#include "sim/train/plan.hpp"
-#include "sim/train/plan_batch.hpp"
-#include "sim/train/plan_eval.hpp"
+#include "sim/plan/plan.hpp"
+#include "sim/plan/plan_batch.hpp"
+#include "sim/plan/plan_eval.hpp"
 
 namespace collsim {
 namespace {

@@ -2,9 +2,9 @@
 // selection and scaling efficiency; the generated cluster's routes.
 #include <catch2/catch.hpp>
 
+#include "sim/coll/affine_collective_cost.hpp"
 #include "sim/coll/predict.hpp"
-#include "sim/train/affine_collective_cost.hpp"
-#include "sim/train/cluster_topology.hpp"
+#include "sim/topo/cluster_topology.hpp"
 #include "sim/train/sweep.hpp"
 
 namespace collsim {

@@ -1,4 +1,4 @@
-#include "sim/train/plan_eval.hpp"
+#include "sim/plan/plan_eval.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -10,15 +10,15 @@
 
 #include <fmt/format.h>
 
+#include "sim/coll/affine_collective_cost.hpp"
+#include "sim/coll/group_collective_cost.hpp"
 #include "sim/core/error.hpp"
+#include "sim/plan/plan_batch.hpp"
 #include "sim/topo/link_graph.hpp"
-#include "sim/train/affine_collective_cost.hpp"
 #include "sim/train/bucket_assignment.hpp"
 #include "sim/train/compute_model.hpp"
 #include "sim/train/ddp_timeline.hpp"
 #include "sim/train/device_catalogue.hpp"
-#include "sim/train/plan_batch.hpp"
-#include "sim/train/group_collective_cost.hpp"
 #include "sim/train/sharded_timeline.hpp"
 
 namespace collsim {

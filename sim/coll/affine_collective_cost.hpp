@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "sim/train/collective_cost.hpp"
+#include "sim/coll/collective_cost.hpp"
 
 namespace collsim {
 

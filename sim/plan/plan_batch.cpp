@@ -1,4 +1,4 @@
-#include "sim/train/plan_batch.hpp"
+#include "sim/plan/plan_batch.hpp"
 
 #include <cmath>
 #include <limits>

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "sim/algo/collective.hpp"
+#include "sim/coll/comm_group.hpp"
 #include "sim/coll/comm_spec.hpp"
 #include "sim/topo/link_graph.hpp"
-#include "sim/train/sharded_timeline.hpp"
 
 namespace collsim {
 

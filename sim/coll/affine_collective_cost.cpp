@@ -1,4 +1,4 @@
-#include "sim/train/affine_collective_cost.hpp"
+#include "sim/coll/affine_collective_cost.hpp"
 
 #include <array>
 #include <cmath>

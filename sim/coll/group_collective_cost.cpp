@@ -1,4 +1,4 @@
-#include "sim/train/group_collective_cost.hpp"
+#include "sim/coll/group_collective_cost.hpp"
 
 #include <set>
 #include <stdexcept>

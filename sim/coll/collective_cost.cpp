@@ -1,4 +1,4 @@
-#include "sim/train/collective_cost.hpp"
+#include "sim/coll/collective_cost.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "sim/train/cluster_topology.hpp"
+#include "sim/topo/cluster_topology.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "sim/train/plan.hpp"
+#include "sim/plan/plan.hpp"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "sim/train/memory_model.hpp"
+#include "sim/plan/memory_model.hpp"
 
 #include <algorithm>
 #include <string_view>

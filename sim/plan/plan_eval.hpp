@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/train/memory_model.hpp"
-#include "sim/train/plan.hpp"
+#include "sim/plan/memory_model.hpp"
+#include "sim/plan/plan.hpp"
 
 namespace collsim {
 
