@@ -15,7 +15,7 @@
 #include "sim/core/unit_parse.hpp"
 #include "sim/report/sweep_report.hpp"
 #include "sim/topo/cluster_topology.hpp"
-#include "sim/topo/gpu_model.hpp"
+#include "sim/topo/gpu_catalogue.hpp"
 
 namespace collsim::cli {
 
@@ -101,12 +101,13 @@ void run_sweep_command(const SweepArgs& a) {
       throw ConfigError("--gpus-per-host", "", std::to_string(a.gpus_per_host), "a GPU count from 1 to 1024");
     }
     // Checked here so the error names the flag, not the generated cluster it would build.
-    if (!gpu_model_from(a.gpu)) {
-      throw ConfigError("--gpu", "", fmt::format("\"{}\"", a.gpu), fmt::format("a GPU model, one of: {}", fmt::join(gpu_model_names(), ", ")));
+    const GpuSpec* gpu = find_gpu(a.gpu);
+    if (gpu == nullptr) {
+      throw ConfigError("--gpu", "", fmt::format("\"{}\"", a.gpu), fmt::format("a GPU model, one of: {}", fmt::join(gpu_names(), ", ")));
     }
     SweepClusterSpec cs;
     cs.gpus_per_host = a.gpus_per_host;
-    cs.gpu_model = a.gpu;
+    cs.gpu_model = gpu->name;
     try {
       cs.nic_bandwidth = parse_bandwidth(a.nic);
     } catch (const UnitError& e) {

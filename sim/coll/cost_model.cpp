@@ -160,7 +160,7 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     // a GPU's NVLink bandwidth as NCCL counts it (H100: 16 x 20 <= 370.8 GB/s). A GPU's
     // n-1 concurrent contributions (and the n-1 multicasts it receives) share those
     // channels.
-    const double nvl = facts.nvlink.gb_per_s() * nccl_nvlink_scale(arch);
+    const double nvl = facts.nvlink.gb_per_s() * nccl_nvlink_scale(model_gpu(facts));
     for (double s : nccl_speed_list(arch, true)) {
       if (nch * s <= nvl + 1e-9) {
         nvls_wire_cap = nch * s / std::max(1, c.ranks - 1);

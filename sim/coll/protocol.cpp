@@ -4,6 +4,8 @@
 #include <cctype>
 #include <string>
 
+#include "sim/topo/gpu_catalogue.hpp"
+
 namespace collsim {
 
 int nccl_index(Protocol p) {
@@ -47,17 +49,17 @@ std::string_view to_string(GpuArch a) {
   return "?";
 }
 
+GpuArch gpu_arch_from_sm(int sm) {
+  if (sm >= 100) return GpuArch::Blackwell;
+  if (sm >= 90) return GpuArch::Hopper;
+  if (sm >= 80) return GpuArch::Ampere;
+  return GpuArch::Volta;
+}
+
 std::optional<GpuArch> gpu_arch_from_model(std::string_view model) {
-  std::string m(model);
-  std::transform(m.begin(), m.end(), m.begin(), [](unsigned char c) { return std::toupper(c); });
-  auto starts = [&m](std::string_view p) { return m.rfind(p, 0) == 0; };
-  if (starts("V100")) return GpuArch::Volta;
-  if (starts("A100") || starts("A10") || starts("A30") || starts("A40") || starts("L4") || starts("L40")) {
-    return GpuArch::Ampere;  // SM80-89 share NCCL's Ampere row
-  }
-  if (starts("H100") || starts("H200") || starts("H800") || starts("GH200")) return GpuArch::Hopper;
-  if (starts("B100") || starts("B200") || starts("GB200") || starts("B300")) return GpuArch::Blackwell;
-  return std::nullopt;
+  const GpuSpec* gpu = find_gpu(model);
+  if (gpu == nullptr) return std::nullopt;
+  return gpu_arch_from_sm(gpu->compute_capability.sm());
 }
 
 bool nccl_algorithm(std::string_view algorithm) {

@@ -18,9 +18,14 @@ enum class Protocol : std::uint8_t { Ideal, LL, LL128, Simple };
 [[nodiscard]] std::optional<Protocol> protocol_from(std::string_view s);  // case-insensitive
 [[nodiscard]] std::vector<std::string> protocol_names();
 
+// NCCL's compute-capability index of its tuning tables (tuning.cc): SM70-79 Volta,
+// SM80-89 Ampere, SM90-99 Hopper, SM100 and newer Blackwell (older SMs use the Volta row).
 enum class GpuArch : std::uint8_t { Volta = 0, Ampere = 1, Hopper = 2, Blackwell = 3 };
 [[nodiscard]] std::string_view to_string(GpuArch a);
-// From a GPU model name ("H100", "A100-SXM4", "V100", "B200"...); nullopt if unknown.
+// The row for a compute capability as NCCL's cudaCompCap (major x 10 + minor: 86, 100).
+[[nodiscard]] GpuArch gpu_arch_from_sm(int sm);
+// The row of a GPU catalogue model (any accepted spelling: "H100", "rtx4090"), from its
+// compute capability; nullopt when the catalogue does not know the model.
 [[nodiscard]] std::optional<GpuArch> gpu_arch_from_model(std::string_view model);
 
 // Which row of NCCL's latency/bandwidth tables prices an algorithm. NCCL's own

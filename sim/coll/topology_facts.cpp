@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <string>
 
 #include "sim/algo/host_groups.hpp"
 
@@ -36,17 +37,30 @@ TopologyFacts topology_facts(const Topology& topo, std::optional<int> hosts_over
   double inj = std::numeric_limits<double>::infinity();
   double nvl = std::numeric_limits<double>::infinity();
   f.nvswitch = n > 0;
+  std::string last_model;
+  const GpuSpec* last_gpu = nullptr;
   for (NodeIndex node : topo.ranks) {
     inj = std::min(inj, out_bw[node]);
     nvl = std::min(nvl, nvlink_bw[node]);
     f.nvswitch = f.nvswitch && on_nvswitch[node];
-    if (const auto a = gpu_arch_from_model(topo.nodes[node].model)) {
-      f.arch = f.arch ? std::min(*f.arch, *a) : *a;
+    const std::string& model = topo.nodes[node].model;
+    if (model != last_model) {  // ranks mostly share one model: look each run of them up once
+      last_model = model;
+      last_gpu = find_gpu(model);
+    }
+    if (last_gpu != nullptr && (f.gpu == nullptr || last_gpu->compute_capability < f.gpu->compute_capability)) {
+      f.gpu = last_gpu;
     }
   }
+  if (f.gpu != nullptr) f.arch = gpu_arch_from_sm(f.gpu->compute_capability.sm());
   f.injection = Bandwidth{n > 0 ? inj : 0.0};
   f.nvlink = Bandwidth{n > 0 ? nvl : 0.0};
   return f;
+}
+
+const GpuSpec& model_gpu(const TopologyFacts& facts) {
+  if (facts.gpu != nullptr) return *facts.gpu;
+  return *find_gpu("H100");
 }
 
 }  // namespace collsim

@@ -1,11 +1,13 @@
 // What the cost model needs to know about a topology: the ranks' hosts, the GPU
-// generation, whether ranks share an NVSwitch, and each rank's injection bandwidth.
+// generation (and the catalogue entry of the oldest GPU), whether ranks share an
+// NVSwitch, and each rank's injection bandwidth.
 #pragma once
 
 #include <optional>
 #include <vector>
 
 #include "sim/coll/protocol.hpp"
+#include "sim/topo/gpu_catalogue.hpp"
 #include "sim/topo/topology.hpp"
 
 namespace collsim {
@@ -15,11 +17,15 @@ struct TopologyFacts {
   int hosts = 1;
   int max_ranks_per_host = 1;
   bool one_rank_per_host = true;
-  std::optional<GpuArch> arch;   // the oldest GPU generation among the ranks; none if no GPU model
+  std::optional<GpuArch> arch;   // NCCL's row of `gpu`; none if no rank names a GPU model
+  const GpuSpec* gpu = nullptr;  // the ranks' catalogue GPU of lowest compute capability (NCCL's minimum)
   bool nvswitch = false;         // every rank's node has a link of kind nvswitch
   Bandwidth injection;           // min over ranks of the sum of the rank node's outgoing links
   Bandwidth nvlink;              // min over ranks of the sum of its outgoing NVLink/NVSwitch links
 };
+
+// `facts.gpu`, or the H100 when no rank names a model (the cost model's Hopper default).
+[[nodiscard]] const GpuSpec& model_gpu(const TopologyFacts& facts);
 
 // `hosts_override`: group ranks into that many contiguous hosts instead of Node::host.
 [[nodiscard]] TopologyFacts topology_facts(const Topology& topo, std::optional<int> hosts_override = {});

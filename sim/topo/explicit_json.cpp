@@ -4,7 +4,7 @@
 
 #include "sim/core/json_fields.hpp"
 #include "sim/core/unit_parse.hpp"
-#include "sim/topo/gpu_model.hpp"
+#include "sim/topo/gpu_catalogue.hpp"
 #include "sim/topo/link_overhead.hpp"
 #include "sim/topo/topology_rules.hpp"
 
@@ -52,12 +52,13 @@ void read_nodes(const nlohmann::json& nodes, const std::string& source, const st
     const auto kind = attempt(d, [&] { return f.choice("kind", node_kind_names()); });
     if (kind) t.nodes[n].kind = *node_kind_from(*kind);
     if (auto model = attempt(d, [&] { return f.optional_string("model"); }); model && *model) {
-      t.nodes[n].model = **model;
+      const GpuSpec* gpu = find_gpu(**model);
+      t.nodes[n].model = gpu != nullptr ? std::string(gpu->name) : **model;  // the catalogue's spelling
       if (kind && t.nodes[n].kind != NodeKind::Gpu) {
         d.emplace_back(source, base + "/model", in_quotes(**model), "no model except on a gpu node");
-      } else if (!gpu_model_from(**model)) {
+      } else if (gpu == nullptr) {
         d.emplace_back(source, base + "/model", in_quotes(**model),
-                       fmt::format("a GPU model, one of: {}", fmt::join(gpu_model_names(), ", ")));
+                       fmt::format("a GPU model, one of: {}", fmt::join(gpu_names(), ", ")));
       }
     }
     (void)f.optional("host");  // resolved below, once every id is known

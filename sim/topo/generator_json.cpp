@@ -9,7 +9,7 @@
 #include "sim/topo/cluster_generator.hpp"
 #include "sim/topo/explicit_json.hpp"
 #include "sim/topo/generators.hpp"
-#include "sim/topo/gpu_model.hpp"
+#include "sim/topo/gpu_catalogue.hpp"
 #include "sim/topo/link_overhead.hpp"
 
 namespace collsim {
@@ -81,10 +81,10 @@ std::optional<ServerSpec> read_server(Reader& r, ServerKind kind) {
   if (kind == ServerKind::Pcie8Gpu) {
     allowed.emplace_back("gpu_model");
     if (auto m = r.get([](JsonFields& f) { return f.optional_string("gpu_model"); }); m && *m) {
-      if (!gpu_model_from(**m)) {
-        r.fail("gpu_model", in_quotes(**m), fmt::format("one of: {}", fmt::join(gpu_model_names(), ", ")));
+      if (const GpuSpec* gpu = find_gpu(**m)) {
+        s.gpu_model = gpu->name;
       } else {
-        s.gpu_model = **m;
+        r.fail("gpu_model", in_quotes(**m), fmt::format("a GPU model, one of: {}", fmt::join(gpu_names(), ", ")));
       }
     }
   }
@@ -216,10 +216,11 @@ std::optional<Topology> read_nvswitch_node(Reader& r) {
   NvSwitchNodeSpec s;
   if (auto g = r.get([](JsonFields& f) { return f.integer("gpus", 1, 1024); })) s.gpus = static_cast<int>(*g);
   if (auto m = r.get([](JsonFields& f) { return f.optional_string("gpu_model"); }); m && *m) {
-    if (!gpu_model_from(**m)) {
-      r.fail("gpu_model", in_quotes(**m), fmt::format("one of: {}", fmt::join(gpu_model_names(), ", ")));
+    if (const GpuSpec* gpu = find_gpu(**m)) {
+      s.gpu_model = gpu->name;
+    } else {
+      r.fail("gpu_model", in_quotes(**m), fmt::format("a GPU model, one of: {}", fmt::join(gpu_names(), ", ")));
     }
-    s.gpu_model = **m;
   }
   if (auto b = r.get([](JsonFields& f) { return f.bandwidth("bandwidth"); })) s.bandwidth = *b;
   if (auto v = r.get([](JsonFields& f) { return f.time("latency", kMaxLatency); })) s.latency = *v;

@@ -10,7 +10,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/unit_parse.hpp"
 #include "sim/core/version.hpp"
-#include "sim/topo/gpu_model.hpp"
+#include "sim/topo/gpu_catalogue.hpp"
 #include "sim/topo/server_generators.hpp"
 
 namespace collsim {
@@ -19,34 +19,31 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// PCI device ids (PCI ID repository, vendor 0x10de) of the models collsim knows; the SM
-// alone cannot tell an A100 from an A30 or an H100 from an H200.
+// PCI device ids (PCI ID repository, vendor 0x10de) of catalogue models (gpu_catalogue.hpp);
+// the SM alone cannot tell an A100 from an A30 or an H100 from an H200.
 struct KnownDevice {
   int sm;
   unsigned device;
-  GpuModel model;
+  std::string_view model;
 };
 constexpr std::array<KnownDevice, 19> kDevices{{
-    {70, 0x1db1, GpuModel::V100}, {70, 0x1db4, GpuModel::V100}, {70, 0x1db5, GpuModel::V100},  // SXM2 16GB, PCIe 16GB, SXM2 32GB
-    {70, 0x1db6, GpuModel::V100}, {70, 0x1df6, GpuModel::V100},                                // PCIe 32GB, V100S
-    {80, 0x20b0, GpuModel::A100}, {80, 0x20b2, GpuModel::A100}, {80, 0x20b5, GpuModel::A100},  // SXM4 40GB, SXM4 80GB, PCIe 80GB
-    {80, 0x20f1, GpuModel::A100}, {80, 0x20b3, GpuModel::A100},                                // PCIe 40GB, SXM 64GB
-    {90, 0x2330, GpuModel::H100}, {90, 0x2331, GpuModel::H100}, {90, 0x2339, GpuModel::H100},  // SXM5 80GB, PCIe, SXM5 94GB
-    {90, 0x2321, GpuModel::H100}, {90, 0x2324, GpuModel::H100}, {90, 0x2322, GpuModel::H100},  // NVL 94GB, H800, H800 PCIe
-    {90, 0x2335, GpuModel::H200}, {90, 0x233b, GpuModel::H200},                                // SXM 141GB, NVL
-    {100, 0x2901, GpuModel::B200},
+    {70, 0x1db1, "V100"}, {70, 0x1db4, "V100"}, {70, 0x1db5, "V100"},  // SXM2 16GB, PCIe 16GB, SXM2 32GB
+    {70, 0x1db6, "V100"}, {70, 0x1df6, "V100"},                        // PCIe 32GB, V100S
+    {80, 0x20b0, "A100"}, {80, 0x20b2, "A100"}, {80, 0x20b5, "A100"},  // SXM4 40GB, SXM4 80GB, PCIe 80GB
+    {80, 0x20f1, "A100"}, {80, 0x20b3, "A100"},                        // PCIe 40GB, SXM 64GB
+    {90, 0x2330, "H100"}, {90, 0x2331, "H100"}, {90, 0x2339, "H100"},  // SXM5 80GB, PCIe, SXM5 94GB
+    {90, 0x2321, "H100"}, {90, 0x2324, "H800"}, {90, 0x2322, "H100"},  // NVL 94GB, H800, H800 PCIe (no entry)
+    {90, 0x2335, "H200"}, {90, 0x233b, "H200"},                        // SXM 141GB, NVL
+    {100, 0x2901, "B200"},
 }};
 
-// The SM of each model, to check a --gpu-model against the dump.
-int model_sm(GpuModel m) {
-  switch (m) {
-    case GpuModel::V100: return 70;
-    case GpuModel::A100: return 80;
-    case GpuModel::H100:
-    case GpuModel::H200: return 90;
-    case GpuModel::B200: return 100;
+// The models kDevices can tell by PCI device id, in table order.
+std::vector<std::string> pci_known_models() {
+  std::vector<std::string> out;
+  for (const KnownDevice& k : kDevices) {
+    if (std::find(out.begin(), out.end(), k.model) == out.end()) out.emplace_back(k.model);
   }
-  return 0;
+  return out;
 }
 
 // NVLink version of an SM generation: Volta 2, Ampere 3, Hopper 4, Blackwell 5.
@@ -181,21 +178,22 @@ class HostBuilder {
   std::string model_of(const NcclDevice& d) const {
     const auto where = fmt::format("<gpu> attribute \"sm\" (PCI device {})", d.pci_device.empty() ? "not given" : d.pci_device);
     if (options_.gpu_model) {
-      const auto m = gpu_model_from(*options_.gpu_model);
-      if (!m) throw ConfigError("--gpu-model", "", fmt::format("\"{}\"", *options_.gpu_model),
-                                fmt::format("one of: {}", fmt::join(gpu_model_names(), ", ")));
-      if (model_sm(*m) / 10 != d.sm / 10) {
-        fail(d.line, where, std::to_string(d.sm), fmt::format("an SM of the --gpu-model {} ({})", *options_.gpu_model, model_sm(*m)));
+      const GpuSpec* m = find_gpu(*options_.gpu_model);
+      if (m == nullptr) throw ConfigError("--gpu-model", "", fmt::format("\"{}\"", *options_.gpu_model),
+                                          fmt::format("one of: {}", fmt::join(gpu_names(), ", ")));
+      const int sm = m->compute_capability.sm();
+      if (sm / 10 != d.sm / 10) {
+        fail(d.line, where, std::to_string(d.sm), fmt::format("an SM of the --gpu-model {} ({})", *options_.gpu_model, sm));
       }
-      return *options_.gpu_model;
+      return std::string(m->name);
     }
     const unsigned device = static_cast<unsigned>(std::strtoul(d.pci_device.c_str(), nullptr, 16));
     for (const KnownDevice& k : kDevices) {
-      if (k.sm == d.sm && k.device == device && !d.pci_device.empty()) return std::string(to_string(k.model));
+      if (k.sm == d.sm && k.device == device && !d.pci_device.empty()) return std::string(k.model);
     }
     fail(d.line, where, std::to_string(d.sm),
-         fmt::format("a GPU collsim knows ({}) by SM and PCI device id; name the model with --gpu-model",
-                     fmt::join(gpu_model_names(), ", ")));
+         fmt::format("a GPU collsim knows ({}) by SM and PCI device id; name the model with --gpu-model (one of: {})",
+                     fmt::join(pci_known_models(), ", "), fmt::join(gpu_names(), ", ")));
   }
 
   void socket_links() {

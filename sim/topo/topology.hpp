@@ -28,7 +28,7 @@ using NodeIndex = std::uint32_t;
 struct Node {
   std::string id;
   NodeKind kind = NodeKind::Gpu;
-  std::string model;                  // GPU model ("H100", see gpu_model.hpp), empty when not stated
+  std::string model;                  // GPU model (gpu_catalogue.hpp's spelling, "H100"), empty when not stated
   std::optional<NodeIndex> host;      // the host (server) this node belongs to, if any
   std::optional<NodeIndex> nic;       // a GPU's own NIC: its traffic leaves the host there
 };

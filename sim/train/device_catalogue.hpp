@@ -1,6 +1,6 @@
-// The GPU catalogue: dense peak FLOP/s per compute precision, HBM capacity (bytes) and
-// HBM bandwidth (bytes/s) of V100, A100, H100, H200 and B200 (SXM parts), from NVIDIA's
-// datasheets (cited per entry in device_catalogue.cpp).
+// The compute view of the GPU catalogue (sim/topo/gpu_catalogue.hpp, datasheet cited per
+// entry): dense peak FLOP/s per compute precision, memory capacity (bytes) and memory
+// bandwidth (bytes/s) of one device. Measured hosts build their own DeviceSpec.
 #pragma once
 
 #include <optional>
@@ -14,20 +14,23 @@ namespace collsim {
 
 struct DeviceSpec {
   std::string name;
-  double fp32_flops = 0;   // dense FP32 (non-tensor-core) FLOP/s
-  double tf32_flops = 0;   // dense TF32 tensor-core FLOP/s (V100: none, uses FP32)
-  double fp16_flops = 0;   // dense FP16 tensor-core FLOP/s
-  double bf16_flops = 0;   // dense BF16 tensor-core FLOP/s (V100: none, uses FP32)
-  Bytes hbm_capacity;
+  std::optional<double> fp32_flops;  // dense FP32 (non-tensor-core) FLOP/s
+  std::optional<double> tf32_flops;  // dense TF32 tensor-core FLOP/s (V100: none, uses FP32)
+  std::optional<double> fp16_flops;  // dense FP16 tensor-core FLOP/s
+  std::optional<double> bf16_flops;  // dense BF16 tensor-core FLOP/s (V100: none, uses FP32)
+  Bytes hbm_capacity;                // device memory (HBM or GDDR)
   Bandwidth hbm_bandwidth;
   std::string citation;
 
-  // Peak for "fp32", "tf32", "fp16" or "bf16"; throws std::invalid_argument otherwise.
+  // Peak for "fp32", "tf32", "fp16" or "bf16"; throws std::invalid_argument for another
+  // precision and ConfigError (naming the device and precision) when the catalogue has
+  // no figure for it.
   [[nodiscard]] double peak_flops(std::string_view precision) const;
 };
 
 [[nodiscard]] std::vector<DeviceSpec> device_catalogue();
-[[nodiscard]] std::optional<DeviceSpec> find_device(std::string_view name);  // case-insensitive
+// Any spelling the GPU catalogue accepts ("h100", "GeForce RTX 4090").
+[[nodiscard]] std::optional<DeviceSpec> find_device(std::string_view name);
 [[nodiscard]] std::vector<std::string> device_names();
 
 }  // namespace collsim

@@ -86,13 +86,16 @@ layers 1500 3600s >"$TMP/long_step.json"
 expect_error 2 "simulated time past 2^63 ps" -- ddp --workload "$TMP/long_step.json" --device H100 --topology star-16x100g
 expect_error 2 "--graph-walk" "from 0 to 3600s" -- ddp --workload resnet50 --device H100 --graph-walk 2h
 expect_error 2 "--graph-walk" "from 0 to 3600s" -- ddp --workload resnet50 --device H100 --graph-walk 7200s
+# a catalogued GPU whose source gives no peak for the workload's precision (resnet50: bf16)
+expect_error 2 "RTX 5090: dense bf16 peak FLOP/s" "measured layer times" -- ddp --workload resnet50 --device "RTX 5090"
+expect_error 2 "--device" '"K80"' "one of: V100, RTX 2080 Ti" -- ddp --workload resnet50 --device K80
 # 65536 ranks of direct all-reduce: 8.6e9 transfers, refused before any is made.
 expect_error 2 "direct allreduce on 65536 ranks" "8589803520 transfers" "COLLSIM_MAX_SCHEDULE_BYTES" -- schedule --algo direct --ranks 65536
 expect_error 2 "ps_sharded allreduce on 65536 ranks" "COLLSIM_MAX_SCHEDULE_BYTES" -- schedule --algo ps_sharded --ranks 65536
 COLLSIM_MAX_SCHEDULE_BYTES=1000 expect_error 2 "ring allreduce on 64 ranks" "more than" "COLLSIM_MAX_SCHEDULE_BYTES" -- schedule --algo ring --ranks 64
 COLLSIM_MAX_SCHEDULE_BYTES=lots expect_error 2 "COLLSIM_MAX_SCHEDULE_BYTES" '"lots"' -- schedule --algo ring --ranks 4
 # sweep's generated cluster: the GPU model is a flag
-expect_error 2 "--gpu" '"K80"' "V100, A100, H100, H200, B200" -- sweep --workload resnet50 --gpu K80 --ranks 8
+expect_error 2 "--gpu" '"K80"' "a GPU model, one of: V100, RTX 2080 Ti, A100" "RTX 5090" -- sweep --workload resnet50 --gpu K80 --ranks 8
 # a baseline that cannot be read is bad input (2), not a figure that moved (1); a stored
 # command that no longer runs stays a failed check (1, tests/cli/measure_check.sh)
 write b_expected.json '{"command": ["collective", "--sizes", "1MiB"], "expected": 5}'

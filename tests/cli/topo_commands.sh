@@ -27,6 +27,18 @@ cat >"$TMP/bad.json" <<'JSON'
 JSON
 expect_error 2 "/nodes/0/model" "got \"K80\"" "/links/0/bandwidth" "/links/0/mtu" "3 errors" -- topo validate "$TMP/bad.json"
 [[ $(grep -c 'collsim: error:' "$TMP/err") == 4 ]] || fail "expected 3 errors and a summary: $(cat "$TMP/err")"
+# An unknown GPU model alone: exit 2; the message names the file, the JSON pointer, the
+# value and every catalogued model (what was expected).
+cat >"$TMP/gpu.json" <<'JSON'
+{"nodes": [{"id": "a", "kind": "gpu", "model": "RTX 4090"}, {"id": "b", "kind": "gpu", "model": "Radeon VII"}],
+ "links": [{"endpoints": ["a", "b"], "kind": "pcie", "bandwidth": "1GB/s", "lanes": 16, "latency": "1us"}]}
+JSON
+expect_error 2 "gpu.json: /nodes/1/model: got \"Radeon VII\", expected a GPU model, one of: V100, RTX 2080 Ti, A100, A800, RTX 3090, RTX 4090, L4, L40S, H100, H800, H20, H200, B200, GB200, B300, RTX 5090" -- topo validate "$TMP/gpu.json"
+[[ $(grep -c 'collsim: error:' "$TMP/err") == 1 ]] || fail "expected one error: $(cat "$TMP/err")"
+# Any spelling of a catalogued model loads, shown in the catalogue's spelling.
+sed 's/"Radeon VII"/"NVIDIA GeForce RTX 4090"/' "$TMP/gpu.json" >"$TMP/gpu_ok.json"
+"$COLLSIM" topo show "$TMP/gpu_ok.json" >"$TMP/out" || fail "topo show of a GeForce spelling exited $?"
+grep -q '2 x RTX 4090 (ampere)' "$TMP/out" || fail "topo show: $(cat "$TMP/out")"
 # One error: just that error.
 echo '{"generator": {"kind": "dgx_h100", "nics": -1}}' >"$TMP/one.json"
 expect_error 2 "/generator/nics" "got -1" "an integer from 0 to 64" -- topo validate "$TMP/one.json"

@@ -33,8 +33,8 @@ bool is_network(LinkKind k) { return k == LinkKind::Ib || k == LinkKind::Roce ||
 // Host 0's routes and NCCL bandwidths, and the residual capacity a search consumes.
 class Searcher {
  public:
-  Searcher(LinkGraph& graph, GpuArch arch, const NcclHost& host, bool multi)
-      : topo_(graph.topology()), arch_(arch), host_(host), multi_(multi) {
+  Searcher(LinkGraph& graph, const GpuSpec& gpu, const NcclHost& host, bool multi)
+      : topo_(graph.topology()), gpu_(gpu), host_(host), multi_(multi) {
     const std::size_t g = host.gpus.size();
     const std::size_t n = host.nics.size();
     gg_.assign(g, std::vector<Route>(g));
@@ -91,7 +91,7 @@ class Searcher {
       nic_in_.push_back(in);
     }
     capacity_.resize(topo_.links.size());
-    for (LinkId l = 0; l < topo_.links.size(); ++l) capacity_[l] = nccl_link_gbps(topo_.links[l], arch_);
+    for (LinkId l = 0; l < topo_.links.size(); ++l) capacity_[l] = nccl_link_gbps(topo_.links[l], gpu_);
   }
 
   [[nodiscard]] int gpus() const { return static_cast<int>(host_.gpus.size()); }
@@ -325,7 +325,7 @@ class Searcher {
   }
 
   const Topology& topo_;
-  GpuArch arch_;
+  const GpuSpec& gpu_;
   const NcclHost& host_;
   bool multi_;
   std::vector<std::vector<Route>> gg_, gn_, ng_;
@@ -371,22 +371,22 @@ std::optional<NcclGraph> search_nccl_ring(LinkGraph& graph, const std::vector<in
   if (n < 1) return fail("the topology has no ranks");
   NcclGraph g;
   g.pattern = "ring";
-  std::optional<GpuArch> arch;
+  const GpuSpec* gpu = nullptr;  // the lowest compute capability: NCCL's minimum
   for (int r = 0; r < n; ++r) {
     const Node& nd = topo.nodes[topo.ranks[static_cast<std::size_t>(r)]];
     // NCCL's graph is for GPUs of a known generation.
     if (nd.kind != NodeKind::Gpu) {
       return fail(fmt::format("rank {} runs on {} node \"{}\", not on a GPU", r, to_string(nd.kind), nd.id));
     }
-    const auto a = gpu_arch_from_model(nd.model);
-    if (!a) {
+    const GpuSpec* spec = find_gpu(nd.model);
+    if (spec == nullptr) {
       return fail(nd.model.empty() ? fmt::format("rank {}'s GPU \"{}\" names no model", r, nd.id)
                                    : fmt::format("rank {}'s GPU \"{}\" is a {}, not a GPU of a known generation", r,
                                                  nd.id, nd.model));
     }
-    arch = arch ? std::min(*arch, *a) : *a;
+    if (gpu == nullptr || spec->compute_capability < gpu->compute_capability) gpu = spec;
   }
-  g.arch = *arch;
+  g.arch = gpu_arch_from_sm(gpu->compute_capability.sm());
   const HostGroups groups = group_by_host(n, host_of_rank);
   if (!groups.even()) {
     std::vector<std::size_t> sizes;
@@ -415,7 +415,7 @@ std::optional<NcclGraph> search_nccl_ring(LinkGraph& graph, const std::vector<in
   }
   if (multi && nic_counts.front() == 0) return fail(fmt::format("{} hosts and no NICs to join them", g.hosts));
 
-  Searcher search(graph, g.arch, g.host.front(), multi);
+  Searcher search(graph, *gpu, g.host.front(), multi);
   const double top = search.max_speed();
   const auto speeds = nccl_speed_list(g.arch, !multi);
   double best_score = 0;

@@ -23,18 +23,6 @@ constexpr std::array<std::pair<PathType, std::string_view>, 10> kNames{{
     {PathType::Net, "NET"},
 }};
 
-// NCCL's per-NVLink bandwidth by generation (topo.h: SM70 20, SM80 20, SM90 20.6,
-// SM100 40.1 GB/s).
-double nvlink_gbps(GpuArch arch) {
-  switch (arch) {
-    case GpuArch::Volta:
-    case GpuArch::Ampere: return 20.0;
-    case GpuArch::Hopper: return 20.6;
-    case GpuArch::Blackwell: return 40.1;
-  }
-  return 20.0;
-}
-
 }  // namespace
 
 std::string_view to_string(PathType t) {
@@ -74,20 +62,31 @@ PathType classify_route(const Topology& topo, const Route& route) {
   return pcie_switches <= 1 ? PathType::Pix : PathType::Pxb;
 }
 
-double nccl_nvlink_scale(GpuArch arch) {
-  // Datasheet rate per NVLink per direction: 25 GB/s for NVLink 2-4, 50 for NVLink 5.
-  const double datasheet_lane = arch == GpuArch::Blackwell ? 50.0 : 25.0;
-  return nvlink_gbps(arch) / datasheet_lane;
+double nccl_nvlink_gbps(int sm) {
+  // ncclTopoNVLinkBw (topo.cc, constants in topo.h): the first rule that matches.
+  if (sm >= 100) return 40.1;
+  if (sm >= 90) return 20.6;
+  if (sm == 86) return 12.0;
+  if (sm >= 70) return 20.0;  // SM70 and SM80 share 20 GB/s
+  if (sm >= 60) return 18.0;
+  return 20.0;                // NCCL's default for older or unknown SMs is SM80's figure
 }
 
-double nccl_link_gbps(const DirectedLink& link, GpuArch arch) {
+double nccl_nvlink_scale(const GpuSpec& gpu) {
+  // Without a catalogued per-link rate (a GPU without NVLink in a topology that gives it
+  // some) the topology's own rate stands.
+  if (gpu.nvlink_link_gb_per_s <= 0) return 1.0;
+  return nccl_nvlink_gbps(gpu.compute_capability.sm()) / gpu.nvlink_link_gb_per_s;
+}
+
+double nccl_link_gbps(const DirectedLink& link, const GpuSpec& gpu) {
   switch (link.kind) {
     case LinkKind::NvLink:
     case LinkKind::NvSwitch:
       // NCCL counts lanes x its per-link figure; collsim's link carries the datasheet rate
       // however its lanes are bundled, so scale that rate: 18 x 25 = 450 GB/s of H100
       // becomes 18 x 20.6 = 370.8.
-      return link.bandwidth.gb_per_s() * nccl_nvlink_scale(arch);
+      return link.bandwidth.gb_per_s() * nccl_nvlink_scale(gpu);
     case LinkKind::Pcie:
       // NCCL: width x (15 per 2.5 GT/s lane) / 80, i.e. 0.75 GB/s per lane per 8 GT/s,
       // 75 % of the 8b/10b-free signalling rate; collsim's line rate is GT/s x 128/130 / 8.

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "sim/coll/protocol.hpp"
+#include "sim/topo/gpu_catalogue.hpp"
 #include "sim/topo/link_graph.hpp"
 
 namespace collsim {
@@ -25,14 +26,18 @@ enum class PathType : std::uint8_t { Loc, Nvl, Nvb, C2c, Pix, Pxb, Pxn, Phb, Sys
 // PHB, through two or more CPUs SYS. A route that leaves the host is NET.
 [[nodiscard]] PathType classify_route(const Topology& topo, const Route& route);
 
-// NCCL's bandwidth for one link (GB/s): NVLink at NCCL's per-link figure for the GPU
-// generation (SM70/80 20, SM90 20.6, SM100 40.1) per datasheet lane (25 GB/s, NVLink 5
-// 50) of the link's rate; PCIe 0.75 GB/s per GT/s-lane-byte
-// as NCCL derives it from the link width and speed (Gen3 x16 12, Gen4 24, Gen5 48);
-// network links at their line rate (NCCL: NIC speed in Mb/s / 8000).
-[[nodiscard]] double nccl_link_gbps(const DirectedLink& link, GpuArch arch);
-// NCCL's NVLink figure per datasheet byte: 20 / 25 (Volta, Ampere), 20.6 / 25 (Hopper),
-// 40.1 / 50 (Blackwell).
-[[nodiscard]] double nccl_nvlink_scale(GpuArch arch);
+// NCCL's bandwidth for one link (GB/s): NVLink at NCCL's per-link figure for the GPU's
+// compute capability per datasheet byte of the link's rate (nccl_nvlink_scale); PCIe
+// 0.75 GB/s per GT/s-lane-byte as NCCL derives it from the link width and speed (Gen3
+// x16 12, Gen4 24, Gen5 48); network links at their line rate (NCCL: NIC speed in Mb/s
+// / 8000).
+[[nodiscard]] double nccl_link_gbps(const DirectedLink& link, const GpuSpec& gpu);
+// NCCL's per-NVLink figure (GB/s) for a compute capability as cudaCompCap (topo.h):
+// SM60 18, SM70 and SM80 20, SM86 12, SM90 20.6, SM100 and newer 40.1.
+[[nodiscard]] double nccl_nvlink_gbps(int sm);
+// NCCL's NVLink figure per datasheet byte of `gpu`'s links: 20 / 25 (V100, A100),
+// 20.6 / 25 (H100), 40.1 / 50 (B200), 12 / 14.0625 (RTX 3090); 1 for a GPU the catalogue
+// gives no NVLink rate.
+[[nodiscard]] double nccl_nvlink_scale(const GpuSpec& gpu);
 
 }  // namespace collsim
