@@ -59,7 +59,7 @@ void run_collective(const CollectiveArgs& a) {
   }
   try {
     req.protocols = parse_protocol_list(a.protocol);
-    req.protocols_auto = a.protocol == "auto" || a.protocol == "AUTO" || a.protocol == "Auto";
+    req.protocols_auto = is_auto(a.protocol);
   } catch (const std::invalid_argument& e) {
     throw ConfigError("--protocol", "", fmt::format("\"{}\" ({})", a.protocol, e.what()),
                       "auto, or a list (\"ll,simple\", \"^ll128\") of: ideal, ll, ll128, simple");

@@ -1,7 +1,5 @@
 #include "sim/coll/comm_spec.hpp"
 
-#include <algorithm>
-#include <cctype>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -11,15 +9,6 @@
 #include "sim/coll/selection.hpp"
 
 namespace collsim {
-
-namespace {
-
-bool is_auto(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s == "auto";
-}
-
-}  // namespace
 
 CollectiveRequest CommSpec::request(CollectiveOp op) const {
   CollectiveRequest r;

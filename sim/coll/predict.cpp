@@ -1,6 +1,7 @@
 #include "sim/coll/predict.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -61,10 +62,11 @@ void pin_channel_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptio
 
 CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, const CollectiveRequest& request) {
   const TopologyFacts facts = topology_facts(graph.topology(), request.hosts);
-  // NCCL's channel graph, searched once and only when an NCCL protocol runs ring or tree.
-  std::optional<std::optional<NcclGraph>> nccl;
+  // NCCL's channel graph, searched once and only when an NCCL protocol runs ring or tree
+  // (or the caller's, already searched: not copied).
+  std::shared_ptr<const std::optional<NcclGraph>> nccl = request.channel_graph;
   auto nccl_graph = [&]() -> const NcclGraph* {
-    if (!nccl) nccl = request.channel_graph ? *request.channel_graph : search_nccl_ring(graph, facts.host_of_rank);
+    if (!nccl) nccl = std::make_shared<const std::optional<NcclGraph>>(search_nccl_ring(graph, facts.host_of_rank));
     return *nccl ? &**nccl : nullptr;
   };
   std::optional<CollectivePrediction> best;
@@ -102,7 +104,7 @@ CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, c
     std::optional<std::pair<Time, std::size_t>> pick;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       const Candidate& k = candidates[i];
-      const auto t = nccl_model_time(facts, c, *k.algo, k.p, k.cost, k.p != Protocol::Ideal ? nccl_graph() : nullptr);
+      const auto t = nccl_model_time(facts, c, *k.algo, k.p, k.cost, nccl_graph());
       if (!t) continue;
       play[i] = false;
       if (!pick || *t < pick->first) pick = std::make_pair(*t, i);
@@ -114,24 +116,18 @@ CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, c
     const std::string& algo = *candidates[i].algo;
     const Protocol p = candidates[i].p;
     const CollectiveCost& cost = candidates[i].cost;
-    {
-      const NcclGraph* channel_graph = p != Protocol::Ideal ? nccl_graph() : nullptr;
-      // Ring hops between hosts follow the channel's NIC; a tree's chains already start at
-      // the GPU that owns it.
-      if (!cost.options.channel_orders.empty() && algo == "ring") pin_channel_hops(graph, *channel_graph, cost.options);
-      const CommTime comm = play_collective(graph, c, algo, cost, request.exact);
-      graph.clear_pinned_routes();
-      // A single rank communicates nothing: no launch either (NCCL: time 0).
-      Time t = comm.transfers == 0 ? Time{} : comm.duration + cost.base_latency;
-      // Operations issued back to back run no faster than their thread launches them.
-      if (p != Protocol::Ideal && t.ps > 0) t = std::max(t, request.model.launch_overhead * request.gpus_per_thread);
-      spdlog::debug("{} {}/{} {} B on {} ranks: {} transfers ({}), {} channels, {} ps", to_string(c.op), algo,
-                    to_string(p), c.size.count, c.ranks, comm.transfers, comm.fast_path ? "fast path" : "full replay",
-                    cost.channels, t.ps);
-      if (!best || t < best->time) {
-        best = CollectivePrediction{c, algo, p, cost.channels, t, comm.fast_path, 0, 0};
-      }
-    }
+    // Ring hops between hosts follow the channel's NIC; a tree's chains already start at
+    // the GPU that owns it (channel_orders are set only with an NCCL protocol's graph).
+    if (!cost.options.channel_orders.empty() && algo == "ring") pin_channel_hops(graph, *nccl_graph(), cost.options);
+    const CommTime comm = play_collective(graph, c, algo, cost, request.exact);
+    graph.clear_pinned_routes();
+    // A single rank communicates nothing: no launch either (NCCL: time 0).
+    Time t = comm.transfers == 0 ? Time{} : comm.duration + cost.base_latency;
+    // Operations issued back to back run no faster than their thread launches them.
+    if (p != Protocol::Ideal && t.ps > 0) t = std::max(t, request.model.launch_overhead * request.gpus_per_thread);
+    spdlog::debug("{} {}/{} {} B on {} ranks: {} transfers ({}), {} channels, {} ps", to_string(c.op), algo, to_string(p),
+                  c.size.count, c.ranks, comm.transfers, comm.fast_path ? "fast path" : "full replay", cost.channels, t.ps);
+    if (!best || t < best->time) best = CollectivePrediction{c, algo, p, cost.channels, t, comm.fast_path, 0, 0};
   }
   if (!best) throw std::invalid_argument(why.empty() ? "no algorithm/protocol candidate" : why);
   if (best->time.ps > 0) {

@@ -79,4 +79,6 @@ bool is_choice(std::string_view text) {
   return t == "auto" || t.find(',') != std::string::npos || (!t.empty() && t.front() == '^');
 }
 
+bool is_auto(std::string_view text) { return lower(text) == "auto"; }
+
 }  // namespace collsim

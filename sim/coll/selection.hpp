@@ -18,5 +18,7 @@ namespace collsim {
 [[nodiscard]] std::vector<Protocol> parse_protocol_list(std::string_view text);
 // Whether a list names more than one choice (so a prediction is a selection).
 [[nodiscard]] bool is_choice(std::string_view text);
+// Whether a list is "auto" (any case).
+[[nodiscard]] bool is_auto(std::string_view text);
 
 }  // namespace collsim

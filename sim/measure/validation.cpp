@@ -95,8 +95,7 @@ CollectivePrediction CasePredictor::predict_case(const CollectiveMeasurement& m)
     if (request.algorithms.size() == 1 && !supports(request.algorithms.front(), m.op)) throw bad_algorithm();
     try {
       request.protocols = parse_protocol_list(default_protocol_);
-      request.protocols_auto = is_choice(default_protocol_) && default_protocol_.find(',') == std::string::npos &&
-                               default_protocol_.front() != '^';
+      request.protocols_auto = is_auto(default_protocol_);
     } catch (const std::invalid_argument& e) {
       throw ConfigError(m.source, "protocol", fmt::format("\"{}\"", default_protocol_),
                         fmt::format("ideal, ll, ll128, simple, a list or auto ({})", e.what()));

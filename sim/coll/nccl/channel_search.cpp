@@ -92,6 +92,25 @@ class Searcher {
     }
     capacity_.resize(topo_.links.size());
     for (LinkId l = 0; l < topo_.links.size(); ++l) capacity_[l] = nccl_link_gbps(topo_.links[l], gpu_);
+    // Each GPU's distinct first links out (to GPUs and NICs) and last links in: every
+    // channel leaves and enters a GPU once through one of them (channel_bound).
+    hops_.resize(g);
+    for (std::size_t a = 0; a < g; ++a) {
+      HopLinks& h = hops_[a];
+      for (std::size_t b = 0; b < g; ++b) {
+        if (a == b || gg_type_[a][b] == PathType::Net) continue;
+        if (!gg_[a][b].links.empty()) h.first.push_back(gg_[a][b].links.front());
+        if (!gg_[b][a].links.empty()) h.last.push_back(gg_[b][a].links.back());
+      }
+      for (std::size_t k = 0; k < n; ++k) {
+        if (!gn_[a][k].links.empty()) h.first.push_back(gn_[a][k].links.front());
+        if (!ng_[k][a].links.empty()) h.last.push_back(ng_[k][a].links.back());
+      }
+      for (auto* v : {&h.first, &h.last}) {
+        std::sort(v->begin(), v->end());
+        v->erase(std::unique(v->begin(), v->end()), v->end());
+      }
+    }
   }
 
   [[nodiscard]] int gpus() const { return static_cast<int>(host_.gpus.size()); }
@@ -204,29 +223,15 @@ class Searcher {
   // How many more channels of `s` could fit: every channel leaves and enters each GPU
   // once, through one of its first-hop links (NVLinks, its PCIe or NVSwitch port).
   [[nodiscard]] int channel_bound(double s) const {
+    if (gpus() == 1 && nics() == 0) return 1;
     int bound = std::numeric_limits<int>::max();
-    for (int a = 0; a < gpus(); ++a) {
+    for (const HopLinks& h : hops_) {
       double out = 0, in = 0;
-      std::vector<LinkId> firsts, lasts;
-      for (int b = 0; b < gpus(); ++b) {
-        if (a == b || gg_type_[a][b] == PathType::Net) continue;
-        if (!gg_[a][b].links.empty()) firsts.push_back(gg_[a][b].links.front());
-        if (!gg_[b][a].links.empty()) lasts.push_back(gg_[b][a].links.back());
-      }
-      for (int k = 0; k < nics(); ++k) {
-        if (!gn_[a][k].links.empty()) firsts.push_back(gn_[a][k].links.front());
-        if (!ng_[k][a].links.empty()) lasts.push_back(ng_[k][a].links.back());
-      }
-      for (auto* v : {&firsts, &lasts}) {
-        std::sort(v->begin(), v->end());
-        v->erase(std::unique(v->begin(), v->end()), v->end());
-      }
-      for (LinkId l : firsts) out += std::floor(residual_[l] / s + kEps);
-      for (LinkId l : lasts) in += std::floor(residual_[l] / s + kEps);
-      if (gpus() == 1 && nics() == 0) continue;
+      for (LinkId l : h.first) out += std::floor(residual_[l] / s + kEps);
+      for (LinkId l : h.last) in += std::floor(residual_[l] / s + kEps);
       bound = std::min(bound, static_cast<int>(std::min(out, in)));
     }
-    return bound == std::numeric_limits<int>::max() ? 1 : bound;
+    return bound;
   }
 
   // Adds channels after current_; true once the search should stop (max_channels_ found
@@ -333,6 +338,10 @@ class Searcher {
   std::vector<int> nic_gpu_;
   std::vector<std::optional<LinkId>> nic_out_, nic_in_;
   std::vector<double> capacity_, residual_;
+  struct HopLinks {
+    std::vector<LinkId> first, last;
+  };
+  std::vector<HopLinks> hops_;  // per local GPU
   std::vector<NcclChannel> current_, best_;
   int max_channels_ = 0;
   bool greedy_ = true;
