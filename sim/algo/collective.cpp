@@ -1,40 +1,23 @@
 #include "sim/algo/collective.hpp"
 
-#include <array>
-#include <utility>
+#include "sim/core/name_table.hpp"
 
 namespace collsim {
 
 namespace {
-constexpr std::array<std::pair<CollectiveOp, std::string_view>, 6> kOps{{
+constexpr auto kOps = name_table<CollectiveOp>({
     {CollectiveOp::AllReduce, "allreduce"},
     {CollectiveOp::ReduceScatter, "reducescatter"},
     {CollectiveOp::AllGather, "allgather"},
     {CollectiveOp::Broadcast, "broadcast"},
     {CollectiveOp::Reduce, "reduce"},
     {CollectiveOp::AllToAll, "alltoall"},
-}};
+});
 }  // namespace
 
-std::string_view to_string(CollectiveOp op) {
-  for (const auto& [o, name] : kOps) {
-    if (o == op) return name;
-  }
-  return "?";
-}
-
-std::optional<CollectiveOp> collective_op_from(std::string_view s) {
-  for (const auto& [o, name] : kOps) {
-    if (name == s) return o;
-  }
-  return std::nullopt;
-}
-
-std::vector<std::string> collective_op_names() {
-  std::vector<std::string> out;
-  for (const auto& [o, name] : kOps) out.emplace_back(name);
-  return out;
-}
+std::string_view to_string(CollectiveOp op) { return kOps.name(op); }
+std::optional<CollectiveOp> collective_op_from(std::string_view s) { return kOps.parse(s); }
+std::vector<std::string> collective_op_names() { return kOps.names(); }
 
 Bytes nccl_tests_size(CollectiveOp op, int ranks, Bytes requested) {
   if (op != CollectiveOp::AllGather && op != CollectiveOp::ReduceScatter && op != CollectiveOp::AllToAll) return requested;
