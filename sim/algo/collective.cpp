@@ -4,21 +4,6 @@
 
 namespace collsim {
 
-namespace {
-constexpr auto kOps = name_table<CollectiveOp>({
-    {CollectiveOp::AllReduce, "allreduce"},
-    {CollectiveOp::ReduceScatter, "reducescatter"},
-    {CollectiveOp::AllGather, "allgather"},
-    {CollectiveOp::Broadcast, "broadcast"},
-    {CollectiveOp::Reduce, "reduce"},
-    {CollectiveOp::AllToAll, "alltoall"},
-});
-}  // namespace
-
-std::string_view to_string(CollectiveOp op) { return kOps.name(op); }
-std::optional<CollectiveOp> collective_op_from(std::string_view s) { return kOps.parse(s); }
-std::vector<std::string> collective_op_names() { return kOps.names(); }
-
 Bytes nccl_tests_size(CollectiveOp op, int ranks, Bytes requested) {
   if (op != CollectiveOp::AllGather && op != CollectiveOp::ReduceScatter && op != CollectiveOp::AllToAll) return requested;
   const std::int64_t per_rank = requested.count / ranks / 16 * 16;

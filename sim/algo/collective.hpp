@@ -7,15 +7,15 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/name_table.hpp"
 #include "sim/core/units.hpp"
 
 namespace collsim {
 
 enum class CollectiveOp { AllReduce, ReduceScatter, AllGather, Broadcast, Reduce, AllToAll };
-
-[[nodiscard]] std::string_view to_string(CollectiveOp op);
-[[nodiscard]] std::optional<CollectiveOp> collective_op_from(std::string_view s);
-[[nodiscard]] std::vector<std::string> collective_op_names();
+template <>
+inline constexpr auto kEnumNames<CollectiveOp> =
+    names_in_order<CollectiveOp>({"allreduce", "reducescatter", "allgather", "broadcast", "reduce", "alltoall"});
 
 struct Collective {
   CollectiveOp op = CollectiveOp::AllReduce;

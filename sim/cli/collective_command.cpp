@@ -43,8 +43,8 @@ struct CollectiveArgs {
 };
 
 void run_collective(const CollectiveArgs& a) {
-  const auto op = collective_op_from(a.op);
-  if (!op) throw ConfigError("--op", "", fmt::format("\"{}\"", a.op), fmt::format("one of: {}", fmt::join(collective_op_names(), ", ")));
+  const auto op = enum_from<CollectiveOp>(a.op);
+  if (!op) throw ConfigError("--op", "", fmt::format("\"{}\"", a.op), fmt::format("one of: {}", fmt::join(enum_names<CollectiveOp>(), ", ")));
   CollectiveRequest req;
   try {
     req.algorithms = parse_algorithm_list(a.algo, *op);

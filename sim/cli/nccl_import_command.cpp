@@ -42,7 +42,7 @@ nlohmann::ordered_json parse_fabric(const std::string& text) {
     parts.push_back(text.substr(start, comma - start));
   }
   parts.push_back(text.substr(start));
-  const auto kinds = fabric_kind_names();
+  const auto kinds = enum_names<FabricKind>();
   if (std::find(kinds.begin(), kinds.end(), parts.front()) == kinds.end()) {
     throw ConfigError("--fabric", "KIND", fmt::format("\"{}\"", parts.front()), fmt::format("one of: {}", fmt::join(kinds, ", ")));
   }

@@ -30,8 +30,8 @@ struct ScheduleArgs {
 };
 
 void run_schedule(const ScheduleArgs& a) {
-  const auto op = collective_op_from(a.op);
-  if (!op) throw ConfigError("--op", "", fmt::format("\"{}\"", a.op), fmt::format("one of: {}", fmt::join(collective_op_names(), ", ")));
+  const auto op = enum_from<CollectiveOp>(a.op);
+  if (!op) throw ConfigError("--op", "", fmt::format("\"{}\"", a.op), fmt::format("one of: {}", fmt::join(enum_names<CollectiveOp>(), ", ")));
   if (!is_algorithm(a.algo)) {
     throw ConfigError("--algo", "", fmt::format("\"{}\"", a.algo), fmt::format("one of: {}", fmt::join(algorithm_names(), ", ")));
   }

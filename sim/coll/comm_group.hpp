@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "sim/algo/collective.hpp"
+#include "sim/core/name_table.hpp"
 #include "sim/core/units.hpp"
 
 namespace collsim {
@@ -14,6 +15,8 @@ namespace collsim {
 // group; every node runs its own concurrently), or one rank per node (the replica group;
 // ranks_per_node such groups run concurrently).
 enum class CommGroup : std::uint8_t { World, IntraNode, InterNode };
+template <>
+inline constexpr auto kEnumNames<CommGroup> = names_in_order<CommGroup>({"world", "intra-node", "inter-node"});
 
 // Time of one collective; `bytes` is the nccl-tests size (the gathered total for all-gather
 // and reduce-scatter, the buffer for all-reduce).

@@ -16,7 +16,7 @@ struct CommSpec {
   std::string algorithms = "auto";
   std::string protocols = "auto";
   ProtocolModel model = nccl_default_model();
-  CostOverrides overrides;
+  CostOverrides overrides{};
 
   // The candidates for `op`: the listed algorithms that implement it (none: empty
   // algorithms), the listed protocols. Throws std::invalid_argument for an unknown name.

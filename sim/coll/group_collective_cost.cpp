@@ -12,19 +12,11 @@
 #include "sim/coll/schedule_player.hpp"
 #include "sim/coll/topology_facts.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/name_table.hpp"
 
 namespace collsim {
 
 namespace {
-
-std::string_view group_name(CommGroup g) {
-  switch (g) {
-    case CommGroup::World: return "world";
-    case CommGroup::IntraNode: return "intra-node";
-    case CommGroup::InterNode: return "inter-node";
-  }
-  return "?";
-}
 
 // `one` (a schedule over ranks 0..m-1 of a group) copied once per group onto the job's
 // ranks: group g's transfers move between its ranks, on chunks and dependencies of its own.
@@ -132,7 +124,7 @@ Time GroupCollectiveCost::time(CollectiveOp op, Bytes bytes, CommGroup group) {
   if (bytes.count > 0 && g.front().size() > 1) {
     if (spec_.request(op).algorithms.empty()) {
       throw ConfigError("--algorithm", "", spec_.algorithms,
-                        fmt::format("an algorithm that implements {} (needed by the {} group)", to_string(op), group_name(group)));
+                        fmt::format("an algorithm that implements {} (needed by the {} group)", to_string(op), to_string(group)));
     }
     t = play_groups(op, bytes, g);
   }

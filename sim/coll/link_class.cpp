@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/core/name_table.hpp"
+
 namespace collsim {
 
 LinkClass link_class(LinkKind kind) {
@@ -14,15 +16,6 @@ LinkClass link_class(LinkKind kind) {
     case LinkKind::Ethernet: return LinkClass::Net;
   }
   return LinkClass::Net;
-}
-
-std::string_view to_string(LinkClass c) {
-  switch (c) {
-    case LinkClass::NvLink: return "nvlink";
-    case LinkClass::Pci: return "pci";
-    case LinkClass::Net: return "net";
-  }
-  return "?";
 }
 
 LinkClass route_class(const Topology& topo, std::span<const LinkId> links) {

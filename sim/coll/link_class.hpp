@@ -7,16 +7,18 @@
 #include <span>
 #include <string_view>
 
+#include "sim/core/name_table.hpp"
 #include "sim/net/flow_network.hpp"
 #include "sim/topo/topology.hpp"
 
 namespace collsim {
 
 enum class LinkClass : std::uint8_t { NvLink = 0, Pci = 1, Net = 2 };
+template <>
+inline constexpr auto kEnumNames<LinkClass> = names_in_order<LinkClass>({"nvlink", "pci", "net"});
 inline constexpr int kLinkClasses = 3;
 
 [[nodiscard]] LinkClass link_class(LinkKind kind);
-[[nodiscard]] std::string_view to_string(LinkClass c);
 // The highest class (NET > PCI > NVLINK) among `links` of `topo`; NVLINK when empty.
 [[nodiscard]] LinkClass route_class(const Topology& topo, std::span<const LinkId> links);
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <string>
 
+#include "sim/core/name_table.hpp"
 #include "sim/topo/gpu_catalogue.hpp"
 
 namespace collsim {
@@ -18,35 +19,10 @@ int nccl_index(Protocol p) {
   return -1;
 }
 
-std::string_view to_string(Protocol p) {
-  switch (p) {
-    case Protocol::Ideal: return "ideal";
-    case Protocol::LL: return "ll";
-    case Protocol::LL128: return "ll128";
-    case Protocol::Simple: return "simple";
-  }
-  return "?";
-}
-
 std::optional<Protocol> protocol_from(std::string_view s) {
   std::string lower(s);
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  for (Protocol p : {Protocol::Ideal, Protocol::LL, Protocol::LL128, Protocol::Simple}) {
-    if (to_string(p) == lower) return p;
-  }
-  return std::nullopt;
-}
-
-std::vector<std::string> protocol_names() { return {"ideal", "ll", "ll128", "simple"}; }
-
-std::string_view to_string(GpuArch a) {
-  switch (a) {
-    case GpuArch::Volta: return "volta";
-    case GpuArch::Ampere: return "ampere";
-    case GpuArch::Hopper: return "hopper";
-    case GpuArch::Blackwell: return "blackwell";
-  }
-  return "?";
+  return enum_from<Protocol>(lower);
 }
 
 GpuArch gpu_arch_from_sm(int sm) {
@@ -72,16 +48,6 @@ NcclRow nccl_row(std::string_view algorithm) {
   if (algorithm == "nvls") return NcclRow::Nvls;
   if (algorithm == "sharp") return NcclRow::CollNet;
   return NcclRow::Ring;
-}
-
-std::string_view to_string(NcclRow r) {
-  switch (r) {
-    case NcclRow::Tree: return "tree";
-    case NcclRow::Ring: return "ring";
-    case NcclRow::CollNet: return "collnet";
-    case NcclRow::Nvls: return "nvls";
-  }
-  return "?";
 }
 
 }  // namespace collsim

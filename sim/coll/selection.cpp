@@ -68,7 +68,7 @@ std::vector<std::string> parse_algorithm_list(std::string_view text, CollectiveO
 
 std::vector<Protocol> parse_protocol_list(std::string_view text) {
   std::vector<Protocol> out;
-  for (const auto& name : resolve(text, {"ll", "ll128", "simple"}, protocol_names())) {
+  for (const auto& name : resolve(text, {"ll", "ll128", "simple"}, enum_names<Protocol>())) {
     out.push_back(*protocol_from(name));
   }
   return out;

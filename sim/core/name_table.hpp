@@ -1,14 +1,23 @@
-// One table of an enum's names: every enum that is read from or written to text (JSON
-// fields, command-line values, report columns) declares its names once, as a NameTable,
-// and asks it both ways. Names are unique in a table; parse() is exact (case-sensitive)
-// unless the caller folds case first.
+// One table of an enum's names. An enum that is read from or written to text (JSON fields,
+// command-line values, report columns) declares its names once, next to its declaration:
+//
+//   enum class LinkKind : std::uint8_t { NvLink, Pcie };
+//   template <>
+//   inline constexpr auto kEnumNames<LinkKind> = names_in_order<LinkKind>({"nvlink", "pcie"});
+//
+// and every caller asks the generic to_string(e), enum_from<E>(text) and enum_names<E>().
+// A table that is not an enum's own text (a Graphviz shape per node kind) is a local
+// NameTable. Names are unique in a table; parsing is exact (case-sensitive) unless the
+// caller folds case first.
 #pragma once
 
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -44,18 +53,48 @@ class NameTable {
     return out;
   }
 
-  [[nodiscard]] constexpr const std::array<Entry, N>& entries() const { return entries_; }
-
  private:
   std::array<Entry, N> entries_;
 };
 
-// name_table<E>({{E::A, "a"}, {E::B, "b"}}): the size comes from the list.
+// name_table<E>({{E::A, "a"}, {E::B, "b"}}): explicit pairs; the size comes from the list.
 template <typename E, std::size_t N>
 constexpr NameTable<E, N> name_table(const std::pair<E, std::string_view> (&entries)[N]) {
   std::array<std::pair<E, std::string_view>, N> out{};
   for (std::size_t i = 0; i < N; ++i) out[i] = entries[i];
   return NameTable<E, N>(out);
+}
+
+// names_in_order<E>({"a", "b"}): the names of E's values 0, 1, ... in declaration order (an
+// enum whose enumerators take the default values).
+template <typename E, std::size_t N>
+constexpr NameTable<E, N> names_in_order(const std::string_view (&names)[N]) {
+  std::array<std::pair<E, std::string_view>, N> out{};
+  for (std::size_t i = 0; i < N; ++i) out[i] = {static_cast<E>(i), names[i]};
+  return NameTable<E, N>(out);
+}
+
+// An enum's names: specialised next to each named enum with its NameTable.
+struct NoEnumNames {};
+template <typename E>
+inline constexpr NoEnumNames kEnumNames{};
+
+template <typename E>
+concept NamedEnum = std::is_enum_v<E> && !std::same_as<std::remove_cv_t<decltype(kEnumNames<E>)>, NoEnumNames>;
+
+template <NamedEnum E>
+[[nodiscard]] constexpr std::string_view to_string(E e) {
+  return kEnumNames<E>.name(e);
+}
+
+template <NamedEnum E>
+[[nodiscard]] constexpr std::optional<E> enum_from(std::string_view s) {
+  return kEnumNames<E>.parse(s);
+}
+
+template <NamedEnum E>
+[[nodiscard]] std::vector<std::string> enum_names() {
+  return kEnumNames<E>.names();
 }
 
 }  // namespace collsim

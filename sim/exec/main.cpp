@@ -163,8 +163,8 @@ std::string run_params(const Args& a, const std::vector<collsim::Bytes>& sizes) 
 
 int run(Args a) {
   using collsim::ConfigError;
-  const auto op = collsim::collective_op_from(a.op);
-  if (!op) throw ConfigError("--op", "", a.op, fmt::format("one of: {}", fmt::join(collsim::collective_op_names(), ", ")));
+  const auto op = collsim::enum_from<collsim::CollectiveOp>(a.op);
+  if (!op) throw ConfigError("--op", "", a.op, fmt::format("one of: {}", fmt::join(collsim::enum_names<collsim::CollectiveOp>(), ", ")));
   const auto algos = split(a.algos);
   for (const auto& al : algos) {
     if (!collsim::is_algorithm(al)) {

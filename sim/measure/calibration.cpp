@@ -61,10 +61,10 @@ Calibration parse_calibration(const nlohmann::json& doc, const std::string& path
     top.fail("links", brief(links), "an object of link classes, like {\"ethernet\": {...}}");
   }
   for (const auto& [name, value] : links.items()) {
-    const auto kind = link_kind_from(name);
+    const auto kind = enum_from<LinkKind>(name);
     if (!kind) {
       throw ConfigError(path, top.pointer("links") + "/" + pointer_token(name), fmt::format("\"{}\"", name),
-                        fmt::format("a link class: {}", fmt::join(link_kind_names(), ", ")));
+                        fmt::format("a link class: {}", fmt::join(enum_names<LinkKind>(), ", ")));
     }
     JsonFields f(value, path, top.pointer("links") + "/" + pointer_token(name));
     LinkClassCalibration lc;

@@ -24,8 +24,8 @@ Time micros(double us) { return Time::from_seconds(us * 1e-6); }
 void read_collective(JsonFields& f, const std::string& dir, MeasurementSet& out) {
   CollectiveMeasurement m;
   m.source = f.source();
-  const std::string op = f.choice("op", collective_op_names());
-  m.op = *collective_op_from(op);
+  const std::string op = f.choice("op", enum_names<CollectiveOp>());
+  m.op = *enum_from<CollectiveOp>(op);
   m.algorithm = f.string("algorithm");
   m.ranks = static_cast<int>(f.integer("ranks", 1, 65536));
   m.size = Bytes{f.integer("size", 0, std::int64_t{1} << 50)};

@@ -14,17 +14,9 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/json_fields.hpp"
+#include "sim/core/name_table.hpp"
 
 namespace collsim {
-
-std::string_view to_string(NcclTestsFormat f) {
-  switch (f) {
-    case NcclTestsFormat::Current: return "current";
-    case NcclTestsFormat::Error2019: return "2019-2022";
-    case NcclTestsFormat::Ms2017: return "2017";
-  }
-  return "?";
-}
 
 namespace {
 

@@ -10,12 +10,14 @@
 #include <vector>
 
 #include "sim/algo/collective.hpp"
+#include "sim/core/name_table.hpp"
 #include "sim/core/units.hpp"
 
 namespace collsim {
 
 enum class NcclTestsFormat { Current, Error2019, Ms2017 };
-[[nodiscard]] std::string_view to_string(NcclTestsFormat f);
+template <>
+inline constexpr auto kEnumNames<NcclTestsFormat> = names_in_order<NcclTestsFormat>({"current", "2019-2022", "2017"});
 
 struct NcclTestsResult {  // one of the out-of-place / in-place groups
   Time time;

@@ -13,6 +13,7 @@
 #include "sim/coll/affine_collective_cost.hpp"
 #include "sim/coll/group_collective_cost.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/name_table.hpp"
 #include "sim/plan/plan_batch.hpp"
 #include "sim/topo/link_graph.hpp"
 #include "sim/train/bucket_assignment.hpp"
@@ -160,15 +161,6 @@ std::vector<Loaded> load_workloads(const Plan& plan) {
 }
 
 }  // namespace
-
-std::string_view to_string(PlanStatus s) {
-  switch (s) {
-    case PlanStatus::Ok: return "ok";
-    case PlanStatus::DoesNotFit: return "does not fit";
-    case PlanStatus::BatchInvalid: return "batch indivisible";
-  }
-  return "?";
-}
 
 void finish_plan_rows(std::vector<PlanRow>& rows) {
   // Strong scaling at fixed global batch: the same candidate, workload and variant at its

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/name_table.hpp"
 #include "sim/plan/memory_model.hpp"
 #include "sim/plan/plan.hpp"
 
@@ -20,7 +21,8 @@ enum class PlanStatus : std::uint8_t {
   DoesNotFit,    // simulated, but the per-GPU memory exceeds the GPU's HBM
   BatchInvalid,  // global batch does not split evenly into world x accumulate micro-batches
 };
-[[nodiscard]] std::string_view to_string(PlanStatus s);  // "ok", "does not fit", "batch indivisible"
+template <>
+inline constexpr auto kEnumNames<PlanStatus> = names_in_order<PlanStatus>({"ok", "does not fit", "batch indivisible"});
 
 struct PlanRow {
   std::size_t candidate = 0, workload = 0, variant = 0;  // indices into the plan

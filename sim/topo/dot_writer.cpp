@@ -7,6 +7,7 @@
 #include <boost/graph/graphviz.hpp>
 #include <fmt/format.h>
 
+#include "sim/core/name_table.hpp"
 #include "sim/topo/link_id.hpp"
 
 namespace collsim {
@@ -21,30 +22,10 @@ struct DotEdge {
 using DotGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, boost::no_property,
                                        boost::property<boost::edge_index_t, std::size_t>>;
 
-std::string_view shape(NodeKind k) {
-  switch (k) {
-    case NodeKind::Gpu: return "box";
-    case NodeKind::NvSwitch: return "hexagon";
-    case NodeKind::PcieSwitch: return "diamond";
-    case NodeKind::Cpu: return "octagon";
-    case NodeKind::Nic: return "ellipse";
-    case NodeKind::Switch: return "doubleoctagon";
-    case NodeKind::Host: return "folder";
-  }
-  return "ellipse";
-}
+// Graphviz shape per node kind, colour per link kind.
+constexpr auto kShapes = names_in_order<NodeKind>({"box", "hexagon", "diamond", "octagon", "ellipse", "doubleoctagon", "folder"});
 
-std::string_view colour(LinkKind k) {
-  switch (k) {
-    case LinkKind::NvLink: return "forestgreen";
-    case LinkKind::NvSwitch: return "darkgreen";
-    case LinkKind::Pcie: return "steelblue";
-    case LinkKind::Ib: return "darkorange";
-    case LinkKind::Roce: return "orangered";
-    case LinkKind::Ethernet: return "purple";
-  }
-  return "black";
-}
+constexpr auto kColours = names_in_order<LinkKind>({"forestgreen", "darkgreen", "steelblue", "darkorange", "orangered", "purple"});
 
 std::string escape(const std::string& s) {
   std::string out;
@@ -80,14 +61,14 @@ void write_dot(std::ostream& out, const Topology& t) {
   auto vertex_writer = [&](std::ostream& os, std::size_t v) {
     const Node& n = t.nodes[v];
     const std::string label = n.model.empty() ? escape(n.id) : fmt::format("{}\\n{}", escape(n.id), escape(n.model));
-    os << fmt::format("[label=\"{}\", shape={}]", label, shape(n.kind));
+    os << fmt::format("[label=\"{}\", shape={}]", label, kShapes.name(n.kind));
   };
   auto edge_writer = [&](std::ostream& os, DotGraph::edge_descriptor e) {
     const DotEdge& d = edges[edge_index[e]];
     const auto& l = t.links[d.link];
     const std::string lanes = l.lanes > 1 ? fmt::format("x{} = ", l.lanes) : "";
     os << fmt::format("[label=\"{} {}{:.4g} GB/s\", color={}{}]", to_string(l.kind), lanes, l.bandwidth.gb_per_s(),
-                      colour(l.kind), d.duplex ? "" : ", style=dashed");
+                      kColours.name(l.kind), d.duplex ? "" : ", style=dashed");
   };
   auto graph_writer = [&](std::ostream& os) {
     os << fmt::format("label=\"{}\";\nfontsize=20;\nnode [fontsize=10];\nedge [fontsize=8];\n", escape(t.name));

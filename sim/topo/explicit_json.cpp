@@ -49,8 +49,8 @@ void read_nodes(const nlohmann::json& nodes, const std::string& source, const st
         t.nodes[n].id = *id;
       }
     }
-    const auto kind = attempt(d, [&] { return f.choice("kind", node_kind_names()); });
-    if (kind) t.nodes[n].kind = *node_kind_from(*kind);
+    const auto kind = attempt(d, [&] { return f.choice("kind", enum_names<NodeKind>()); });
+    if (kind) t.nodes[n].kind = *enum_from<NodeKind>(*kind);
     if (auto model = attempt(d, [&] { return f.optional_string("model"); }); model && *model) {
       const GpuSpec* gpu = find_gpu(**model);
       t.nodes[n].model = gpu != nullptr ? std::string(gpu->name) : **model;  // the catalogue's spelling
@@ -117,13 +117,13 @@ void read_links(const nlohmann::json& links, const std::string& source, const st
         if (a && b && *a == *b) d.emplace_back(source, base + "/endpoints", brief(e), "two different nodes");
       }
     }
-    const auto kind = attempt(d, [&] { return f.choice("kind", link_kind_names()); });
+    const auto kind = attempt(d, [&] { return f.choice("kind", enum_names<LinkKind>()); });
     const auto rate = attempt(d, [&] { return f.bandwidth("bandwidth"); });
     const auto lat = attempt(d, [&] { return f.time("latency", kMaxLatency); });
     const auto duplex = attempt(d, [&] { return f.boolean("duplex", true); });
     const auto lanes = attempt(d, [&] { return f.optional_integer("lanes", 1, 1024); });
     const auto mtu = attempt(d, [&] { return f.optional_integer("mtu", kMinMtu, kMaxMtu); });
-    const LinkKind k = kind ? *link_kind_from(*kind) : LinkKind::Pcie;
+    const LinkKind k = kind ? *enum_from<LinkKind>(*kind) : LinkKind::Pcie;
     if (kind && a && b) {
       if (auto rule = link_endpoint_rule(k, t.nodes[*a].kind, t.nodes[*b].kind)) {
         d.emplace_back(source, base + "/kind",

@@ -1,44 +1,16 @@
 #include "sim/topo/fabric_generators.hpp"
 
 #include <algorithm>
-#include <array>
 #include <map>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/core/name_table.hpp"
 #include "sim/topo/link_overhead.hpp"
 
 namespace collsim {
-
-namespace {
-constexpr std::array<std::pair<FabricKind, std::string_view>, 3> kFabricKinds{{
-    {FabricKind::Star, "star"},
-    {FabricKind::FatTree, "fat_tree"},
-    {FabricKind::RailOptimized, "rail_optimized"},
-}};
-}  // namespace
-
-std::string_view to_string(FabricKind k) {
-  for (const auto& [kind, name] : kFabricKinds) {
-    if (kind == k) return name;
-  }
-  return "?";
-}
-
-std::optional<FabricKind> fabric_kind_from(std::string_view s) {
-  for (const auto& [kind, name] : kFabricKinds) {
-    if (name == s) return kind;
-  }
-  return std::nullopt;
-}
-
-std::vector<std::string> fabric_kind_names() {
-  std::vector<std::string> out;
-  for (const auto& [kind, name] : kFabricKinds) out.emplace_back(name);
-  return out;
-}
 
 FabricSummary add_fabric(Topology& t, const FabricSpec& spec, const std::vector<std::vector<NodeIndex>>& host_nics,
                          const std::string& prefix) {

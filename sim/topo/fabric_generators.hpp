@@ -9,15 +9,14 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/name_table.hpp"
 #include "sim/topo/topology.hpp"
 
 namespace collsim {
 
 enum class FabricKind : std::uint8_t { Star, FatTree, RailOptimized };
-
-[[nodiscard]] std::string_view to_string(FabricKind k);
-[[nodiscard]] std::optional<FabricKind> fabric_kind_from(std::string_view s);
-[[nodiscard]] std::vector<std::string> fabric_kind_names();
+template <>
+inline constexpr auto kEnumNames<FabricKind> = names_in_order<FabricKind>({"star", "fat_tree", "rail_optimized"});
 
 struct FabricSpec {
   FabricKind kind = FabricKind::FatTree;

@@ -134,11 +134,11 @@ std::optional<ServerSpec> read_explicit_server(Reader& r) {
 
 std::optional<FabricSpec> read_fabric(Reader& r) {
   FabricSpec s;
-  const auto kind = r.get([](JsonFields& f) { return f.choice("kind", fabric_kind_names()); });
-  if (kind) s.kind = *fabric_kind_from(*kind);
+  const auto kind = r.get([](JsonFields& f) { return f.choice("kind", enum_names<FabricKind>()); });
+  if (kind) s.kind = *enum_from<FabricKind>(*kind);
   const std::vector<std::string> net_kinds{"ib", "roce", "ethernet"};
   if (auto k = r.get([&](JsonFields& f) { return f.optional("link_kind") ? f.choice("link_kind", net_kinds) : std::string("ib"); })) {
-    s.link_kind = *link_kind_from(*k);
+    s.link_kind = *enum_from<LinkKind>(*k);
   }
   if (auto b = r.get([](JsonFields& f) { return f.bandwidth("nic_bandwidth"); })) s.nic_bandwidth = *b;
   if (auto m = r.get([](JsonFields& f) { return f.optional_integer("mtu", kMinMtu, kMaxMtu); }); m && *m) {
@@ -168,8 +168,8 @@ std::optional<Topology> read_cluster(Reader& r) {
   std::optional<FabricSpec> fabric;
   if (auto sv = r.get([](JsonFields& f) { return std::cref(f.required("server")); })) {
     Reader sr(sv->get(), r.source(), r.pointer("server"), r.diags());
-    if (auto k = sr.get([](JsonFields& f) { return f.choice("kind", server_kind_names()); })) {
-      const ServerKind kind = *server_kind_from(*k);
+    if (auto k = sr.get([](JsonFields& f) { return f.choice("kind", enum_names<ServerKind>()); })) {
+      const ServerKind kind = *enum_from<ServerKind>(*k);
       server = kind == ServerKind::Explicit ? read_explicit_server(sr) : read_server(sr, kind);
     } else {
       (void)sr.finish({"kind", "nics", "nvlink_latency", "pcie_latency", "pcie_gen", "gpu_model"});
@@ -202,7 +202,7 @@ std::optional<Topology> read_star(Reader& r) {
   if (auto b = r.get([](JsonFields& f) { return f.bandwidth("bandwidth"); })) s.bandwidth = *b;
   if (auto v = r.get([](JsonFields& f) { return f.time("latency", kMaxLatency); })) s.latency = *v;
   if (auto k = r.get([](JsonFields& f) { return f.optional("link_kind") ? f.choice("link_kind", {"ib", "roce", "ethernet"}) : std::string("ib"); })) {
-    s.link_kind = *link_kind_from(*k);
+    s.link_kind = *enum_from<LinkKind>(*k);
   }
   if (auto m = r.get([](JsonFields& f) { return f.optional_integer("mtu", kMinMtu, kMaxMtu); }); m && *m) {
     if (s.link_kind != LinkKind::Ethernet) r.fail("mtu", std::to_string(**m), "no mtu except with link_kind \"ethernet\"");
@@ -232,7 +232,7 @@ std::optional<Topology> read_nvswitch_node(Reader& r) {
 
 std::vector<std::string> generator_kind_names() {
   std::vector<std::string> out{"star", "nvswitch_node"};
-  for (const auto& s : server_kind_names()) {
+  for (const auto& s : enum_names<ServerKind>()) {
     if (s != to_string(ServerKind::Explicit)) out.push_back(s);  // a top-level explicit server is a plain file
   }
   out.emplace_back("cluster");
@@ -249,7 +249,7 @@ std::optional<Topology> read_generator(const Json& block, const std::string& sou
   if (*kind == "nvswitch_node") return read_nvswitch_node(r);
   if (*kind == "cluster") return read_cluster(r);
   if (*kind == "tcp_cluster") return read_tcp_cluster(r);
-  const auto server = read_server(r, *server_kind_from(*kind));
+  const auto server = read_server(r, *enum_from<ServerKind>(*kind));
   if (!server) return std::nullopt;
   return make_server(*server);
 }

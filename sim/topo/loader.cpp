@@ -19,10 +19,10 @@ std::string item(std::string_view key, std::size_t i) { return fmt::format("/{}/
 
 void read_ranks(const Json& ranks, const std::string& source, Topology& t, const IdMap* ids, Diagnostics& d) {
   if (ranks.is_string()) {
-    const auto order = rank_order_from(ranks.get<std::string>());
+    const auto order = enum_from<RankOrder>(ranks.get<std::string>());
     if (!order) {
       d.emplace_back(source, "/ranks", brief(ranks),
-                     fmt::format("an array of node ids or one of: {}", fmt::join(rank_order_names(), ", ")));
+                     fmt::format("an array of node ids or one of: {}", fmt::join(enum_names<RankOrder>(), ", ")));
       return;
     }
     t.ranks = ranks_in_order(t, *order);
@@ -36,7 +36,7 @@ void read_ranks(const Json& ranks, const std::string& source, Topology& t, const
   if (!ranks.is_array() || ranks.empty() || ids == nullptr) {
     d.emplace_back(source, "/ranks", brief(ranks),
                    fmt::format("a non-empty array of node ids{} or one of: {}", ids ? "" : " (only without a generator)",
-                               fmt::join(rank_order_names(), ", ")));
+                               fmt::join(enum_names<RankOrder>(), ", ")));
     return;
   }
   std::vector<bool> used(t.nodes.size(), false);

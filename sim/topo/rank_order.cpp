@@ -1,39 +1,11 @@
 #include "sim/topo/rank_order.hpp"
 
 #include <algorithm>
-#include <array>
 #include <limits>
-#include <utility>
+
+#include "sim/core/name_table.hpp"
 
 namespace collsim {
-
-namespace {
-constexpr std::array<std::pair<RankOrder, std::string_view>, 3> kOrders{{
-    {RankOrder::Gpus, "gpus"},
-    {RankOrder::GpusByHost, "gpus_by_host"},
-    {RankOrder::Hosts, "hosts"},
-}};
-}  // namespace
-
-std::string_view to_string(RankOrder o) {
-  for (const auto& [order, name] : kOrders) {
-    if (order == o) return name;
-  }
-  return "?";
-}
-
-std::optional<RankOrder> rank_order_from(std::string_view s) {
-  for (const auto& [order, name] : kOrders) {
-    if (name == s) return order;
-  }
-  return std::nullopt;
-}
-
-std::vector<std::string> rank_order_names() {
-  std::vector<std::string> out;
-  for (const auto& [order, name] : kOrders) out.emplace_back(name);
-  return out;
-}
 
 std::vector<NodeIndex> ranks_in_order(const Topology& t, RankOrder order) {
   std::vector<NodeIndex> out;

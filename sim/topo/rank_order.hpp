@@ -7,15 +7,14 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/name_table.hpp"
 #include "sim/topo/topology.hpp"
 
 namespace collsim {
 
 enum class RankOrder : std::uint8_t { Gpus, GpusByHost, Hosts };
-
-[[nodiscard]] std::string_view to_string(RankOrder o);
-[[nodiscard]] std::optional<RankOrder> rank_order_from(std::string_view s);
-[[nodiscard]] std::vector<std::string> rank_order_names();
+template <>
+inline constexpr auto kEnumNames<RankOrder> = names_in_order<RankOrder>({"gpus", "gpus_by_host", "hosts"});
 
 // The rank nodes under `order`: GPUs in node order; GPUs sorted by their host's node
 // index then their order within the host (GPUs without a host come last, in node order);

@@ -6,21 +6,11 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/core/name_table.hpp"
 
 namespace collsim {
 
 namespace {
-
-constexpr std::array<std::pair<ServerKind, std::string_view>, 8> kServerKinds{{
-    {ServerKind::Dgx1V100, "dgx1_v100"},
-    {ServerKind::DgxA100, "dgx_a100"},
-    {ServerKind::DgxH100, "dgx_h100"},
-    {ServerKind::HgxH200, "hgx_h200"},
-    {ServerKind::DgxB200, "dgx_b200"},
-    {ServerKind::Pcie8Gpu, "pcie_8gpu"},
-    {ServerKind::CpuHost, "cpu_host"},
-    {ServerKind::Explicit, "explicit"},
-}};
 
 // One NVLink (2.0, 3.0 and 4.0 alike) carries 25 GB/s per direction: V100 datasheet
 // "NVLink 300 GB/s" over 6 links, A100 "600 GB/s" over 12, H100/H200 "900 GB/s" over 18
@@ -130,26 +120,6 @@ struct Builder {
 
 }  // namespace
 
-std::string_view to_string(ServerKind k) {
-  for (const auto& [kind, name] : kServerKinds) {
-    if (kind == k) return name;
-  }
-  return "?";
-}
-
-std::optional<ServerKind> server_kind_from(std::string_view s) {
-  for (const auto& [kind, name] : kServerKinds) {
-    if (name == s) return kind;
-  }
-  return std::nullopt;
-}
-
-std::vector<std::string> server_kind_names() {
-  std::vector<std::string> out;
-  for (const auto& [kind, name] : kServerKinds) out.emplace_back(name);
-  return out;
-}
-
 int default_nic_count(ServerKind k) {
   switch (k) {
     case ServerKind::Dgx1V100: return 4;  // DGX-1 datasheet: 4x InfiniBand EDR 100 Gb/s
@@ -180,17 +150,6 @@ SocketLink socket_link(CpuPlatform p) {
     case CpuPlatform::XeonEmeraldRapids: return {40.0, 4};
   }
   throw InternalError("socket_link: unknown CPU platform");
-}
-
-std::string_view to_string(CpuPlatform p) {
-  switch (p) {
-    case CpuPlatform::XeonBroadwell: return "Xeon E5 v4 (Broadwell)";
-    case CpuPlatform::Epyc7002: return "EPYC 7002 (Rome)";
-    case CpuPlatform::XeonIceLake: return "Xeon 3rd gen Scalable (Ice Lake)";
-    case CpuPlatform::XeonSapphireRapids: return "Xeon 4th gen Scalable (Sapphire Rapids)";
-    case CpuPlatform::XeonEmeraldRapids: return "Xeon 5th gen Scalable (Emerald Rapids)";
-  }
-  return "?";
 }
 
 Bandwidth nvlink_lane_rate(int version) {

@@ -11,15 +11,15 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/name_table.hpp"
 #include "sim/topo/topology.hpp"
 
 namespace collsim {
 
 enum class ServerKind : std::uint8_t { Dgx1V100, DgxA100, DgxH100, HgxH200, DgxB200, Pcie8Gpu, CpuHost, Explicit };
-
-[[nodiscard]] std::string_view to_string(ServerKind k);
-[[nodiscard]] std::optional<ServerKind> server_kind_from(std::string_view s);
-[[nodiscard]] std::vector<std::string> server_kind_names();
+template <>
+inline constexpr auto kEnumNames<ServerKind> = names_in_order<ServerKind>({
+    "dgx1_v100", "dgx_a100", "dgx_h100", "hgx_h200", "dgx_b200", "pcie_8gpu", "cpu_host", "explicit"});
 
 struct ServerSpec {
   ServerKind kind = ServerKind::DgxH100;
@@ -60,11 +60,14 @@ ServerPorts add_server(Topology& t, const ServerSpec& spec, const std::string& p
 
 // The host CPUs the generators know, and the links between their two sockets.
 enum class CpuPlatform : std::uint8_t { XeonBroadwell, Epyc7002, XeonIceLake, XeonSapphireRapids, XeonEmeraldRapids };
+template <>
+inline constexpr auto kEnumNames<CpuPlatform> = names_in_order<CpuPlatform>({
+    "Xeon E5 v4 (Broadwell)", "EPYC 7002 (Rome)", "Xeon 3rd gen Scalable (Ice Lake)",
+    "Xeon 4th gen Scalable (Sapphire Rapids)", "Xeon 5th gen Scalable (Emerald Rapids)"});
 struct SocketLink {
   double gbps_per_link;  // GB/s per direction
   int links;
 };
 [[nodiscard]] SocketLink socket_link(CpuPlatform p);
-[[nodiscard]] std::string_view to_string(CpuPlatform p);
 
 }  // namespace collsim

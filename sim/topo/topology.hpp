@@ -9,19 +9,19 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/name_table.hpp"
 #include "sim/core/units.hpp"
 
 namespace collsim {
 
 enum class NodeKind : std::uint8_t { Gpu, NvSwitch, PcieSwitch, Cpu, Nic, Switch, Host };
+template <>
+inline constexpr auto kEnumNames<NodeKind> =
+    names_in_order<NodeKind>({"gpu", "nvswitch", "pcie_switch", "cpu", "nic", "switch", "host"});
 enum class LinkKind : std::uint8_t { NvLink, NvSwitch, Pcie, Ib, Roce, Ethernet };
-
-[[nodiscard]] std::string_view to_string(NodeKind k);
-[[nodiscard]] std::string_view to_string(LinkKind k);
-[[nodiscard]] std::optional<NodeKind> node_kind_from(std::string_view s);
-[[nodiscard]] std::optional<LinkKind> link_kind_from(std::string_view s);
-[[nodiscard]] std::vector<std::string> node_kind_names();
-[[nodiscard]] std::vector<std::string> link_kind_names();
+template <>
+inline constexpr auto kEnumNames<LinkKind> =
+    names_in_order<LinkKind>({"nvlink", "nvswitch", "pcie", "ib", "roce", "ethernet"});
 
 using NodeIndex = std::uint32_t;
 

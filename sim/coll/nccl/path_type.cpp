@@ -1,44 +1,17 @@
 #include "sim/coll/nccl/path_type.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <string>
-#include <utility>
+
+#include "sim/core/name_table.hpp"
 
 namespace collsim {
-
-namespace {
-
-constexpr std::array<std::pair<PathType, std::string_view>, 10> kNames{{
-    {PathType::Loc, "LOC"},
-    {PathType::Nvl, "NVL"},
-    {PathType::Nvb, "NVB"},
-    {PathType::C2c, "C2C"},
-    {PathType::Pix, "PIX"},
-    {PathType::Pxb, "PXB"},
-    {PathType::Pxn, "PXN"},
-    {PathType::Phb, "PHB"},
-    {PathType::Sys, "SYS"},
-    {PathType::Net, "NET"},
-}};
-
-}  // namespace
-
-std::string_view to_string(PathType t) {
-  for (const auto& [type, name] : kNames) {
-    if (type == t) return name;
-  }
-  return "?";
-}
 
 std::optional<PathType> path_type_from(std::string_view s) {
   std::string up(s);
   std::transform(up.begin(), up.end(), up.begin(), [](unsigned char c) { return std::toupper(c); });
-  for (const auto& [type, name] : kNames) {
-    if (name == up) return type;
-  }
-  return std::nullopt;
+  return enum_from<PathType>(up);
 }
 
 PathType classify_route(const Topology& topo, const Route& route) {

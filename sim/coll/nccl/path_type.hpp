@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "sim/coll/protocol.hpp"
+#include "sim/core/name_table.hpp"
 #include "sim/topo/gpu_catalogue.hpp"
 #include "sim/topo/link_graph.hpp"
 
@@ -17,8 +18,10 @@ namespace collsim {
 // and C2C do not occur in collsim's routes (they never transit a GPU); PXN is a GPU
 // reaching a NIC through a peer GPU over NVLink, then that GPU's PCIe switch.
 enum class PathType : std::uint8_t { Loc, Nvl, Nvb, C2c, Pix, Pxb, Pxn, Phb, Sys, Net };
+template <>
+inline constexpr auto kEnumNames<PathType> =
+    names_in_order<PathType>({"LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "PXN", "PHB", "SYS", "NET"});
 
-[[nodiscard]] std::string_view to_string(PathType t);
 [[nodiscard]] std::optional<PathType> path_type_from(std::string_view s);  // "NVL", "pix", ...
 
 // The type of `route` between two nodes of one host: NVL when every link is NVLink or
