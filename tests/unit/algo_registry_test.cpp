@@ -43,9 +43,11 @@ std::vector<std::string> string_literals(const std::string& src) {
       i += 2;
     } else if (ch == 'R' && i + 1 < n && src[i + 1] == '"' && (i == 0 || !std::isalnum(static_cast<unsigned char>(src[i - 1])))) {
       const std::size_t open = src.find('(', i + 2);
-      const std::string close = ")" + src.substr(i + 2, open - i - 2) + "\"";
+      if (open == std::string::npos) break;
+      const std::string close = ")" + src.substr(i + 2, open - (i + 2)) + "\"";
       const std::size_t end = src.find(close, open);
-      out.push_back(src.substr(open + 1, end - open - 1));
+      if (end == std::string::npos) break;
+      out.push_back(src.substr(open + 1, end - (open + 1)));
       i = end + close.size();
     } else if (ch == '"' || (ch == '\'' && (i == 0 || !std::isalnum(static_cast<unsigned char>(src[i - 1]))))) {
       std::string text;
