@@ -1,5 +1,6 @@
 #include "sim/algo/bintree.hpp"
 
+#include <array>
 #include <stdexcept>
 
 #include "sim/algo/tree_passes.hpp"
@@ -10,7 +11,7 @@ Schedule binary_heap_tree(const Collective& c, const AlgorithmOptions&) {
   const bool up = c.op == CollectiveOp::AllReduce || c.op == CollectiveOp::Reduce;
   const bool down = c.op == CollectiveOp::AllReduce || c.op == CollectiveOp::Broadcast;
   if (!up && !down) throw std::invalid_argument("bintree implements allreduce, reduce and broadcast");
-  Schedule s(c, "bintree");
+  Schedule s(c, std::string(kBinaryTreeAlgorithm.name));
   const int n = c.ranks;
   ChunkSpec spec{c.size};
   if (c.op == CollectiveOp::Reduce) spec.destination = c.root;
@@ -25,5 +26,16 @@ Schedule binary_heap_tree(const Collective& c, const AlgorithmOptions&) {
   add_tree_passes(s, RankTree(std::move(parent)), chunk, up, down, TreePassIds{});
   return s;
 }
+
+namespace {
+constexpr std::array kBinaryTreeOps{CollectiveOp::AllReduce, CollectiveOp::Reduce, CollectiveOp::Broadcast};
+}  // namespace
+
+const AlgorithmInfo kBinaryTreeAlgorithm{
+    .name = "bintree",
+    .description = "the SimGrid peer's binary heap tree: whole message, reduce to the root, then broadcast",
+    .ops = kBinaryTreeOps,
+    .build = binary_heap_tree,
+};
 
 }  // namespace collsim

@@ -1,5 +1,6 @@
 #include "sim/algo/direct.hpp"
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -33,7 +34,7 @@ void all_to_all(Schedule& s) {
 }  // namespace
 
 Schedule direct_schedule(const Collective& c, const AlgorithmOptions&) {
-  Schedule s(c, "direct");
+  Schedule s(c, std::string(kDirectAlgorithm.name));
   const int n = c.ranks;
   if (c.op == CollectiveOp::AllToAll) {
     all_to_all(s);
@@ -85,5 +86,18 @@ Schedule direct_schedule(const Collective& c, const AlgorithmOptions&) {
   }
   return s;
 }
+
+namespace {
+constexpr std::array kDirectOps{CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather,
+                                CollectiveOp::Broadcast,  CollectiveOp::Reduce,        CollectiveOp::AllToAll};
+}  // namespace
+
+const AlgorithmInfo kDirectAlgorithm{
+    .name = "direct",
+    .description = "every rank exchanges with every rank at once (NCCL's point-to-point all-to-all)",
+    .ops = kDirectOps,
+    .build = direct_schedule,
+    .nccl = NcclAlgorithm::PointToPoint,
+};
 
 }  // namespace collsim

@@ -5,11 +5,14 @@
 // Suits switch fabrics where N-1 concurrent flows share a rank's link fairly.
 #pragma once
 
+#include "sim/algo/algorithm_info.hpp"
 #include "sim/algo/algorithm_options.hpp"
 #include "sim/algo/schedule.hpp"
 
 namespace collsim {
 
 [[nodiscard]] Schedule direct_schedule(const Collective& c, const AlgorithmOptions& opt = {});
+
+extern const AlgorithmInfo kDirectAlgorithm;
 
 }  // namespace collsim

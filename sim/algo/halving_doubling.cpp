@@ -10,7 +10,7 @@ namespace collsim {
 
 Schedule halving_doubling_allreduce(const Collective& c, const AlgorithmOptions&) {
   if (c.op != CollectiveOp::AllReduce) throw std::invalid_argument("rhd implements allreduce only");
-  Schedule s(c, "rhd");
+  Schedule s(c, std::string(kHalvingDoublingAlgorithm.name));
   const PowerOfTwoFold fold(c.ranks);
   const int p = fold.p;
   for (Bytes b : split_evenly(c.size, p)) s.add_chunk(ChunkSpec{b});
@@ -42,5 +42,12 @@ Schedule halving_doubling_allreduce(const Collective& c, const AlgorithmOptions&
   fold.fold_out(b, p);
   return s;
 }
+
+const AlgorithmInfo kHalvingDoublingAlgorithm{
+    .name = "rhd",
+    .description = "Rabenseifner: recursive halving reduce-scatter + recursive doubling all-gather",
+    .ops = kAllReduceOnly,
+    .build = halving_doubling_allreduce,
+};
 
 }  // namespace collsim

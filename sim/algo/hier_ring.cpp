@@ -16,7 +16,7 @@ Schedule hierarchical_ring_allreduce(const Collective& c, const AlgorithmOptions
     throw std::invalid_argument(
         fmt::format("hier_ring needs the same number of ranks on every host ({} ranks on {} hosts)", c.ranks, g.hosts()));
   }
-  Schedule s(c, "hier_ring");
+  Schedule s(c, std::string(kHierarchicalRingAlgorithm.name));
   const int hosts = g.hosts();
   const int local = static_cast<int>(g.ranks.front().size());
   // chunk (shard i, host piece j) = i * hosts + j
@@ -70,5 +70,14 @@ Schedule hierarchical_ring_allreduce(const Collective& c, const AlgorithmOptions
   }
   return s;
 }
+
+const AlgorithmInfo kHierarchicalRingAlgorithm{
+    .name = "hier_ring",
+    .description = "rings inside each host, one ring per rail across hosts; the same ranks on every host",
+    .ops = kAllReduceOnly,
+    .build = hierarchical_ring_allreduce,
+    .phased = phased_hier_ring_allreduce,
+    .hosts = HostRequirement::SameRanksPerHost,
+};
 
 }  // namespace collsim

@@ -4,11 +4,14 @@
 // inside each host spreads the shards. Needs the same number of ranks on every host.
 #pragma once
 
+#include "sim/algo/algorithm_info.hpp"
 #include "sim/algo/algorithm_options.hpp"
 #include "sim/algo/schedule.hpp"
 
 namespace collsim {
 
 [[nodiscard]] Schedule hierarchical_ring_allreduce(const Collective& c, const AlgorithmOptions& opt = {});
+
+extern const AlgorithmInfo kHierarchicalRingAlgorithm;
 
 }  // namespace collsim

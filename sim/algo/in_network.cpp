@@ -50,4 +50,32 @@ Schedule in_network_allreduce(const Collective& c, const std::string& name, cons
   return s;
 }
 
+namespace {
+
+Schedule nvls_schedule(const Collective& c, const AlgorithmOptions& opt) {
+  return in_network_allreduce(c, std::string(kNvlsAlgorithm.name), opt);
+}
+
+Schedule sharp_schedule(const Collective& c, const AlgorithmOptions& opt) {
+  return in_network_allreduce(c, std::string(kSharpAlgorithm.name), opt);
+}
+
+}  // namespace
+
+const AlgorithmInfo kNvlsAlgorithm{
+    .name = "nvls",
+    .description = "NVLink SHARP: the NVSwitch reduces and multicasts (one host of Hopper or newer GPUs)",
+    .ops = kAllReduceOnly,
+    .build = nvls_schedule,
+    .nccl = NcclAlgorithm::Nvls,
+};
+
+const AlgorithmInfo kSharpAlgorithm{
+    .name = "sharp",
+    .description = "SHARP on InfiniBand switches (NCCL's CollNet); only when asked for",
+    .ops = kAllReduceOnly,
+    .build = sharp_schedule,
+    .nccl = NcclAlgorithm::CollNet,
+};
+
 }  // namespace collsim

@@ -8,13 +8,18 @@
 
 #include <string>
 
+#include "sim/algo/algorithm_info.hpp"
 #include "sim/algo/algorithm_options.hpp"
 #include "sim/algo/schedule.hpp"
 
 namespace collsim {
 
-// `name`: "nvls" or "sharp" (same schedule; the protocol model prices them differently).
+// `name`: the schedule's algorithm, nvls or sharp (the same schedule; the protocol model
+// prices them differently).
 [[nodiscard]] Schedule in_network_allreduce(const Collective& c, const std::string& name,
                                             const AlgorithmOptions& opt = {});
+
+extern const AlgorithmInfo kNvlsAlgorithm;
+extern const AlgorithmInfo kSharpAlgorithm;
 
 }  // namespace collsim

@@ -67,13 +67,27 @@ Schedule ps_schedule(const Collective& c, const AlgorithmOptions& opt, const std
 }  // namespace
 
 Schedule parameter_server_allreduce(const Collective& c, const AlgorithmOptions& opt) {
-  return ps_schedule(c, opt, {c.root}, "ps");
+  return ps_schedule(c, opt, {c.root}, std::string(kParameterServerAlgorithm.name));
 }
 
 Schedule sharded_parameter_server_allreduce(const Collective& c, const AlgorithmOptions& opt) {
   std::vector<int> servers(static_cast<std::size_t>(c.ranks));
   for (int r = 0; r < c.ranks; ++r) servers[static_cast<std::size_t>(r)] = r;
-  return ps_schedule(c, opt, servers, "ps_sharded");
+  return ps_schedule(c, opt, servers, std::string(kShardedParameterServerAlgorithm.name));
 }
+
+const AlgorithmInfo kParameterServerAlgorithm{
+    .name = "ps",
+    .description = "one parameter server (the root); pushes and pulls pipelined in slices",
+    .ops = kAllReduceOnly,
+    .build = parameter_server_allreduce,
+};
+
+const AlgorithmInfo kShardedParameterServerAlgorithm{
+    .name = "ps_sharded",
+    .description = "sharded parameter servers: every rank serves 1/n of the buffer",
+    .ops = kAllReduceOnly,
+    .build = sharded_parameter_server_allreduce,
+};
 
 }  // namespace collsim

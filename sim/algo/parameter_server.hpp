@@ -5,6 +5,7 @@
 // worker's stream to a server sends its slices in order.
 #pragma once
 
+#include "sim/algo/algorithm_info.hpp"
 #include "sim/algo/algorithm_options.hpp"
 #include "sim/algo/schedule.hpp"
 
@@ -12,5 +13,8 @@ namespace collsim {
 
 [[nodiscard]] Schedule parameter_server_allreduce(const Collective& c, const AlgorithmOptions& opt = {});
 [[nodiscard]] Schedule sharded_parameter_server_allreduce(const Collective& c, const AlgorithmOptions& opt = {});
+
+extern const AlgorithmInfo kParameterServerAlgorithm;
+extern const AlgorithmInfo kShardedParameterServerAlgorithm;
 
 }  // namespace collsim

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <numeric>
 
+#include "sim/algo/hier_ring.hpp"
 #include "sim/algo/host_groups.hpp"
+#include "sim/algo/registry.hpp"
+#include "sim/algo/ring.hpp"
 
 namespace collsim {
 
@@ -21,17 +24,31 @@ std::vector<Transfer> ring_step(const std::vector<int>& order, Bytes bytes, Tran
   return step;
 }
 
+}  // namespace
+
+std::uint64_t PhasedSchedule::transfers() const {
+  std::uint64_t n = 0;
+  for (const auto& ph : phases) n += ph.step.size() * static_cast<std::uint64_t>(ph.repeats);
+  return n;
+}
+
+std::optional<PhasedSchedule> phased_schedule(std::string_view algo, const Collective& c, const AlgorithmOptions& opt) {
+  const AlgorithmInfo* info = find_algorithm(algo);
+  if (info == nullptr || info->phased == nullptr) return std::nullopt;
+  return info->phased(c, opt);
+}
+
 // Ring all-reduce: 2(N-1) identical steps; in each, every rank sends one flow per channel
 // of ceil(S/N/K) bytes to the next rank (the full schedule's largest unit). Only without
 // pipelined slices: slices of consecutive steps overlap, which one step cannot show.
-std::optional<PhasedSchedule> phased_ring(const Collective& c, const AlgorithmOptions& opt) {
+std::optional<PhasedSchedule> phased_ring_allreduce(const Collective& c, const AlgorithmOptions& opt) {
   if (c.op != CollectiveOp::AllReduce || c.ranks < 2) return std::nullopt;
   const int channels = std::max(1, opt.channels);
   const Bytes unit = ceil_div(ceil_div(c.size, c.ranks), channels);
   if (slice_count(unit, opt) != 1) return std::nullopt;
   // The all-gather continues the reduce-scatter's pattern without a barrier (a rank's
   // first all-gather step waits only for its own last reduce-scatter step): one phase.
-  PhasedSchedule p{c, "ring", {}};
+  PhasedSchedule p{c, std::string(kRingAlgorithm.name), {}};
   std::vector<Transfer> step;
   if (opt.channel_orders.empty()) {
     std::vector<int> order = opt.ring_order;
@@ -56,13 +73,13 @@ std::optional<PhasedSchedule> phased_ring(const Collective& c, const AlgorithmOp
 // Hierarchical ring: reduce-scatter inside every host (G-1 steps of S/G), a ring
 // all-reduce across hosts on every rail (2(H-1) steps of S/(G H)), all-gather inside
 // every host (G-1 steps of S/G).
-std::optional<PhasedSchedule> phased_hier_ring(const Collective& c, const AlgorithmOptions& opt) {
+std::optional<PhasedSchedule> phased_hier_ring_allreduce(const Collective& c, const AlgorithmOptions& opt) {
   if (c.op != CollectiveOp::AllReduce || c.ranks < 2) return std::nullopt;
   const HostGroups g = group_by_host(c.ranks, opt.host_of_rank);
   if (!g.even()) return std::nullopt;
   const int hosts = g.hosts();
   const int local = static_cast<int>(g.ranks.front().size());
-  PhasedSchedule p{c, "hier_ring", {}};
+  PhasedSchedule p{c, std::string(kHierarchicalRingAlgorithm.name), {}};
   const Bytes shard = ceil_div(c.size, local);
   const Bytes piece = ceil_div(shard, hosts);
   if (local > 1) {
@@ -92,20 +109,6 @@ std::optional<PhasedSchedule> phased_hier_ring(const Collective& c, const Algori
     p.phases.push_back({"intra-host all-gather", intra, local - 1});
   }
   return p;
-}
-
-}  // namespace
-
-std::uint64_t PhasedSchedule::transfers() const {
-  std::uint64_t n = 0;
-  for (const auto& ph : phases) n += ph.step.size() * static_cast<std::uint64_t>(ph.repeats);
-  return n;
-}
-
-std::optional<PhasedSchedule> phased_schedule(std::string_view algo, const Collective& c, const AlgorithmOptions& opt) {
-  if (algo == "ring") return phased_ring(c, opt);
-  if (algo == "hier_ring") return phased_hier_ring(c, opt);
-  return std::nullopt;
 }
 
 }  // namespace collsim

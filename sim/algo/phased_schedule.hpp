@@ -29,9 +29,13 @@ struct PhasedSchedule {
   [[nodiscard]] std::uint64_t transfers() const;  // as many as the full schedule moves, merged per step
 };
 
-// The phased form of `algo` for `c`, or nullopt when the algorithm or its options (e.g.
-// pipelined slices) have none.
+// The phased form of `algo` for `c` (its AlgorithmInfo's phased builder), or nullopt when
+// the algorithm or its options (e.g. pipelined slices) have none.
 [[nodiscard]] std::optional<PhasedSchedule> phased_schedule(std::string_view algo, const Collective& c,
                                                             const AlgorithmOptions& opt);
+
+// The phased forms there are: the ring all-reduce and the hierarchical ring all-reduce.
+[[nodiscard]] std::optional<PhasedSchedule> phased_ring_allreduce(const Collective& c, const AlgorithmOptions& opt);
+[[nodiscard]] std::optional<PhasedSchedule> phased_hier_ring_allreduce(const Collective& c, const AlgorithmOptions& opt);
 
 }  // namespace collsim

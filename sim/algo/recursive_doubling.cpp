@@ -8,7 +8,7 @@ namespace collsim {
 
 Schedule recursive_doubling_allreduce(const Collective& c, const AlgorithmOptions&) {
   if (c.op != CollectiveOp::AllReduce) throw std::invalid_argument("rd implements allreduce only");
-  Schedule s(c, "rd");
+  Schedule s(c, std::string(kRecursiveDoublingAlgorithm.name));
   s.add_chunk(ChunkSpec{c.size});
   const PowerOfTwoFold fold(c.ranks);
   StepBuilder b(s);
@@ -20,5 +20,12 @@ Schedule recursive_doubling_allreduce(const Collective& c, const AlgorithmOption
   fold.fold_out(b, 1);
   return s;
 }
+
+const AlgorithmInfo kRecursiveDoublingAlgorithm{
+    .name = "rd",
+    .description = "recursive doubling: log2 p exchanges of the whole buffer",
+    .ops = kAllReduceOnly,
+    .build = recursive_doubling_allreduce,
+};
 
 }  // namespace collsim

@@ -1,5 +1,6 @@
 #include "sim/algo/registry.hpp"
 
+#include <array>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -18,75 +19,69 @@ namespace collsim {
 
 namespace {
 
-using Op = CollectiveOp;
-
-struct Entry {
-  std::string_view name;
-  std::vector<Op> ops;
+// One line per algorithm, in the order --help and error messages list them; the first is
+// the default.
+constexpr std::array kAlgorithms{
+    &kRingAlgorithm,
+    &kTreeAlgorithm,
+    &kBinaryTreeAlgorithm,
+    &kParameterServerAlgorithm,
+    &kShardedParameterServerAlgorithm,
+    &kHierarchicalRingAlgorithm,
+    &kHalvingDoublingAlgorithm,
+    &kRecursiveDoublingAlgorithm,
+    &kDirectAlgorithm,
+    &kNvlsAlgorithm,
+    &kSharpAlgorithm,
 };
-
-const std::vector<Entry>& entries() {
-  static const std::vector<Entry> kEntries{
-      {"ring", {Op::AllReduce, Op::ReduceScatter, Op::AllGather, Op::Broadcast, Op::Reduce}},
-      {"tree", {Op::AllReduce}},
-      {"bintree", {Op::AllReduce, Op::Reduce, Op::Broadcast}},
-      {"ps", {Op::AllReduce}},
-      {"ps_sharded", {Op::AllReduce}},
-      {"hier_ring", {Op::AllReduce}},
-      {"rhd", {Op::AllReduce}},
-      {"rd", {Op::AllReduce}},
-      {"direct", {Op::AllReduce, Op::ReduceScatter, Op::AllGather, Op::Broadcast, Op::Reduce, Op::AllToAll}},
-      {"nvls", {Op::AllReduce}},
-      {"sharp", {Op::AllReduce}},
-  };
-  return kEntries;
-}
 
 }  // namespace
 
+std::span<const AlgorithmInfo* const> algorithms() { return kAlgorithms; }
+
+const AlgorithmInfo* find_algorithm(std::string_view name) {
+  for (const AlgorithmInfo* a : kAlgorithms) {
+    if (a->name == name) return a;
+  }
+  return nullptr;
+}
+
+std::string_view default_algorithm() { return kAlgorithms.front()->name; }
+
 std::vector<std::string> algorithm_names() {
   std::vector<std::string> out;
-  for (const auto& e : entries()) out.emplace_back(e.name);
+  out.reserve(kAlgorithms.size());
+  for (const AlgorithmInfo* a : kAlgorithms) out.emplace_back(a->name);
   return out;
 }
 
-bool is_algorithm(std::string_view name) {
-  for (const auto& e : entries()) {
-    if (e.name == name) return true;
-  }
-  return false;
-}
+bool is_algorithm(std::string_view name) { return find_algorithm(name) != nullptr; }
 
 bool supports(std::string_view algo, CollectiveOp op) {
-  for (const auto& e : entries()) {
-    if (e.name != algo) continue;
-    for (Op o : e.ops) {
-      if (o == op) return true;
-    }
-  }
-  return false;
+  const AlgorithmInfo* a = find_algorithm(algo);
+  return a != nullptr && a->implements(op);
 }
 
-bool needs_even_hosts(std::string_view algo) { return algo == "hier_ring"; }
+bool needs_even_hosts(std::string_view algo) {
+  const AlgorithmInfo* a = find_algorithm(algo);
+  return a != nullptr && a->hosts == HostRequirement::SameRanksPerHost;
+}
+
+NcclAlgorithm nccl_counterpart(std::string_view algo) {
+  const AlgorithmInfo* a = find_algorithm(algo);
+  return a != nullptr ? a->nccl : NcclAlgorithm::None;
+}
 
 Schedule build_schedule(std::string_view algo, const Collective& c, const AlgorithmOptions& opt) {
-  if (!is_algorithm(algo)) throw std::invalid_argument(fmt::format("unknown algorithm \"{}\"", algo));
-  if (!supports(algo, c.op)) {
+  const AlgorithmInfo* a = find_algorithm(algo);
+  if (a == nullptr) throw std::invalid_argument(fmt::format("unknown algorithm \"{}\"", algo));
+  if (!a->implements(c.op)) {
     throw std::invalid_argument(fmt::format("algorithm \"{}\" does not implement {}", algo, to_string(c.op)));
   }
   if (c.ranks < 1 || c.root < 0 || c.root >= c.ranks) {
     throw std::invalid_argument(fmt::format("root {} outside 0..{}", c.root, c.ranks - 1));
   }
-  if (algo == "ring") return ring_schedule(c, opt);
-  if (algo == "tree") return double_binary_tree_allreduce(c, opt);
-  if (algo == "bintree") return binary_heap_tree(c, opt);
-  if (algo == "ps") return parameter_server_allreduce(c, opt);
-  if (algo == "ps_sharded") return sharded_parameter_server_allreduce(c, opt);
-  if (algo == "hier_ring") return hierarchical_ring_allreduce(c, opt);
-  if (algo == "rhd") return halving_doubling_allreduce(c, opt);
-  if (algo == "rd") return recursive_doubling_allreduce(c, opt);
-  if (algo == "direct") return direct_schedule(c, opt);
-  return in_network_allreduce(c, std::string(algo), opt);
+  return a->build(c, opt);
 }
 
 }  // namespace collsim

@@ -1,6 +1,7 @@
 #include "sim/algo/ring.hpp"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <stdexcept>
 #include <vector>
@@ -151,7 +152,7 @@ void ring_chain(Schedule& s, const std::vector<std::vector<int>>& rings, const A
 
 Schedule ring_schedule(const Collective& c, const AlgorithmOptions& opt) {
   if (c.op == CollectiveOp::AllToAll) throw std::invalid_argument("ring does not implement alltoall");
-  Schedule s(c, "ring");
+  Schedule s(c, std::string(kRingAlgorithm.name));
   const std::vector<std::vector<int>> rings = channel_rings(c, opt);
   if (c.op == CollectiveOp::Broadcast || c.op == CollectiveOp::Reduce) {
     ring_chain(s, rings, opt);
@@ -160,5 +161,19 @@ Schedule ring_schedule(const Collective& c, const AlgorithmOptions& opt) {
   }
   return s;
 }
+
+namespace {
+constexpr std::array kRingOps{CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather,
+                              CollectiveOp::Broadcast, CollectiveOp::Reduce};
+}  // namespace
+
+const AlgorithmInfo kRingAlgorithm{
+    .name = "ring",
+    .description = "NCCL's ring over K channels, pipelined in slices; all-reduce = reduce-scatter + all-gather",
+    .ops = kRingOps,
+    .build = ring_schedule,
+    .phased = phased_ring_allreduce,
+    .nccl = NcclAlgorithm::Ring,
+};
 
 }  // namespace collsim

@@ -7,6 +7,7 @@
 #pragma once
 
 
+#include "sim/algo/algorithm_info.hpp"
 #include "sim/algo/algorithm_options.hpp"
 #include "sim/algo/schedule.hpp"
 
@@ -14,5 +15,7 @@ namespace collsim {
 
 // Any op but all-to-all. `opt.ring_order` (a permutation of 0..N-1) sets the ring.
 [[nodiscard]] Schedule ring_schedule(const Collective& c, const AlgorithmOptions& opt = {});
+
+extern const AlgorithmInfo kRingAlgorithm;
 
 }  // namespace collsim

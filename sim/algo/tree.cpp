@@ -44,7 +44,7 @@ std::vector<int> double_binary_tree_parents(int ranks, const AlgorithmOptions& o
 
 Schedule double_binary_tree_allreduce(const Collective& c, const AlgorithmOptions& opt) {
   if (c.op != CollectiveOp::AllReduce) throw std::invalid_argument("tree implements allreduce only");
-  Schedule s(c, "tree");
+  Schedule s(c, std::string(kTreeAlgorithm.name));
   // An even channel count, at least two, so both trees carry the same share. Channel ch
   // uses tree ch mod 2 with each host's chain in its channel order (NCCL's channel
   // graphs: the head is the GPU nearest the channel's NIC).
@@ -75,5 +75,13 @@ Schedule double_binary_tree_allreduce(const Collective& c, const AlgorithmOption
   }
   return s;
 }
+
+const AlgorithmInfo kTreeAlgorithm{
+    .name = "tree",
+    .description = "NCCL's double binary tree: a chain inside each host, two complementary trees across hosts",
+    .ops = kAllReduceOnly,
+    .build = double_binary_tree_allreduce,
+    .nccl = NcclAlgorithm::Tree,
+};
 
 }  // namespace collsim

@@ -5,12 +5,15 @@
 // reduce up and broadcast down concurrently.
 #pragma once
 
+#include "sim/algo/algorithm_info.hpp"
 #include "sim/algo/algorithm_options.hpp"
 #include "sim/algo/schedule.hpp"
 
 namespace collsim {
 
 [[nodiscard]] Schedule double_binary_tree_allreduce(const Collective& c, const AlgorithmOptions& opt = {});
+
+extern const AlgorithmInfo kTreeAlgorithm;
 
 // The rank-level parents of tree `which` (0 or 1) for the host grouping in `opt`.
 [[nodiscard]] std::vector<int> double_binary_tree_parents(int ranks, const AlgorithmOptions& opt, int which);

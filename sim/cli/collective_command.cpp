@@ -146,9 +146,12 @@ void add_collective_command(CLI::App& app) {
   cmd->add_option("--op", args->op, "Collective: allreduce, reducescatter, allgather, broadcast, reduce, alltoall")
       ->capture_default_str();
   cmd->add_option("--algo", args->algo,
-                  "Algorithm, a list (ring,tree) or ^list, or auto (NCCL's choice among ring, tree, nvls; the ring on CPU "
-                  "ranks): ring, tree, bintree, ps, ps_sharded, hier_ring, rhd, rd, direct, nvls, sharp")
+                  fmt::format("Algorithm, a list (ring,tree) or ^list, or auto (NCCL's choice among {}; the {} on CPU "
+                              "ranks): {}",
+                              fmt::join(automatic_algorithms(CollectiveOp::AllReduce), ", "), default_algorithm(),
+                              fmt::join(algorithm_names(), ", ")))
       ->capture_default_str();
+  cmd->footer(algorithm_help());
   cmd->add_option("--protocol", args->protocol,
                   "Protocol, a list or ^list, or auto (NCCL's choice of ll, ll128, simple; ideal on CPU ranks): ideal "
                   "(alpha-beta), ll, ll128, simple")

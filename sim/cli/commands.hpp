@@ -38,5 +38,7 @@ void add_trace_check_command(CLI::App& app);  // hidden: collsim check-trace FIL
 [[nodiscard]] Topology load_topology_option(const std::string& path, std::optional<int> ranks);
 // Parses --format; throws ConfigError naming the flag.
 [[nodiscard]] OutputFormat parse_format_option(const std::string& text);
+// The --help footer of a command that takes --algo: each algorithm and its description.
+[[nodiscard]] std::string algorithm_help();
 
 }  // namespace collsim::cli

@@ -17,7 +17,7 @@ namespace {
 
 struct ScheduleArgs {
   std::string op = "allreduce";
-  std::string algo = "ring";
+  std::string algo = std::string(default_algorithm());
   int ranks = 8;
   std::optional<int> hosts;
   int root = 0;
@@ -91,9 +91,9 @@ void add_schedule_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("schedule", "Build one algorithm's schedule: steps, transfers, bytes per rank");
   cmd->add_option("--op", args->op, "Collective: allreduce, reducescatter, allgather, broadcast, reduce, alltoall")
       ->capture_default_str();
-  cmd->add_option("--algo", args->algo,
-                  "Algorithm: ring, tree, bintree, ps, ps_sharded, hier_ring, rhd, rd, direct, nvls, sharp")
+  cmd->add_option("--algo", args->algo, fmt::format("Algorithm: {}", fmt::join(algorithm_names(), ", ")))
       ->capture_default_str();
+  cmd->footer(algorithm_help());
   cmd->add_option("--ranks", args->ranks, "Number of ranks")->capture_default_str();
   cmd->add_option("--hosts", args->hosts, "Hosts, as contiguous blocks of ranks (default: one rank per host)");
   cmd->add_option("--root", args->root, "Root rank of broadcast and reduce")->capture_default_str();

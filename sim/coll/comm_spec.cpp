@@ -37,7 +37,7 @@ bool nccl_ranks(const Topology& topo) {
 CommSpec resolve_comm_spec(CommSpec spec, const Topology& topo, bool nccl_backend) {
   if (nccl_backend && nccl_ranks(topo)) return spec;
   if (is_auto(spec.protocols)) spec.protocols = "ideal";
-  if (is_auto(spec.algorithms)) spec.algorithms = "ring";
+  if (is_auto(spec.algorithms)) spec.algorithms = default_algorithm();
   return spec;
 }
 

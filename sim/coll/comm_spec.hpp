@@ -29,7 +29,8 @@ struct CommSpec {
 [[nodiscard]] bool nccl_ranks(const Topology& topo);
 
 // `spec` with "auto" resolved for where it runs: unchanged on NCCL ranks with the NCCL
-// backend; otherwise an "auto" protocol becomes "ideal" and an "auto" algorithm "ring".
+// backend; otherwise an "auto" protocol becomes "ideal" and an "auto" algorithm the default
+// one (default_algorithm(), the ring).
 [[nodiscard]] CommSpec resolve_comm_spec(CommSpec spec, const Topology& topo, bool nccl_backend);
 
 // Checks both lists for `op` (unknown names, lists that leave no candidate); throws

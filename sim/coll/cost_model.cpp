@@ -90,7 +90,8 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     return cost;
   }
   const bool nccl_protocol = p != Protocol::Ideal;
-  const bool nccl_algo = algo == "ring" || algo == "tree";
+  const NcclAlgorithm counterpart = nccl_counterpart(algo);
+  const bool nccl_algo = counterpart == NcclAlgorithm::Ring || counterpart == NcclAlgorithm::Tree;
   // NCCL's channel graph decides ring and tree channels; a calibration's channels /
   // channel_bandwidth still replace its figures.
   const bool use_graph = graph != nullptr && nccl_protocol && nccl_algo;
@@ -220,8 +221,9 @@ constexpr std::array<std::array<double, 24>, 3> kTreeCorrection{{
 std::optional<Time> nccl_model_time(const TopologyFacts& facts, const Collective& c, std::string_view algo, Protocol p,
                                     const CollectiveCost& cost, const NcclGraph* graph) {
   if (p == Protocol::Ideal || cost.unusable || cost.nccl_busbw_gbps <= 0) return std::nullopt;
-  const bool ring = algo == "ring";
-  if (!ring && !(algo == "tree" && c.op == CollectiveOp::AllReduce)) return std::nullopt;
+  const NcclAlgorithm counterpart = nccl_counterpart(algo);
+  const bool ring = counterpart == NcclAlgorithm::Ring;
+  if (!ring && !(counterpart == NcclAlgorithm::Tree && c.op == CollectiveOp::AllReduce)) return std::nullopt;
   const int n = c.ranks;
   const int nodes = std::max(1, facts.hosts);
   const int ppn = std::max(1, n / nodes);

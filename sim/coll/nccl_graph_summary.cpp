@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "sim/coll/cost_model.hpp"
+#include "sim/coll/selection.hpp"
 #include "sim/coll/topology_facts.hpp"
 
 namespace collsim {
@@ -64,7 +65,8 @@ NcclGraphSummary summarize_nccl_graph(const Topology& topo) {
   const ProtocolModel model = nccl_default_model();
   s.model = model.source;
   s.tuned = Collective{CollectiveOp::AllReduce, s.ranks, 0, kNcclTuningSize};
-  for (const std::string algo : {"ring", "tree", "nvls"}) {
+  // NCCL's tuned algorithms, the candidates of auto: ring, tree, nvls.
+  for (const std::string& algo : automatic_algorithms(s.tuned.op)) {
     std::vector<NcclTuningRow> rows;
     for (Protocol p : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
       rows.push_back(tuning_row(facts, s.tuned, algo, p, model, *s.graph));
@@ -72,7 +74,7 @@ NcclGraphSummary summarize_nccl_graph(const Topology& topo) {
     // nvls is listed only where some protocol can run it (Simple: its reason is the
     // one that matters); ring and tree always.
     const bool none_usable = std::all_of(rows.begin(), rows.end(), [](const auto& r) { return r.unusable.has_value(); });
-    if (algo == "nvls" && none_usable) {
+    if (nccl_row(algo) == NcclRow::Nvls && none_usable) {
       s.omitted.push_back({algo, *rows.back().unusable});
       continue;
     }

@@ -118,7 +118,9 @@ CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, c
     const CollectiveCost& cost = candidates[i].cost;
     // Ring hops between hosts follow the channel's NIC; a tree's chains already start at
     // the GPU that owns it (channel_orders are set only with an NCCL protocol's graph).
-    if (!cost.options.channel_orders.empty() && algo == "ring") pin_channel_hops(graph, *nccl_graph(), cost.options);
+    if (!cost.options.channel_orders.empty() && nccl_counterpart(algo) == NcclAlgorithm::Ring) {
+      pin_channel_hops(graph, *nccl_graph(), cost.options);
+    }
     const CommTime comm = play_collective(graph, c, algo, cost, request.exact);
     graph.clear_pinned_routes();
     // A single rank communicates nothing: no launch either (NCCL: time 0).
@@ -147,7 +149,9 @@ CollectiveReplay replay_collective(LinkGraph& graph, const CollectivePrediction&
   const CollectiveCost cost = collective_cost(facts, c, algo, prediction.protocol, request.model, request.overrides,
                                               channel_graph ? &*channel_graph : nullptr);
   if (cost.unusable) throw std::invalid_argument(*cost.unusable);
-  if (!cost.options.channel_orders.empty() && algo == "ring") pin_channel_hops(graph, *channel_graph, cost.options);
+  if (!cost.options.channel_orders.empty() && nccl_counterpart(algo) == NcclAlgorithm::Ring) {
+    pin_channel_hops(graph, *channel_graph, cost.options);
+  }
   Schedule s = build_schedule(algo, c, cost.options);
   PlayOptions play;
   play.cost = cost.step;

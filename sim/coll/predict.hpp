@@ -16,7 +16,7 @@
 namespace collsim {
 
 struct CollectiveRequest {
-  std::vector<std::string> algorithms{"ring"};
+  std::vector<std::string> algorithms{std::string(default_algorithm())};
   std::vector<Protocol> protocols{Protocol::Ideal};
   ProtocolModel model = nccl_default_model();
   CostOverrides overrides;

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <string>
 
+#include "sim/algo/registry.hpp"
 #include "sim/core/name_table.hpp"
 #include "sim/topo/gpu_catalogue.hpp"
 
@@ -39,14 +40,19 @@ std::optional<GpuArch> gpu_arch_from_model(std::string_view model) {
 }
 
 bool nccl_algorithm(std::string_view algorithm) {
-  // direct: NCCL runs all-to-all as point-to-point sends over its protocols.
-  return algorithm == "ring" || algorithm == "tree" || algorithm == "nvls" || algorithm == "sharp" || algorithm == "direct";
+  // PointToPoint: NCCL runs all-to-all as point-to-point sends over its protocols.
+  return nccl_counterpart(algorithm) != NcclAlgorithm::None;
 }
 
 NcclRow nccl_row(std::string_view algorithm) {
-  if (algorithm == "tree") return NcclRow::Tree;
-  if (algorithm == "nvls") return NcclRow::Nvls;
-  if (algorithm == "sharp") return NcclRow::CollNet;
+  switch (nccl_counterpart(algorithm)) {
+    case NcclAlgorithm::Tree: return NcclRow::Tree;
+    case NcclAlgorithm::Nvls: return NcclRow::Nvls;
+    case NcclAlgorithm::CollNet: return NcclRow::CollNet;
+    case NcclAlgorithm::None:
+    case NcclAlgorithm::Ring:
+    case NcclAlgorithm::PointToPoint: return NcclRow::Ring;
+  }
   return NcclRow::Ring;
 }
 

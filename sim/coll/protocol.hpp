@@ -31,14 +31,15 @@ inline constexpr auto kEnumNames<GpuArch> = names_in_order<GpuArch>({"volta", "a
 // compute capability; nullopt when the catalogue does not know the model.
 [[nodiscard]] std::optional<GpuArch> gpu_arch_from_model(std::string_view model);
 
-// Which row of NCCL's latency/bandwidth tables prices an algorithm. NCCL's own
-// algorithms map to their rows; the others (ps, rhd, rd, direct, bintree, hier_ring) are
+// Which row of NCCL's latency/bandwidth tables prices an algorithm: its AlgorithmInfo's
+// NCCL counterpart (sim/algo/algorithm_info.hpp) maps to its row; the others (NCCL's
+// point-to-point sends, collsim's what-ifs such as ps, rhd, rd, bintree, hier_ring) are
 // point-to-point step algorithms and are priced like Ring.
 enum class NcclRow : std::uint8_t { Tree = 0, Ring = 1, CollNet = 2, Nvls = 3 };
 template <>
 inline constexpr auto kEnumNames<NcclRow> = names_in_order<NcclRow>({"tree", "ring", "collnet", "nvls"});
-// Whether NCCL runs this algorithm (ring, tree, nvls, sharp = CollNet, direct = its
-// point-to-point all-to-all): NCCL's protocols
+// Whether NCCL runs this algorithm (its AlgorithmInfo names an NCCL counterpart: ring,
+// tree, nvls, sharp = CollNet, direct = its point-to-point all-to-all): NCCL's protocols
 // apply to it. collsim's other algorithms (ps, bintree, hier_ring, ...) are what-ifs.
 [[nodiscard]] bool nccl_algorithm(std::string_view algorithm);
 [[nodiscard]] NcclRow nccl_row(std::string_view algorithm);

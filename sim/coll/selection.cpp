@@ -57,13 +57,21 @@ std::vector<std::string> resolve(std::string_view text, const std::vector<std::s
 
 }  // namespace
 
-std::vector<std::string> parse_algorithm_list(std::string_view text, CollectiveOp op) {
+std::vector<std::string> automatic_algorithms(CollectiveOp op) {
   std::vector<std::string> automatic;
-  for (const char* a : {"ring", "tree", "nvls"}) {
-    if (supports(a, op)) automatic.emplace_back(a);
+  for (const AlgorithmInfo* a : algorithms()) {
+    const bool tuned = a->nccl == NcclAlgorithm::Ring || a->nccl == NcclAlgorithm::Tree || a->nccl == NcclAlgorithm::Nvls;
+    if (tuned && a->implements(op)) automatic.emplace_back(a->name);
   }
-  if (automatic.empty()) automatic.emplace_back("direct");
-  return resolve(text, automatic, algorithm_names());
+  if (!automatic.empty()) return automatic;
+  for (const AlgorithmInfo* a : algorithms()) {
+    if (a->nccl == NcclAlgorithm::PointToPoint) automatic.emplace_back(a->name);
+  }
+  return automatic;
+}
+
+std::vector<std::string> parse_algorithm_list(std::string_view text, CollectiveOp op) {
+  return resolve(text, automatic_algorithms(op), algorithm_names());
 }
 
 std::vector<Protocol> parse_protocol_list(std::string_view text) {

@@ -13,6 +13,11 @@
 
 namespace collsim {
 
+// What "auto" means for `op`: the algorithms whose NCCL counterpart (AlgorithmInfo::nccl)
+// is NCCL's ring, tree or NVLS and that implement `op`, in the registry's order (sharp,
+// NCCL's CollNet, needs a network plugin and runs only when asked for); when none does
+// (all-to-all), the ones NCCL runs as point-to-point sends.
+[[nodiscard]] std::vector<std::string> automatic_algorithms(CollectiveOp op);
 // Throws std::invalid_argument naming the first unknown entry.
 [[nodiscard]] std::vector<std::string> parse_algorithm_list(std::string_view text, CollectiveOp op);
 [[nodiscard]] std::vector<Protocol> parse_protocol_list(std::string_view text);

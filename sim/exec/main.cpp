@@ -47,7 +47,7 @@ struct Args {
   std::string master = "127.0.0.1:29600";
   std::string bind;
   std::string op = "allreduce";
-  std::string algos = "ring";
+  std::string algos = std::string(collsim::default_algorithm());
   std::string sizes = "1MiB";
   double factor = 2.0;
   int warmup = 1;

@@ -101,7 +101,7 @@ PlanCandidate parse_candidate(const nlohmann::json& j, const std::string& source
     f.fail("topology", brief(topo), "a topology file path or an inline topology object (e.g. {\"generator\": {...}})");
   }
   c.world_sizes = parse_world_sizes(f);
-  c.algorithm = f.optional_string("algorithm").value_or("ring");
+  c.algorithm = f.optional_string("algorithm").value_or(std::string(default_algorithm()));
   c.protocol = f.optional_string("protocol").value_or("ideal");
   try {
     (void)parse_protocol_list(c.protocol);

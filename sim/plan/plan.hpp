@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/algo/registry.hpp"
 #include "sim/topo/topology.hpp"
 #include "sim/train/sharding.hpp"
 
@@ -42,7 +43,7 @@ struct PlanCandidate {
   // NCCL_ALGO / NCCL_PROTO-style lists (sim/coll/selection.hpp). Plans still default to the
   // ring under the ideal protocol: NCCL's choice at 1,000+ ranks replays every transfer of
   // multi-channel rings (the engine's fast path does not cover them yet), minutes per plan.
-  std::string algorithm = "ring";
+  std::string algorithm = std::string(default_algorithm());
   std::string protocol = "ideal";
   std::string gpu_model;      // of rank 0 (device catalogue name)
   GpuPrice price;
