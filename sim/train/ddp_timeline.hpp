@@ -58,9 +58,18 @@ struct DdpResult {
   double overlap_percent = 0;  // share of comm_busy hidden behind compute
 };
 
-// Throws ConfigError (source "--hook") when PowerSGD needs parameter shapes that the
-// workload lacks.
+// The buckets the step reduces: the construction buckets in iteration 0, else the rebuilt
+// ones (they depend on the workload's parameters and o.buckets, not on the cluster).
+[[nodiscard]] BucketPlan ddp_bucket_plan(const Workload& w, const DdpOptions& o);
+
+// Throws ConfigError naming the DdpOptions field (empty source, field "hook") when
+// PowerSGD needs parameter shapes that the workload lacks, and ("accumulate") for a
+// micro-step count below 1.
 [[nodiscard]] DdpResult simulate_ddp(const Workload& w, const ComputeModel& cm, const CollectiveCostFn& cost,
                                      const DdpOptions& o);
+// The same with the bucket plan already built (ddp_bucket_plan(w, o)): a sweep builds it
+// once per bucket size and plays it at every world size.
+[[nodiscard]] DdpResult simulate_ddp(const Workload& w, const ComputeModel& cm, const CollectiveCostFn& cost,
+                                     const DdpOptions& o, const BucketPlan& plan);
 
 }  // namespace collsim
