@@ -6,7 +6,6 @@
 // A rank starts step k+1 of a slice once it has sent and received step k of it.
 #pragma once
 
-
 #include "sim/algo/algorithm_info.hpp"
 #include "sim/algo/algorithm_options.hpp"
 #include "sim/algo/schedule.hpp"

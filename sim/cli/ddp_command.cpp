@@ -102,7 +102,7 @@ void add_ddp_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("ddp", "Predict one PyTorch DDP training step: buckets, overlap, exposed communication");
   cmd->add_option("--topology", args->topology, "Topology JSON file, or a shipped topology's name like dgx-h100 (default: built-in 8 x H100 NVSwitch node)");
   cmd->add_option("--ranks", args->ranks, "Use only the first N ranks of the topology");
-  cmd->add_option("--bucket-mb", args->bucket_mb, "DDP bucket_cap_mb (MiB)")->capture_default_str();
+  cmd->add_option("--bucket-mb", args->bucket_mb, "DDP bucket_cap_mb (MiB)")->check(bucket_mb_check())->capture_default_str();
   add_ddp_options(cmd, args->ddp);
   add_sharding_options(cmd, args->sharding);
   cmd->add_option("--calibration", args->calibration,

@@ -44,8 +44,17 @@ void check_algorithm(const std::string& algo);
 // checked for all-reduce; ConfigError names the flag. "auto" is resolved later, per
 // topology and backend (resolve_comm_spec).
 [[nodiscard]] CommSpec comm_spec_option(const DdpArgs& a, const std::optional<ProtocolModel>& model = std::nullopt);
-// --bucket-mb value to bytes; ConfigError unless > 0.
+// A bucket_cap_mb value (MiB, may be fractional) to bytes as PyTorch does
+// (bucket_cap_from_mb: int(mb * 1024 * 1024)), checked as bytes: at least 1 B, at most
+// kMaxBucketMb MiB; nullopt outside. bucket_cap_option throws ConfigError naming `flag`.
+inline constexpr double kMaxBucketMb = 1e7;
+inline constexpr std::string_view kExpectedBucketMb = "a size in MiB > 0 (e.g. 25)";
+[[nodiscard]] std::optional<Bytes> bucket_cap_bytes(double mb);
 [[nodiscard]] Bytes bucket_cap_option(const std::string& flag, double mb);
+// The same check while the command line is parsed (a --bucket-mb style option).
+[[nodiscard]] CLI::Validator bucket_mb_check();
+// --accumulate's upper bound: each micro-step is simulated task by task.
+inline constexpr int kMaxAccumulate = 1000;
 // The workload named by --workload (a file or a shipped name).
 [[nodiscard]] Workload load_workload_option(const std::string& name);
 // --device, or the GPU model of the topology's first rank.

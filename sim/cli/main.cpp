@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "sim/cli/commands.hpp"
+#include "sim/cli/option_fields.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/version.hpp"
@@ -71,7 +72,8 @@ int main(int argc, char** argv) {
     std::cerr << "collsim: " << e.what() << "\n";
     return 1;
   } catch (const collsim::ConfigError& e) {
-    std::cerr << "collsim: error: " << e.what() << "\n";
+    // The library names an options field; the user typed a flag.
+    std::cerr << "collsim: error: " << collsim::cli::with_flag(e).what() << "\n";
     return 2;
   } catch (const collsim::LimitError& e) {
     std::cerr << "collsim: error: " << e.what() << "\n";

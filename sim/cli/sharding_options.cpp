@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "sim/algo/registry.hpp"
+#include "sim/cli/validators.hpp"
 #include "sim/coll/group_collective_cost.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
@@ -20,25 +21,33 @@ namespace collsim::cli {
 void add_sharding_options(CLI::App* cmd, ShardingArgs& a) {
   cmd->add_option("--sharding", a.sharding,
                   "ddp, zero1, zero2, zero3, fsdp_full_shard, fsdp_shard_grad_op or fsdp_hybrid_shard")
+      ->check(CLI::IsMember(enum_names<Sharding>()))
       ->capture_default_str();
   cmd->add_option("--backward-prefetch", a.backward_prefetch, "FSDP backward prefetch: pre, post or none")
+      ->check(CLI::IsMember(enum_names<BackwardPrefetch>()))
       ->capture_default_str();
   cmd->add_flag("--forward-prefetch", a.forward_prefetch, "FSDP forward_prefetch=True");
   cmd->add_option("--all-gather-limit", a.all_gather_limit, "FSDP all-gathers in flight (limit_all_gathers; 0: no limit)")
+      ->check(CLI::Range(0, 1000))
       ->capture_default_str();
   cmd->add_option("--ranks-per-node", a.ranks_per_node, "HYBRID_SHARD shard group size (default: the topology's)");
-  cmd->add_option("--reduce-bucket-mb", a.reduce_bucket_mb, "ZeRO-1/2 reduce bucket, MiB (default: DeepSpeed's 5e8 elements)");
+  cmd->add_option("--reduce-bucket-mb", a.reduce_bucket_mb, "ZeRO-1/2 reduce bucket, MiB (default: DeepSpeed's 5e8 elements)")
+      ->check(bucket_mb_check());
   cmd->add_option("--min-unit-params", a.min_unit_params,
-                  "FSDP units by size (size_based_auto_wrap_policy) instead of transformer blocks");
-  cmd->add_option("--precision", a.precision, "Model-state bytes: adam-mixed (2+2+12), adam-fp32 (4+4+8), sgd-fp32 (4+4+4)")
+                  "FSDP units by size (size_based_auto_wrap_policy) instead of transformer blocks")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 50));
+  cmd->add_option("--precision", a.precision,
+                  "Model-state bytes: adam_mixed (2+2+12), adam_fp32 (4+4+8), sgd_momentum_fp32 (4+4+4); "
+                  "adam-mixed, adam-fp32 and sgd-fp32 are the same")
+      ->check(vocabulary([](std::string_view s) { return precision_preset_from(s).has_value(); },
+                         fmt::format("one of: {}", fmt::join(enum_names<PrecisionPreset>(), ", "))))
       ->capture_default_str();
 }
 
 ShardingOptions make_sharding_options(const ShardingArgs& a, const DdpArgs& ddp, int default_ranks_per_node) {
   ShardingOptions o;
-  const auto s = sharding_from(a.sharding);
-  if (!s) throw ConfigError("--sharding", "", fmt::format("\"{}\"", a.sharding), fmt::format("one of: {}", fmt::join(sharding_names(), ", ")));
-  o.strategy = *s;
+  // The names were checked while parsing (the options' validators).
+  o.strategy = enum_from<Sharding>(a.sharding).value_or(Sharding::Ddp);
   const DdpArgs plain;
   const std::vector<std::pair<const char*, bool>> ddp_only{
       {"--hook", ddp.hook != plain.hook},
@@ -52,41 +61,16 @@ ShardingOptions make_sharding_options(const ShardingArgs& a, const DdpArgs& ddp,
   for (const auto& [flag, set] : ddp_only) {
     if (set) throw ConfigError(flag, "", a.sharding, "--sharding ddp (this flag is a DDP setting)");
   }
-  if (a.backward_prefetch == "pre") {
-    o.backward_prefetch = BackwardPrefetch::Pre;
-  } else if (a.backward_prefetch == "post") {
-    o.backward_prefetch = BackwardPrefetch::Post;
-  } else if (a.backward_prefetch == "none") {
-    o.backward_prefetch = BackwardPrefetch::None;
-  } else {
-    throw ConfigError("--backward-prefetch", "", fmt::format("\"{}\"", a.backward_prefetch), "pre, post or none");
-  }
+  o.backward_prefetch = enum_from<BackwardPrefetch>(a.backward_prefetch).value_or(BackwardPrefetch::Pre);
   o.forward_prefetch = a.forward_prefetch;
-  if (a.all_gather_limit < 0 || a.all_gather_limit > 1000) {
-    throw ConfigError("--all-gather-limit", "", std::to_string(a.all_gather_limit), "a count from 0 (no limit) to 1000");
-  }
   o.all_gather_limit = a.all_gather_limit;
   o.ranks_per_node = a.ranks_per_node.value_or(default_ranks_per_node);
-  if (a.reduce_bucket_mb) {
-    o.reduce_bucket_bytes = bucket_cap_option("--reduce-bucket-mb", *a.reduce_bucket_mb).count;
-  }
+  if (a.reduce_bucket_mb) o.reduce_bucket_bytes = bucket_cap_option("--reduce-bucket-mb", *a.reduce_bucket_mb);
   if (a.min_unit_params) {
-    if (*a.min_unit_params < 1) throw ConfigError("--min-unit-params", "", std::to_string(*a.min_unit_params), "a parameter count >= 1");
     o.unit_policy = UnitPolicy::MinParams;
     o.min_unit_params = *a.min_unit_params;
   }
-  if (a.precision == "adam-mixed") {
-    o.precision = adam_mixed_precision();
-  } else if (a.precision == "adam-fp32") {
-    o.precision = adam_fp32();
-  } else if (a.precision == "sgd-fp32") {
-    o.precision = sgd_momentum_fp32();
-  } else {
-    throw ConfigError("--precision", "", fmt::format("\"{}\"", a.precision), "adam-mixed, adam-fp32 or sgd-fp32");
-  }
-  if (ddp.accumulate < 1 || ddp.accumulate > 1000) {
-    throw ConfigError("--accumulate", "", std::to_string(ddp.accumulate), "a micro-step count from 1 to 1000");
-  }
+  o.precision = state_precision(precision_preset_from(a.precision).value_or(PrecisionPreset::AdamMixed));
   o.accumulate = ddp.accumulate;
   return o;
 }
@@ -103,7 +87,7 @@ void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo
   }
   // HYBRID_SHARD: the topology's hosts give the node size unless --ranks-per-node says
   // otherwise; the other strategies use only the whole job's group.
-  const bool hybrid = a.sharding == "fsdp_hybrid_shard";
+  const bool hybrid = enum_from<Sharding>(a.sharding) == Sharding::FsdpHybridShard;
   if (!hybrid && a.ranks_per_node) {
     throw ConfigError("--ranks-per-node", "", std::to_string(*a.ranks_per_node), "--sharding fsdp_hybrid_shard");
   }

@@ -21,7 +21,7 @@ struct ShardingArgs {
   std::optional<int> ranks_per_node;
   std::optional<double> reduce_bucket_mb;
   std::optional<std::int64_t> min_unit_params;
-  std::string precision = "adam-mixed";
+  std::string precision = "adam_mixed";
 };
 
 void add_sharding_options(CLI::App* cmd, ShardingArgs& a);

@@ -2,10 +2,8 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cmath>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -24,8 +22,8 @@ namespace {
 struct SweepArgs {
   DdpArgs ddp;
   std::string topology;
-  std::string bucket_mb = "1,2,5,10,25,50,100,200";
-  std::string ranks;
+  std::vector<double> bucket_mb{1, 2, 5, 10, 25, 50, 100, 200};
+  std::vector<int> ranks;
   int gpus_per_host = 8;
   std::string gpu = "H100";
   std::string nic = "400Gbps";
@@ -33,53 +31,24 @@ struct SweepArgs {
   std::string format = "table";
 };
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) out.push_back(item);
-  return out;
-}
+// The generated cluster's largest world size (each size is a cluster built and played).
+constexpr int kMaxSweepRanks = 1 << 20;
 
-std::vector<double> parse_mb_list(const std::string& text) {
-  std::vector<double> out;
-  for (const auto& item : split(text)) {
-    std::size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
+// The world sizes of a topology file: at most its ranks (the list's range was checked
+// while parsing).
+std::vector<int> ranks_within(const std::vector<int>& ranks, int max_ranks) {
+  for (int n : ranks) {
+    if (n > max_ranks) {
+      throw ConfigError("--ranks", "", std::to_string(n), fmt::format("a world size from 1 to {} (the topology's ranks)", max_ranks));
     }
-    if (used != item.size() || item.empty()) {
-      throw ConfigError("--bucket-mb", "", fmt::format("\"{}\"", text), "a comma-separated list of sizes in MiB (e.g. 1,5,25)");
-    }
-    (void)bucket_cap_option("--bucket-mb", v);
-    out.push_back(v);
   }
-  if (out.empty()) throw ConfigError("--bucket-mb", "", "\"\"", "at least one bucket size");
-  return out;
-}
-
-std::vector<int> parse_ranks_list(const std::string& text, int max_ranks) {
-  std::vector<int> out;
-  for (const auto& item : split(text)) {
-    if (item.empty() || item.size() > 7 || item.find_first_not_of("0123456789") != std::string::npos) {
-      throw ConfigError("--ranks", "", fmt::format("\"{}\"", text), "a comma-separated list of world sizes (e.g. 8,16,32)");
-    }
-    const int n = std::stoi(item);
-    if (n < 1 || (max_ranks > 0 && n > max_ranks)) {
-      throw ConfigError("--ranks", "", item, max_ranks > 0 ? fmt::format("a world size from 1 to {} (the topology's ranks)", max_ranks)
-                                                           : std::string("a world size >= 1"));
-    }
-    out.push_back(n);
-  }
-  if (out.empty()) throw ConfigError("--ranks", "", "\"\"", "at least one world size");
-  return out;
+  return ranks;
 }
 
 void run_sweep_command(const SweepArgs& a) {
-  const SweepSpec base{{}, parse_mb_list(a.bucket_mb), make_ddp_options(a.ddp), comm_spec_option(a.ddp), a.exact};
+  std::vector<Bytes> caps;  // each value was checked while parsing (bucket_mb_check)
+  for (double mb : a.bucket_mb) caps.push_back(bucket_cap_option("--bucket-mb", mb));
+  const SweepSpec base{{}, caps, make_ddp_options(a.ddp), comm_spec_option(a.ddp), a.exact};
   const OutputFormat format = parse_format_option(a.format);
   const Workload w = load_workload_option(a.ddp.workload);
   SweepSpec spec = base;
@@ -88,7 +57,7 @@ void run_sweep_command(const SweepArgs& a) {
   Topology probe;
   if (!a.topology.empty()) {
     const Topology file = load_topology_option(a.topology, std::nullopt);
-    spec.ranks = a.ranks.empty() ? std::vector<int>{file.rank_count()} : parse_ranks_list(a.ranks, file.rank_count());
+    spec.ranks = a.ranks.empty() ? std::vector<int>{file.rank_count()} : ranks_within(a.ranks, file.rank_count());
     topology = [file](int n) {
       Topology t = file;
       t.ranks.resize(static_cast<std::size_t>(n));
@@ -97,9 +66,6 @@ void run_sweep_command(const SweepArgs& a) {
     topology_name = file.name;
     probe = file;
   } else {
-    if (a.gpus_per_host < 1 || a.gpus_per_host > 1024) {
-      throw ConfigError("--gpus-per-host", "", std::to_string(a.gpus_per_host), "a GPU count from 1 to 1024");
-    }
     // Checked here so the error names the flag, not the generated cluster it would build.
     const GpuSpec* gpu = find_gpu(a.gpu);
     if (gpu == nullptr) {
@@ -113,7 +79,7 @@ void run_sweep_command(const SweepArgs& a) {
     } catch (const UnitError& e) {
       throw ConfigError("--nic", "", e.value(), e.expected());
     }
-    spec.ranks = parse_ranks_list(a.ranks.empty() ? "8,16,32,64,128,256,512,1024" : a.ranks, 1 << 20);
+    spec.ranks = a.ranks.empty() ? std::vector<int>{8, 16, 32, 64, 128, 256, 512, 1024} : a.ranks;
     topology = [cs](int n) {
       SweepClusterSpec s = cs;
       s.hosts = (n + s.gpus_per_host - 1) / s.gpus_per_host;
@@ -167,9 +133,16 @@ void add_sweep_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("sweep", "DDP step time over bucket sizes and world sizes; best bucket_cap_mb per size");
   cmd->add_option("--topology", args->topology,
                   "Topology JSON file (or a shipped topology's name) whose first N ranks form each world size (default: a generated cluster)");
-  cmd->add_option("--bucket-mb", args->bucket_mb, "Comma-separated bucket_cap_mb values (MiB)")->capture_default_str();
-  cmd->add_option("--ranks", args->ranks, "Comma-separated world sizes (default: 8..1024, or the topology's ranks)");
-  cmd->add_option("--gpus-per-host", args->gpus_per_host, "Generated cluster: GPUs per host")->capture_default_str();
+  cmd->add_option("--bucket-mb", args->bucket_mb, "Comma-separated bucket_cap_mb values (MiB)")
+      ->delimiter(',')
+      ->check(bucket_mb_check())
+      ->default_str("1,2,5,10,25,50,100,200");
+  cmd->add_option("--ranks", args->ranks, "Comma-separated world sizes (default: 8..1024, or the topology's ranks)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, kMaxSweepRanks));
+  cmd->add_option("--gpus-per-host", args->gpus_per_host, "Generated cluster: GPUs per host")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
   cmd->add_option("--gpu", args->gpu, "Generated cluster: GPU model")->capture_default_str();
   cmd->add_option("--nic", args->nic, "Generated cluster: NIC bandwidth per GPU")->capture_default_str();
   cmd->add_flag("--exact", args->exact, "Play every distinct bucket size (no affine fit)");

@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "sim/cli/commands.hpp"
+#include "sim/cli/validators.hpp"
 #include "sim/core/error.hpp"
 #include "sim/measure/bucket_choice.hpp"
 #include "sim/measure/calibration.hpp"
@@ -19,14 +20,9 @@
 namespace collsim::cli {
 
 double parse_percent_option(const std::string& flag, const std::string& text) {
-  std::string t = text;
-  if (!t.empty() && t.back() == '%') t.pop_back();
-  char* end = nullptr;
-  const double v = t.empty() ? -1 : std::strtod(t.c_str(), &end);
-  if (t.empty() || end != t.c_str() + t.size() || !(v >= 0) || v > 1000) {
-    throw ConfigError(flag, "", fmt::format("\"{}\"", text), "a percentage like 10% or 0.5%");
-  }
-  return v / 100.0;
+  const auto f = percent_fraction(text);
+  if (!f) throw ConfigError(flag, "", fmt::format("\"{}\"", text), "a percentage like 10% or 0.5%");
+  return *f;
 }
 
 namespace {
@@ -37,9 +33,9 @@ struct ValidateArgs {
   std::string workload;
   std::string algo = "auto";
   std::string protocol = "auto";
-  std::string tolerance = "10%";
-  std::string median_tolerance;
-  std::string bucket_tolerance = "3%";
+  double tolerance = 0.10;                 // fractions: the options' percent() validator converts
+  std::optional<double> median_tolerance;
+  double bucket_tolerance = 0.03;
   std::string calibration;
   std::string calibrate;
   std::string format = "table";
@@ -66,7 +62,7 @@ void run_calibrate(const ValidateArgs& a, const MeasurementSet& all, CasePredict
     c.ddp = fit_ddp_calibration(all.ddp, predictor, ddp, a.workload);
   }
   c.fitted_from = a.measured;
-  write_calibration_file(a.calibrate, c);
+  write_calibration_file(a.calibrate, c, "--calibrate");
   if (!all.collectives.empty()) {
     std::cout << fmt::format("calibrated from {} collective measurements -> {}\n", c.cases, a.calibrate);
     for (const auto& [kind, lc] : c.links) {
@@ -86,9 +82,9 @@ void run_calibrate(const ValidateArgs& a, const MeasurementSet& all, CasePredict
 void run_validate(const ValidateArgs& a) {
   const OutputFormat format = parse_format_option(a.format);
   ValidationReport report;
-  report.tolerance = parse_percent_option("--tolerance", a.tolerance);
-  if (!a.median_tolerance.empty()) report.median_tolerance = parse_percent_option("--median-tolerance", a.median_tolerance);
-  report.bucket_tolerance = parse_percent_option("--bucket-tolerance", a.bucket_tolerance);
+  report.tolerance = a.tolerance;
+  report.median_tolerance = a.median_tolerance;
+  report.bucket_tolerance = a.bucket_tolerance;
   if (!a.calibration.empty() && !a.calibrate.empty()) {
     throw ConfigError("--calibration", "", a.calibration, "either --calibration (apply) or --calibrate (fit), not both");
   }
@@ -170,11 +166,15 @@ void add_validate_command(CLI::App& app) {
                   "Protocol for records that do not name an algorithm (nccl-tests logs): ideal, ll, ll128, simple, a list "
                   "or auto; records that name one (collsim-exec) run it with ideal")
       ->capture_default_str();
-  cmd->add_option("--tolerance", args->tolerance, "Largest |error| allowed per row; exit 1 beyond it")->capture_default_str();
-  cmd->add_option("--median-tolerance", args->median_tolerance, "Largest median |error| allowed; exit 1 beyond it");
+  cmd->add_option("--tolerance", args->tolerance, "Largest |error| allowed per row; exit 1 beyond it")
+      ->transform(percent())
+      ->default_str("10%");
+  cmd->add_option("--median-tolerance", args->median_tolerance, "Largest median |error| allowed; exit 1 beyond it")
+      ->transform(percent());
   cmd->add_option("--bucket-tolerance", args->bucket_tolerance,
                   "DDP: the predicted best bucket_cap_mb may be this much slower (measured) than the best; exit 1 beyond")
-      ->capture_default_str();
+      ->transform(percent())
+      ->default_str("3%");
   cmd->add_option("--calibration", args->calibration, "Apply a calibration file before predicting");
   cmd->add_option("--calibrate", args->calibrate, "Fit a calibration from these measurements and write it to FILE");
   cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();

@@ -79,13 +79,13 @@ GroupCollectiveCost::GroupCollectiveCost(LinkGraph& graph, CommSpec spec, int ra
     : graph_(graph), spec_(std::move(spec)), ranks_per_node_(ranks_per_node) {
   const int n = graph.topology().rank_count();
   if (ranks_per_node < 1 || n % ranks_per_node != 0) {
-    throw ConfigError("--ranks-per-node", "", std::to_string(ranks_per_node),
+    throw ConfigError("", "ranks_per_node", std::to_string(ranks_per_node),
                       fmt::format("a divisor of the job's {} ranks", n));
   }
   try {
     (void)spec_.request(CollectiveOp::AllReduce);
   } catch (const std::invalid_argument& e) {
-    throw ConfigError("--algorithm", "", spec_.algorithms, fmt::format("one of {}, a list or auto ({})",
+    throw ConfigError("", "algorithms", spec_.algorithms, fmt::format("one of {}, a list or auto ({})",
                                                                        fmt::join(algorithm_names(), ", "), e.what()));
   }
 }
@@ -123,7 +123,7 @@ Time GroupCollectiveCost::time(CollectiveOp op, Bytes bytes, CommGroup group) {
   Time t{};
   if (bytes.count > 0 && g.front().size() > 1) {
     if (spec_.request(op).algorithms.empty()) {
-      throw ConfigError("--algorithm", "", spec_.algorithms,
+      throw ConfigError("", "algorithms", spec_.algorithms,
                         fmt::format("an algorithm that implements {} (needed by the {} group)", to_string(op), to_string(group)));
     }
     t = play_groups(op, bytes, g);
@@ -165,7 +165,7 @@ Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::v
     play.cost = cost.step;
     return play_schedule(merged, graph_, play).duration + cost.base_latency;
   } catch (const std::invalid_argument& e) {
-    throw ConfigError("--algorithm", "", spec_.algorithms,
+    throw ConfigError("", "algorithms", spec_.algorithms,
                       fmt::format("an algorithm that runs {} on {} ranks ({})", to_string(op), m, e.what()));
   }
 }

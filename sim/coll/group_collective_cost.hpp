@@ -21,8 +21,8 @@ class GroupCollectiveCost {
  public:
   // `graph` must outlive the cache; its topology's ranks are the job's ranks, node by
   // node: ranks [k L, (k+1) L) are node k's (L = ranks_per_node, as torch's HYBRID_SHARD
-  // groups them). Throws ConfigError (source "--ranks-per-node") unless L >= 1 divides
-  // the rank count, and (source "--algorithm") for an unknown algorithm.
+  // groups them). Throws ConfigError (empty source, field "ranks_per_node") unless L >= 1
+  // divides the rank count, and (field "algorithms", the CommSpec's) for an unknown algorithm.
   GroupCollectiveCost(LinkGraph& graph, std::string algorithm, int ranks_per_node, Protocol protocol = Protocol::Ideal);
   // NCCL's choice (or the spec's lists): the whole job's group is predicted as one
   // collective; concurrent groups run the (algorithm, protocol) one group alone would
@@ -30,7 +30,7 @@ class GroupCollectiveCost {
   GroupCollectiveCost(LinkGraph& graph, CommSpec spec, int ranks_per_node);
 
   // Time until the last of the concurrent groups finishes; 0 for one-rank groups or 0 B.
-  // Throws ConfigError (source "--algorithm") when the algorithm cannot run the operation.
+  // Throws ConfigError (field "algorithms") when the algorithm cannot run the operation.
   [[nodiscard]] Time time(CollectiveOp op, Bytes bytes, CommGroup group);
   // A GroupCostFn calling time(); the cache must outlive it.
   [[nodiscard]] GroupCostFn function();

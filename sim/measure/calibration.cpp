@@ -97,7 +97,7 @@ Calibration parse_calibration(const nlohmann::json& doc, const std::string& path
 
 Calibration load_calibration_file(const std::string& path) { return parse_calibration(read_json_file(path), path); }
 
-void write_calibration_file(const std::string& path, const Calibration& c) {
+void write_calibration_file(const std::string& path, const Calibration& c, const std::string& option) {
   nlohmann::ordered_json doc;
   doc[kVersionKey] = version_string();
   doc["kind"] = "collsim-calibration";
@@ -117,7 +117,7 @@ void write_calibration_file(const std::string& path, const Calibration& c) {
   }
   doc["fitted_from"] = c.fitted_from;
   if (!links.empty()) write_fit_record(doc, c);
-  write_file_atomically(path, doc.dump(2) + "\n", "--calibrate");
+  write_file_atomically(path, doc.dump(2) + "\n", option);
 }
 
 }  // namespace collsim

@@ -55,6 +55,7 @@ void apply_calibration(Topology& t, const Calibration& c);
 [[nodiscard]] Calibration load_calibration_file(const std::string& path);
 // The same for a parsed document; `source` names it in errors.
 [[nodiscard]] Calibration parse_calibration(const nlohmann::json& doc, const std::string& source);
-void write_calibration_file(const std::string& path, const Calibration& c);
+// `option` names what gave the path in a write error (a flag such as "--calibrate").
+void write_calibration_file(const std::string& path, const Calibration& c, const std::string& option = "calibration file");
 
 }  // namespace collsim

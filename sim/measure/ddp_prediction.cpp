@@ -5,6 +5,7 @@
 #include "sim/coll/collective_cost.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topo/link_graph.hpp"
+#include "sim/train/ddp_names.hpp"
 #include "sim/train/ddp_timeline.hpp"
 #include "sim/train/device_catalogue.hpp"
 #include "sim/train/workload_path.hpp"
@@ -80,7 +81,7 @@ DdpPredictionResult predict_ddp_measurement(const DdpMeasurement& m, const Topol
   ComputeModel cm = make_compute_model(w, *device);
   DdpOptions o;
   o.buckets.bucket_cap = bucket_cap_from_mb(m.bucket_cap_mb);
-  o.backend = m.backend == "nccl" ? DdpBackend::Nccl : DdpBackend::Gloo;
+  o.backend = enum_from<DdpBackend>(m.backend).value_or(DdpBackend::Gloo);  // the record's, checked when read
   o.first_iteration = false;  // timed iterations follow the warm-up: rebuilt buckets
   o.compute_slowdown = comm_slowdown;
   LinkGraph graph(topology);

@@ -9,6 +9,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/json_fields.hpp"
 #include "sim/measure/nccl_tests_log.hpp"
+#include "sim/train/ddp_names.hpp"
 
 namespace collsim {
 
@@ -54,7 +55,7 @@ void read_ddp(JsonFields& f, const nlohmann::json& record, const std::string& di
   m.stddev_us = f.optional_number("stddev_us", 0, 1e12).value_or(0);
   m.label = f.optional_string("label").value_or("");
   m.topology = resolve(dir, f.optional_string("topology").value_or(""));
-  if (f.has("backend")) m.backend = f.choice("backend", {"gloo", "nccl"});
+  if (f.has("backend")) m.backend = f.choice("backend", enum_names<DdpBackend>());
   m.memory_bandwidth_gbps = f.optional_number("memory_bandwidth_gbps", 1e-3, 1e6).value_or(0);
   if (const auto* w = f.optional("workload"); w && !w->is_object()) {
     f.fail("workload", brief(*w), "a workload object (the format of workloads/*.json)");

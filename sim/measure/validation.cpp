@@ -207,7 +207,7 @@ std::pair<double, double> errors(const std::vector<CollectiveMeasurement>& cases
 }  // namespace
 
 Calibration fit_calibration(const std::vector<CollectiveMeasurement>& cases, CasePredictor& p) {
-  if (cases.empty()) throw ConfigError("--calibrate", "", "no collective measurements", "measured collectives to fit");
+  if (cases.empty()) throw ConfigError("", "measurements", "no collective measurements", "measured collectives to fit");
   p.set_calibration(std::nullopt);
   Calibration c;
   c.cases = static_cast<int>(cases.size());
@@ -247,7 +247,7 @@ Calibration fit_calibration(const std::vector<CollectiveMeasurement>& cases, Cas
 
 DdpCalibration fit_ddp_calibration(const std::vector<DdpMeasurement>& runs, CasePredictor& p, const DdpPredictor& ddp,
                                    const std::string& workload) {
-  if (runs.empty()) throw ConfigError("--calibrate", "", "no DDP measurements", "measured DDP runs to fit");
+  if (runs.empty()) throw ConfigError("", "measurements", "no DDP measurements", "measured DDP runs to fit");
   std::vector<const Topology*> topologies;
   std::vector<std::vector<Time>> launches;
   for (const auto& m : runs) {

@@ -92,6 +92,7 @@ class CasePredictor {
 // Fits efficiency and latency per link class used by the cases' topologies, minimising
 // the sum of squared log errors (coordinate descent, golden-section search on each
 // parameter: efficiency 0.2..1.5, latency 0..1ms). Fills the before/after errors.
+// No cases: ConfigError (empty source, field "measurements"), as for no runs below.
 [[nodiscard]] Calibration fit_calibration(const std::vector<CollectiveMeasurement>& cases, CasePredictor& predictor);
 
 // Fits the DDP section: the compute slowdown while communicating (0..4) that minimises the

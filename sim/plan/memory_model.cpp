@@ -64,7 +64,7 @@ MemoryEstimate estimate_memory(const MemoryInputs& in) {
   } else if (s == Sharding::Zero1 || s == Sharding::Zero2) {
     // DeepSpeed stage 1/2 reduce gradients through a constant-size buffer of
     // reduce_bucket_size (ZeRO paper s. 6.2 "constant size buffers"), capped by the gradients.
-    e.buckets = Bytes{std::clamp<std::int64_t>(o.reduce_bucket_bytes, 0, psi * p.grad_bytes)};
+    e.buckets = Bytes{std::clamp<std::int64_t>(o.reduce_bucket_bytes.count, 0, psi * p.grad_bytes)};
   }
 
   if (shard_param) {

@@ -13,6 +13,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/json_fields.hpp"
 #include "sim/topo/loader.hpp"
+#include "sim/train/bucket_assignment.hpp"
 #include "sim/train/device_catalogue.hpp"
 #include "sim/train/workload.hpp"
 #include "sim/train/workload_path.hpp"
@@ -148,16 +149,12 @@ PlanCandidate parse_candidate(const nlohmann::json& j, const std::string& source
 ShardingOptions base_options(JsonFields& f, Sharding s) {
   ShardingOptions o;
   o.strategy = s;
-  const auto prec = f.optional_string("precision").value_or("adam_mixed");
-  if (prec == "adam_mixed") {
-    o.precision = adam_mixed_precision();
-  } else if (prec == "adam_fp32") {
-    o.precision = adam_fp32();
-  } else if (prec == "sgd_momentum_fp32") {
-    o.precision = sgd_momentum_fp32();
-  } else {
-    f.fail("precision", fmt::format("\"{}\"", prec), "one of: adam_mixed, adam_fp32, sgd_momentum_fp32");
+  const auto prec = f.optional_string("precision").value_or(std::string(to_string(PrecisionPreset::AdamMixed)));
+  const auto preset = precision_preset_from(prec);
+  if (!preset) {
+    f.fail("precision", fmt::format("\"{}\"", prec), fmt::format("one of: {}", fmt::join(enum_names<PrecisionPreset>(), ", ")));
   }
+  o.precision = state_precision(*preset);
   o.activation_checkpointing = f.boolean("activation_checkpointing", false);
   return o;
 }
@@ -184,13 +181,13 @@ std::vector<PlanStrategyVariant> parse_strategy(const nlohmann::json& j, const s
   const auto kind = f.choice("kind", {"ddp", "zero", "fsdp"});
   const auto accumulate = int_list(f, "accumulate", 1, 4096, {1});
   std::vector<PlanStrategyVariant> out;
-  auto add = [&](ShardingOptions o, const std::string& what, double bucket_mb, bool view) {
+  auto add = [&](ShardingOptions o, const std::string& what, Bytes bucket_cap, bool view) {
     for (auto k : accumulate) {
       PlanStrategyVariant v;
       v.strategy = name;
       v.sharding = o;
       v.sharding.accumulate = static_cast<int>(k);
-      v.bucket_mb = bucket_mb;
+      v.bucket_cap = bucket_cap;
       v.gradient_as_bucket_view = view;
       v.label = fmt::format("{} k{}", what, k);
       out.push_back(std::move(v));
@@ -210,51 +207,45 @@ std::vector<PlanStrategyVariant> parse_strategy(const nlohmann::json& j, const s
         mbs.push_back(e.get<double>());
       }
     }
-    for (double mb : mbs) add(o, fmt::format("ddp b{}", mb), mb, view);
+    for (double mb : mbs) add(o, fmt::format("ddp b{}", mb), bucket_cap_from_mb(mb), view);
   } else if (kind == "zero") {
     ShardingOptions o = base_options(f, Sharding::Zero1);
     if (auto mb = f.optional_number("reduce_bucket_mb", 1e-3, 65536)) {
-      o.reduce_bucket_bytes = static_cast<std::int64_t>(*mb * 1024 * 1024);
+      o.reduce_bucket_bytes = bucket_cap_from_mb(*mb);
     }
     for (auto s : int_list(f, "stages", 1, 3, {1, 2, 3})) {
       o.strategy = s == 1 ? Sharding::Zero1 : s == 2 ? Sharding::Zero2 : Sharding::Zero3;
-      add(o, fmt::format("zero{}", s), 0, false);
+      add(o, fmt::format("zero{}", s), Bytes{0}, false);
     }
   } else {
     ShardingOptions o = base_options(f, Sharding::FsdpFullShard);
-    const auto bp = f.optional_string("backward_prefetch").value_or("pre");
-    if (bp == "pre") {
-      o.backward_prefetch = BackwardPrefetch::Pre;
-    } else if (bp == "post") {
-      o.backward_prefetch = BackwardPrefetch::Post;
-    } else if (bp == "none") {
-      o.backward_prefetch = BackwardPrefetch::None;
-    } else {
-      f.fail("backward_prefetch", fmt::format("\"{}\"", bp), "one of: pre, post, none");
+    const auto bp = f.optional_string("backward_prefetch").value_or(std::string(to_string(o.backward_prefetch)));
+    const auto prefetch = enum_from<BackwardPrefetch>(bp);
+    if (!prefetch) {
+      f.fail("backward_prefetch", fmt::format("\"{}\"", bp), fmt::format("one of: {}", fmt::join(enum_names<BackwardPrefetch>(), ", ")));
     }
+    o.backward_prefetch = *prefetch;
     o.forward_prefetch = f.boolean("forward_prefetch", false);
     o.all_gather_limit = f.boolean("limit_all_gathers", true) ? 2 : 0;
     if (auto mp = f.optional_integer("min_unit_params", 1, std::int64_t{1} << 50)) {
       o.unit_policy = UnitPolicy::MinParams;
       o.min_unit_params = *mp;
     }
-    std::vector<std::string> variants{"full_shard"};
+    std::vector<Sharding> variants{Sharding::FsdpFullShard};
     if (const auto* v = f.optional("sharding")) {
       variants.clear();
-      const std::string expected = "a non-empty array of: full_shard, shard_grad_op, hybrid_shard";
+      const std::string expected = fmt::format("a non-empty array of: {}", fmt::join(fsdp_sharding_names(), ", "));
       if (!v->is_array() || v->empty()) f.fail("sharding", brief(*v), expected);
       for (const auto& e : *v) {
         if (!e.is_string()) f.fail("sharding", brief(*v), expected);
-        const auto s = e.get<std::string>();
-        if (s != "full_shard" && s != "shard_grad_op" && s != "hybrid_shard") f.fail("sharding", brief(e), expected);
-        variants.push_back(s);
+        const auto s = fsdp_sharding_from(e.get<std::string>());
+        if (!s) f.fail("sharding", brief(e), expected);
+        variants.push_back(*s);
       }
     }
-    for (const auto& s : variants) {
-      o.strategy = s == "full_shard" ? Sharding::FsdpFullShard
-                   : s == "shard_grad_op" ? Sharding::FsdpShardGradOp
-                                          : Sharding::FsdpHybridShard;
-      add(o, std::string(to_string(o.strategy)) + (o.activation_checkpointing ? " ckpt" : ""), 0, false);
+    for (Sharding s : variants) {
+      o.strategy = s;
+      add(o, std::string(to_string(o.strategy)) + (o.activation_checkpointing ? " ckpt" : ""), Bytes{0}, false);
     }
   }
   f.finish();
@@ -316,7 +307,10 @@ Plan parse_plan(const nlohmann::json& doc, const std::string& source, const std:
       throw ConfigError(source, fmt::format("/strategies/{}/name", i), fmt::format("\"{}\"", name), "a strategy name used once");
     }
     plan.strategy_names.push_back(name);
-    for (auto& v : vs) plan.variants.push_back(std::move(v));
+    for (auto& v : vs) {
+      v.strategy_index = i;
+      plan.variants.push_back(std::move(v));
+    }
   }
   const auto& workloads = f.array("workloads");
   if (workloads.empty()) f.fail("workloads", "[]", "at least one workload");

@@ -53,7 +53,8 @@ struct PlanStrategyVariant {
   std::string strategy;  // the plan's strategy name
   std::string label;     // e.g. "ddp b25 k1", "fsdp_full_shard k2"
   ShardingOptions sharding;     // strategy (Ddp for DDP) and its options, accumulate included
-  double bucket_mb = 0;         // DDP bucket_cap_mb (0 otherwise)
+  std::size_t strategy_index = 0;  // into the plan's /strategies
+  Bytes bucket_cap{0};          // DDP bucket_cap_mb as PyTorch turns it into bytes (0 otherwise)
   bool gradient_as_bucket_view = false;  // DDP
 };
 

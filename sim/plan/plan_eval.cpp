@@ -15,6 +15,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/name_table.hpp"
 #include "sim/plan/plan_batch.hpp"
+#include "sim/plan/plan_fields.hpp"
 #include "sim/topo/link_graph.hpp"
 #include "sim/train/bucket_assignment.hpp"
 #include "sim/train/compute_model.hpp"
@@ -65,11 +66,13 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
     const Loaded& l = loaded[wi];
     const std::int64_t global = plan.workloads[wi].global_batch;
     std::map<int, Workload> scaled;  // per micro-batch
+    std::size_t strategy = 0;        // of the variant being simulated, for errors
     // Inputs in range can still multiply past the clock (hour-long layers times a huge
     // micro-batch): name the workload's batch rather than stop with no place to look.
     try {
       for (std::size_t k = 0; k < l.variants.size(); ++k) {
         const PlanStrategyVariant& v = *l.variants[k];
+        strategy = v.strategy_index;
         PlanRow row;
         row.candidate = ci;
         row.workload = wi;
@@ -98,7 +101,7 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
         if (v.sharding.strategy == Sharding::Ddp) {
           if (!ddp_cost) ddp_cost.emplace(graph, comm, largest_bucket);
           DdpOptions o;
-          o.buckets.bucket_cap = bucket_cap_from_mb(v.bucket_mb);
+          o.buckets.bucket_cap = v.bucket_cap;
           o.gradient_as_bucket_view = v.gradient_as_bucket_view;
           o.accumulate = v.sharding.accumulate;
           const DdpResult r = simulate_ddp(w, cm, [&](CollectiveOp op, Bytes b) { return ddp_cost->time(op, b); }, o);
@@ -127,6 +130,9 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
         rows.push_back(row);
         tick();
       }
+    } catch (const ConfigError& e) {
+      // The simulators name an options field; the plan's reader wants the key that set it.
+      throw in_plan(e, plan.source, ci, strategy);
     } catch (const OverflowError& e) {
       throw ConfigError(plan.source, fmt::format("/workloads/{}/global_batch", wi), std::to_string(global),
                         fmt::format("a global batch whose step on {} with {} GPUs stays inside the clock's range "
@@ -148,7 +154,7 @@ std::vector<Loaded> load_workloads(const Plan& plan) {
         l.variant_index.push_back(i);
         if (v.sharding.strategy == Sharding::Ddp) {
           BucketOptions bo;
-          bo.bucket_cap = bucket_cap_from_mb(v.bucket_mb);
+          bo.bucket_cap = v.bucket_cap;
           for (const auto& b : rebuilt_buckets(l.workload, l.workload.grad_ready_order(), bo).buckets) {
             l.largest_bucket = std::max(l.largest_bucket, b.bytes);
           }

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
 
 namespace collsim {
 
@@ -96,5 +99,14 @@ BucketPlan rebuilt_buckets(const Workload& w, const std::vector<std::size_t>& re
 }
 
 Bytes bucket_cap_from_mb(double mb) { return Bytes{static_cast<std::int64_t>(mb * 1024.0 * 1024.0)}; }
+
+double bucket_cap_mb_of(Bytes cap) {
+  const double exact = static_cast<double>(cap.count) / (1024.0 * 1024.0);
+  for (int digits = 1; digits <= 17; ++digits) {
+    const double shorter = std::strtod(fmt::format("{:.{}g}", exact, digits).c_str(), nullptr);
+    if (bucket_cap_from_mb(shorter) == cap) return shorter;
+  }
+  return exact;
+}
 
 }  // namespace collsim

@@ -61,5 +61,9 @@ struct BucketOptions {
 
 // Converts bucket_cap_mb (MiB, may be fractional) to bytes as int(mb * 1024 * 1024).
 [[nodiscard]] Bytes bucket_cap_from_mb(double mb);
+// The other way, for reports: the bucket_cap_mb with the fewest significant digits that
+// bucket_cap_from_mb turns into `cap` (25 for 26,214,400 B, 0.1 for 104,857 B), so a
+// value given as bucket_cap_mb prints as it was written.
+[[nodiscard]] double bucket_cap_mb_of(Bytes cap);
 
 }  // namespace collsim

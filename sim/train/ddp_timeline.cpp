@@ -48,7 +48,7 @@ HookPlan plan_hook(const Workload& w, const Bucket& b, const ComputeModel& cm, c
       for (std::size_t i : b.params) {
         const Parameter& par = w.parameters[i];
         if (par.shape.empty()) {
-          throw ConfigError("--hook", "", "powersgd", fmt::format("a workload whose parameters have shapes ({} has none)", par.name));
+          throw ConfigError("", "hook", "powersgd", fmt::format("a workload whose parameters have shapes ({} has none)", par.name));
         }
         if (par.shape.size() == 1) {
           uncompressed += par.numel;
@@ -211,11 +211,20 @@ class ProgramBuilder {
 
 }  // namespace
 
+BucketPlan ddp_bucket_plan(const Workload& w, const DdpOptions& o) {
+  return o.first_iteration ? construction_buckets(w, o.buckets) : rebuilt_buckets(w, w.grad_ready_order(), o.buckets);
+}
+
 DdpResult simulate_ddp(const Workload& w, const ComputeModel& cm, const CollectiveCostFn& cost, const DdpOptions& o) {
-  if (o.accumulate < 1) throw ConfigError("--accumulate", "", std::to_string(o.accumulate), "a step count >= 1");
+  return simulate_ddp(w, cm, cost, o, ddp_bucket_plan(w, o));
+}
+
+DdpResult simulate_ddp(const Workload& w, const ComputeModel& cm, const CollectiveCostFn& cost, const DdpOptions& o,
+                       const BucketPlan& plan) {
+  if (o.accumulate < 1) throw ConfigError("", "accumulate", std::to_string(o.accumulate), "a step count >= 1");
   DdpResult r;
   r.accumulate = o.accumulate;
-  r.plan = o.first_iteration ? construction_buckets(w, o.buckets) : rebuilt_buckets(w, w.grad_ready_order(), o.buckets);
+  r.plan = plan;
   DdpOptions eff = o;
   // static_graph's iteration 0 delays every all-reduce to the end of backward.
   if (o.first_iteration && o.buckets.static_graph) eff.overlap = false;

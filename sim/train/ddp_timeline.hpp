@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "sim/algo/collective.hpp"
+#include "sim/core/name_table.hpp"
 #include "sim/train/bucket_assignment.hpp"
 #include "sim/train/compute_model.hpp"
 #include "sim/train/stream_program.hpp"
@@ -16,7 +17,11 @@ namespace collsim {
 using CollectiveCostFn = std::function<Time(CollectiveOp op, Bytes bytes)>;
 
 enum class CommHook : std::uint8_t { None, Fp16, Bf16, PowerSgd };
+template <>
+inline constexpr auto kEnumNames<CommHook> = names_in_order<CommHook>({"none", "fp16", "bf16", "powersgd"});
 enum class DdpBackend : std::uint8_t { Nccl, Gloo };
+template <>
+inline constexpr auto kEnumNames<DdpBackend> = names_in_order<DdpBackend>({"nccl", "gloo"});
 
 struct DdpOptions {
   BucketOptions buckets;
@@ -58,9 +63,18 @@ struct DdpResult {
   double overlap_percent = 0;  // share of comm_busy hidden behind compute
 };
 
-// Throws ConfigError (source "--hook") when PowerSGD needs parameter shapes that the
-// workload lacks.
+// The buckets the step reduces: the construction buckets in iteration 0, else the rebuilt
+// ones (they depend on the workload's parameters and o.buckets, not on the cluster).
+[[nodiscard]] BucketPlan ddp_bucket_plan(const Workload& w, const DdpOptions& o);
+
+// Throws ConfigError naming the DdpOptions field (empty source, field "hook") when
+// PowerSGD needs parameter shapes that the workload lacks, and ("accumulate") for a
+// micro-step count below 1.
 [[nodiscard]] DdpResult simulate_ddp(const Workload& w, const ComputeModel& cm, const CollectiveCostFn& cost,
                                      const DdpOptions& o);
+// The same with the bucket plan already built (ddp_bucket_plan(w, o)): a sweep builds it
+// once per bucket size and plays it at every world size.
+[[nodiscard]] DdpResult simulate_ddp(const Workload& w, const ComputeModel& cm, const CollectiveCostFn& cost,
+                                     const DdpOptions& o, const BucketPlan& plan);
 
 }  // namespace collsim

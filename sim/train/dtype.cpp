@@ -1,38 +1,23 @@
 #include "sim/train/dtype.hpp"
 
-#include <array>
+#include "sim/core/name_table.hpp"
 
 namespace collsim {
 
 namespace {
-struct DTypeInfo {
-  DType type;
-  std::string_view name;
-  std::int64_t size;
-};
-constexpr std::array<DTypeInfo, 7> kTypes{{{DType::Float32, "float32", 4},
-                                           {DType::Float16, "float16", 2},
-                                           {DType::BFloat16, "bfloat16", 2},
-                                           {DType::Float64, "float64", 8},
-                                           {DType::Int64, "int64", 8},
-                                           {DType::Int32, "int32", 4},
-                                           {DType::UInt8, "uint8", 1}}};
 }  // namespace
 
-std::int64_t element_size(DType t) { return kTypes[static_cast<std::size_t>(t)].size; }
-std::string_view to_string(DType t) { return kTypes[static_cast<std::size_t>(t)].name; }
-
-std::optional<DType> dtype_from(std::string_view s) {
-  for (const auto& t : kTypes) {
-    if (t.name == s) return t.type;
+std::int64_t element_size(DType t) {
+  switch (t) {
+    case DType::Float32: return 4;
+    case DType::Float16: return 2;
+    case DType::BFloat16: return 2;
+    case DType::Float64: return 8;
+    case DType::Int64: return 8;
+    case DType::Int32: return 4;
+    case DType::UInt8: return 1;
   }
-  return std::nullopt;
-}
-
-std::vector<std::string> dtype_names() {
-  std::vector<std::string> out;
-  for (const auto& t : kTypes) out.emplace_back(t.name);
-  return out;
+  return 4;
 }
 
 }  // namespace collsim

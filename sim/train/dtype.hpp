@@ -7,13 +7,15 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/name_table.hpp"
+
 namespace collsim {
 
 enum class DType : std::uint8_t { Float32, Float16, BFloat16, Float64, Int64, Int32, UInt8 };
+template <>
+inline constexpr auto kEnumNames<DType> =
+    names_in_order<DType>({"float32", "float16", "bfloat16", "float64", "int64", "int32", "uint8"});
 
 [[nodiscard]] std::int64_t element_size(DType t);  // bytes per element
-[[nodiscard]] std::string_view to_string(DType t);  // "float32", ...
-[[nodiscard]] std::optional<DType> dtype_from(std::string_view s);
-[[nodiscard]] std::vector<std::string> dtype_names();
 
 }  // namespace collsim

@@ -232,7 +232,7 @@ class Builder {
     // only its gradient shard and reduces every micro-step, bucket by bucket in backward.
     const bool reduce = o_.strategy == Sharding::Zero2 || last_;
     const bool during_backward = o_.strategy == Sharding::Zero2;
-    const std::int64_t cap = std::max<std::int64_t>(1, o_.reduce_bucket_bytes / o_.precision.grad_bytes);
+    const std::int64_t cap = std::max<std::int64_t>(1, o_.reduce_bucket_bytes.count / o_.precision.grad_bytes);
     reduces_.clear();
     if (last_) out_.buckets.clear();
     // Buckets in ready order, each with the compute task whose end closes it.

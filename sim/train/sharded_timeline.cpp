@@ -14,31 +14,31 @@ namespace {
 
 void validate(const Workload& w, const ShardingOptions& o, int world_size) {
   if (o.strategy == Sharding::Ddp) {
-    throw ConfigError("--sharding", "", "ddp", "a sharded strategy (DDP is simulated by simulate_ddp)");
+    throw ConfigError("", "sharding", "ddp", "a sharded strategy (DDP is simulated by simulate_ddp)");
   }
-  if (world_size < 1) throw ConfigError("--world-size", "", std::to_string(world_size), "a rank count >= 1");
-  if (o.accumulate < 1) throw ConfigError("--accumulate", "", std::to_string(o.accumulate), "a step count >= 1");
+  if (world_size < 1) throw ConfigError("", "world_size", std::to_string(world_size), "a rank count >= 1");
+  if (o.accumulate < 1) throw ConfigError("", "accumulate", std::to_string(o.accumulate), "a step count >= 1");
   if (o.all_gather_limit < 0) {
-    throw ConfigError("--all-gather-limit", "", std::to_string(o.all_gather_limit), "a count >= 0 (0: no limit)");
+    throw ConfigError("", "all_gather_limit", std::to_string(o.all_gather_limit), "a count >= 0 (0: no limit)");
   }
   const StatePrecision& p = o.precision;
   if (p.param_bytes < 1 || p.grad_bytes < 1 || p.optimizer_bytes < 0) {
-    throw ConfigError("--precision", "", fmt::format("{}+{}+{}", p.param_bytes, p.grad_bytes, p.optimizer_bytes),
+    throw ConfigError("", "precision", fmt::format("{}+{}+{}", p.param_bytes, p.grad_bytes, p.optimizer_bytes),
                       "parameter and gradient bytes >= 1, optimizer bytes >= 0");
   }
-  if ((o.strategy == Sharding::Zero1 || o.strategy == Sharding::Zero2) && o.reduce_bucket_bytes < p.grad_bytes) {
-    throw ConfigError("--reduce-bucket", "", std::to_string(o.reduce_bucket_bytes),
+  if ((o.strategy == Sharding::Zero1 || o.strategy == Sharding::Zero2) && o.reduce_bucket_bytes.count < p.grad_bytes) {
+    throw ConfigError("", "reduce_bucket_bytes", std::to_string(o.reduce_bucket_bytes.count),
                       fmt::format("at least one gradient element ({} B)", p.grad_bytes));
   }
   if (o.unit_policy == UnitPolicy::MinParams && o.min_unit_params < 1) {
-    throw ConfigError("--min-unit-params", "", std::to_string(o.min_unit_params), "a parameter count >= 1");
+    throw ConfigError("", "min_unit_params", std::to_string(o.min_unit_params), "a parameter count >= 1");
   }
   if (o.strategy == Sharding::FsdpHybridShard && (o.ranks_per_node < 1 || world_size % o.ranks_per_node != 0)) {
-    throw ConfigError("--ranks-per-node", "", std::to_string(o.ranks_per_node),
+    throw ConfigError("", "ranks_per_node", std::to_string(o.ranks_per_node),
                       fmt::format("a divisor of the world size {} (HYBRID_SHARD's shard group)", world_size));
   }
   if (w.parameter_count() == 0) {
-    throw ConfigError("--sharding", "", std::string(to_string(o.strategy)), fmt::format("a workload with parameters ({} has none)", w.name));
+    throw ConfigError("", "sharding", std::string(to_string(o.strategy)), fmt::format("a workload with parameters ({} has none)", w.name));
   }
 }
 
@@ -72,7 +72,7 @@ ShardedResult simulate_sharded(const Workload& w, const ComputeModel& cm, const 
   if (!zero12) {
     r.units = make_units(w, o);
     if (r.units.empty()) {
-      throw ConfigError("--sharding", "", std::string(to_string(o.strategy)), "a unit policy that yields at least one unit");
+      throw ConfigError("", "sharding", std::string(to_string(o.strategy)), "a unit policy that yields at least one unit");
     }
   }
   ShardedProgram sp = build_sharded_program(w, cm, cost, o, world_size, r.units);

@@ -65,8 +65,10 @@ struct ShardedResult {
   Bytes peak_unsharded;  // largest unsharded parameter bytes alive at once (for the memory model)
 };
 
-// Throws ConfigError (source "--sharding") for Sharding::Ddp (use simulate_ddp) or when a
-// policy yields no unit.
+// Throws ConfigError naming the ShardingOptions field (empty source; "sharding" for
+// Sharding::Ddp (use simulate_ddp) or when a policy yields no unit, "world_size",
+// "accumulate", "all_gather_limit", "precision", "reduce_bucket_bytes", "min_unit_params",
+// "ranks_per_node" for values out of their range).
 [[nodiscard]] ShardedResult simulate_sharded(const Workload& w, const ComputeModel& cm, const GroupCostFn& cost,
                                              const ShardingOptions& o, int world_size);
 

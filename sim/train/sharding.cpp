@@ -1,36 +1,37 @@
 #include "sim/train/sharding.hpp"
 
-#include <array>
+#include "sim/core/name_table.hpp"
 
 namespace collsim {
 
 namespace {
-struct ShardingName {
-  Sharding sharding;
-  std::string_view name;
-};
-constexpr std::array<ShardingName, 7> kNames{{{Sharding::Ddp, "ddp"},
-                                              {Sharding::Zero1, "zero1"},
-                                              {Sharding::Zero2, "zero2"},
-                                              {Sharding::Zero3, "zero3"},
-                                              {Sharding::FsdpFullShard, "fsdp_full_shard"},
-                                              {Sharding::FsdpShardGradOp, "fsdp_shard_grad_op"},
-                                              {Sharding::FsdpHybridShard, "fsdp_hybrid_shard"}}};
+
+constexpr auto kFsdpNames = name_table<Sharding>({{Sharding::FsdpFullShard, "full_shard"},
+                                                  {Sharding::FsdpShardGradOp, "shard_grad_op"},
+                                                  {Sharding::FsdpHybridShard, "hybrid_shard"}});
+
+// The spellings `collsim ddp --precision` took before plan files existed.
+constexpr auto kPrecisionAliases = name_table<PrecisionPreset>({{PrecisionPreset::AdamMixed, "adam-mixed"},
+                                                                {PrecisionPreset::AdamFp32, "adam-fp32"},
+                                                                {PrecisionPreset::SgdMomentumFp32, "sgd-fp32"}});
+
 }  // namespace
 
-std::string_view to_string(Sharding s) { return kNames[static_cast<std::size_t>(s)].name; }
+std::optional<Sharding> fsdp_sharding_from(std::string_view s) { return kFsdpNames.parse(s); }
+std::vector<std::string> fsdp_sharding_names() { return kFsdpNames.names(); }
 
-std::optional<Sharding> sharding_from(std::string_view s) {
-  for (const auto& n : kNames) {
-    if (n.name == s) return n.sharding;
-  }
-  return std::nullopt;
+std::optional<PrecisionPreset> precision_preset_from(std::string_view s) {
+  if (auto p = enum_from<PrecisionPreset>(s)) return p;
+  return kPrecisionAliases.parse(s);
 }
 
-std::vector<std::string> sharding_names() {
-  std::vector<std::string> out;
-  for (const auto& n : kNames) out.emplace_back(n.name);
-  return out;
+StatePrecision state_precision(PrecisionPreset p) {
+  switch (p) {
+    case PrecisionPreset::AdamMixed: return adam_mixed_precision();
+    case PrecisionPreset::AdamFp32: return adam_fp32();
+    case PrecisionPreset::SgdMomentumFp32: return sgd_momentum_fp32();
+  }
+  return adam_mixed_precision();
 }
 
 // ZeRO paper s. 3.1: fp16 parameters and gradients, fp32 master parameters, momentum and

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/name_table.hpp"
+#include "sim/core/units.hpp"
 #include "sim/train/dtype.hpp"
 
 namespace collsim {
@@ -22,14 +24,20 @@ enum class Sharding : std::uint8_t {
   FsdpShardGradOp,  // FSDP SHARD_GRAD_OP: all-gather before forward, kept through backward
   FsdpHybridShard,  // FSDP HYBRID_SHARD: FULL_SHARD inside a node, gradient shards all-reduced across nodes
 };
+template <>
+inline constexpr auto kEnumNames<Sharding> =
+    names_in_order<Sharding>({"ddp", "zero1", "zero2", "zero3", "fsdp_full_shard", "fsdp_shard_grad_op", "fsdp_hybrid_shard"});
 
-[[nodiscard]] std::string_view to_string(Sharding s);       // "ddp", "zero1", ..., "fsdp_hybrid_shard"
-[[nodiscard]] std::optional<Sharding> sharding_from(std::string_view s);
-[[nodiscard]] std::vector<std::string> sharding_names();
+// FSDP's own names of its strategies (torch ShardingStrategy, lower case), as plan files
+// list them: "full_shard", "shard_grad_op", "hybrid_shard".
+[[nodiscard]] std::optional<Sharding> fsdp_sharding_from(std::string_view s);
+[[nodiscard]] std::vector<std::string> fsdp_sharding_names();
 
 // FSDP BackwardPrefetch: BACKWARD_PRE (default) issues unit i-1's all-gather before unit
 // i's gradient compute, BACKWARD_POST after it, None only when unit i-1's backward starts.
 enum class BackwardPrefetch : std::uint8_t { Pre, Post, None };
+template <>
+inline constexpr auto kEnumNames<BackwardPrefetch> = names_in_order<BackwardPrefetch>({"pre", "post", "none"});
 
 // Bytes per parameter element of each model state. The ZeRO paper's mixed-precision Adam
 // is 2 + 2 + K with K = 12 (fp32 master weights, momentum, variance).
@@ -44,6 +52,16 @@ struct StatePrecision {
 [[nodiscard]] StatePrecision adam_fp32();
 [[nodiscard]] StatePrecision sgd_momentum_fp32();
 
+// The named precisions, one vocabulary for the command line and plan files:
+// "adam_mixed", "adam_fp32", "sgd_momentum_fp32"; the command line's older spellings
+// "adam-mixed", "adam-fp32" and "sgd-fp32" are accepted as aliases.
+enum class PrecisionPreset : std::uint8_t { AdamMixed, AdamFp32, SgdMomentumFp32 };
+template <>
+inline constexpr auto kEnumNames<PrecisionPreset> =
+    names_in_order<PrecisionPreset>({"adam_mixed", "adam_fp32", "sgd_momentum_fp32"});
+[[nodiscard]] std::optional<PrecisionPreset> precision_preset_from(std::string_view s);  // a name or an alias
+[[nodiscard]] StatePrecision state_precision(PrecisionPreset p);
+
 // How workload layers group into FSDP units (one flat parameter each).
 enum class UnitPolicy : std::uint8_t {
   Blocks,     // transformer_auto_wrap_policy-like: layers whose names share the prefix up to the
@@ -55,7 +73,7 @@ struct ShardingOptions {
   Sharding strategy = Sharding::Ddp;
   StatePrecision precision = adam_mixed_precision();
   // ZeRO-1/2 gradient buckets (DeepSpeed reduce_bucket_size, elements x grad_bytes).
-  std::int64_t reduce_bucket_bytes = 500'000'000LL * 2;
+  Bytes reduce_bucket_bytes{500'000'000LL * 2};
   UnitPolicy unit_policy = UnitPolicy::Blocks;
   std::int64_t min_unit_params = 100'000'000;  // torch size_based_auto_wrap_policy default 1e8
   BackwardPrefetch backward_prefetch = BackwardPrefetch::Pre;

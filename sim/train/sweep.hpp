@@ -14,7 +14,7 @@ namespace collsim {
 
 struct SweepSpec {
   std::vector<int> ranks;
-  std::vector<double> bucket_mb;
+  std::vector<Bytes> bucket_caps;  // bucket_cap_mb values as DDP turns them into bytes (bucket_cap_from_mb)
   DdpOptions options;       // bucket_cap is set per point
   CommSpec comm;            // resolved per world size (resolve_comm_spec, with the backend)
   bool exact = false;       // play every distinct bucket size instead of the checked affine fit
@@ -22,7 +22,8 @@ struct SweepSpec {
 
 struct SweepRow {
   int ranks = 0;
-  double bucket_mb = 0;
+  Bytes bucket_cap;
+  double bucket_mb = 0;     // bucket_cap as bucket_cap_mb (bucket_cap_mb_of), for reports
   std::size_t buckets = 0;
   Time iteration, comm_total, exposed_comm;
   double overlap_percent = 0;
@@ -30,7 +31,8 @@ struct SweepRow {
 
 struct SweepBest {
   int ranks = 0;
-  double bucket_mb = 0;
+  Bytes bucket_cap;
+  double bucket_mb = 0;     // as in SweepRow
   Time iteration;
   double scaling_efficiency = 0;
 };

@@ -41,7 +41,7 @@ namespace {
 
 constexpr std::int64_t kMaxElements = std::int64_t{1} << 46;
 
-DType read_dtype(JsonFields& f) { return *dtype_from(f.choice("dtype", dtype_names())); }
+DType read_dtype(JsonFields& f) { return *enum_from<DType>(f.choice("dtype", enum_names<DType>())); }
 
 Parameter read_parameter(const nlohmann::json& j, const std::string& source, const std::string& pointer) {
   JsonFields f(j, source, pointer);

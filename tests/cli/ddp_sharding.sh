@@ -44,7 +44,11 @@ expect_error 2 "--ranks-per-node" -- ddp --workload bert-large --sharding zero3 
 expect_error 2 "--hook" -- ddp --workload bert-large --sharding zero2 --hook fp16
 expect_error 2 "--trace" -- ddp --workload bert-large --sharding zero3 --trace "$TMP/no/such/dir/x.json"
 expect_error 2 "--all-gather-limit" -- ddp --workload bert-large --sharding zero3 --all-gather-limit -1
-expect_error 2 "--precision" -- ddp --workload bert-large --sharding zero3 --precision fp8
+expect_error 2 "--precision" '"fp8"' "adam_mixed, adam_fp32, sgd_momentum_fp32" -- ddp --workload bert-large --sharding zero3 --precision fp8
+# One precision vocabulary: the plan files' names, and the command line's older spellings.
+run --sharding zero2 --precision sgd_momentum_fp32 --format json >"$TMP/p1.json" 2>/dev/null || fail "sgd_momentum_fp32 refused"
+run --sharding zero2 --precision sgd-fp32 --format json >"$TMP/p2.json" 2>/dev/null || fail "sgd-fp32 refused"
+cmp -s "$TMP/p1.json" "$TMP/p2.json" || fail "a precision and its alias give different steps"
 expect_error 2 "--reduce-bucket-mb" -- ddp --workload bert-large --sharding zero2 --reduce-bucket-mb 0
 expect_error 2 "--accumulate" -- ddp --workload bert-large --sharding zero2 --accumulate 0
 echo ok

@@ -86,6 +86,9 @@ layers 1500 3600s >"$TMP/long_step.json"
 expect_error 2 "simulated time past 2^63 ps" -- ddp --workload "$TMP/long_step.json" --device H100 --topology star-16x100g
 expect_error 2 "--graph-walk" "from 0 to 3600s" -- ddp --workload resnet50 --device H100 --graph-walk 2h
 expect_error 2 "--graph-walk" "from 0 to 3600s" -- ddp --workload resnet50 --device H100 --graph-walk 7200s
+# The simulator names the DdpOptions field ("hook"); the command line says the flag typed.
+layers 2 1ms >"$TMP/no_shapes.json"
+expect_error 2 "--hook: got powersgd" "parameters have shapes" -- ddp --workload "$TMP/no_shapes.json" --device H100 --hook powersgd:2
 # a catalogued GPU whose source gives no peak for the workload's precision (resnet50: bf16)
 expect_error 2 "RTX 5090: dense bf16 peak FLOP/s" "measured layer times" -- ddp --workload resnet50 --device "RTX 5090"
 expect_error 2 "--device" '"K80"' "one of: V100, RTX 2080 Ti" -- ddp --workload resnet50 --device K80

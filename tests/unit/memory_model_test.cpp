@@ -22,7 +22,7 @@ MemoryInputs model_states_only(Sharding s, std::int64_t psi, int world) {
   in.world_size = world;
   in.sharding.strategy = s;
   in.sharding.precision = adam_mixed_precision();  // 2 + 2 + K, K = 12
-  in.sharding.reduce_bucket_bytes = 0;             // no ZeRO-1/2 reduce buffer
+  in.sharding.reduce_bucket_bytes = Bytes{0};             // no ZeRO-1/2 reduce buffer
   in.gradient_as_bucket_view = true;               // no DDP bucket copy
   return in;                                       // largest_unit, activations, capacity 0
 }
@@ -268,7 +268,7 @@ TEST_CASE("FSDP unsharded units, ZeRO buffers and the fit margin", "[train][memo
   CHECK(estimate_memory(in).unsharded.count == 2'200'000'000);
   // ZeRO-2 holds DeepSpeed's constant-size reduce buffer (here 5e8 B).
   in = model_states_only(Sharding::Zero2, 1'000'000'000, 10);
-  in.sharding.reduce_bucket_bytes = 500'000'000;
+  in.sharding.reduce_bucket_bytes = Bytes{500'000'000};
   CHECK(estimate_memory(in).buckets.count == 500'000'000);
   // Capacity 3e9 against ZeRO-2's 2e9 + 14e9/10 + 5e8 = 3.9e9: short by 9e8.
   in.capacity = Bytes{3'000'000'000};

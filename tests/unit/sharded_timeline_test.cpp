@@ -86,7 +86,7 @@ TEST_CASE("ZeRO-2 reduce-scatters each bucket during backward", "[sharded]") {
   const Workload w = hand_model({"L0", "L1", "L2", "L3"});
   ShardingOptions o;
   o.strategy = Sharding::Zero2;
-  o.reduce_bucket_bytes = 4000;
+  o.reduce_bucket_bytes = Bytes{4000};
   auto cost = [](CollectiveOp op, Bytes b, CommGroup g) {
     CHECK(g == CommGroup::World);
     return Time{b.count * (op == CollectiveOp::ReduceScatter ? 750'000 : 250'000)};
@@ -130,7 +130,7 @@ TEST_CASE("ZeRO-1 reduces only after the whole backward, once per optimizer step
   const Workload w = hand_model({"L0", "L1", "L2", "L3"});
   ShardingOptions o;
   o.strategy = Sharding::Zero1;
-  o.reduce_bucket_bytes = 4000;
+  o.reduce_bucket_bytes = Bytes{4000};
   o.accumulate = 2;
   auto cost = [](CollectiveOp op, Bytes b, CommGroup) {
     return Time{b.count * (op == CollectiveOp::ReduceScatter ? 750'000 : 250'000)};
@@ -374,7 +374,7 @@ TEST_CASE("bad sharded options are ConfigErrors", "[sharded]") {
   o.ranks_per_node = 3;
   REQUIRE_THROWS_AS(run(o, 8), ConfigError);
   o = fsdp(Sharding::Zero2);
-  o.reduce_bucket_bytes = 1;
+  o.reduce_bucket_bytes = Bytes{1};
   REQUIRE_THROWS_AS(run(o), ConfigError);
   o = fsdp(Sharding::Zero2);
   o.precision.grad_bytes = 0;
@@ -383,6 +383,52 @@ TEST_CASE("bad sharded options are ConfigErrors", "[sharded]") {
   o.unit_policy = UnitPolicy::MinParams;
   o.min_unit_params = 0;
   REQUIRE_THROWS_AS(run(o), ConfigError);
+}
+
+// The library speaks in ShardingOptions fields, not flags: the command line and plan files
+// map the field to their own words (sim/cli/option_fields, sim/plan/plan_fields).
+std::string field_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    CHECK(e.source().empty());
+    return e.field();
+  }
+  return "(no error)";
+}
+
+TEST_CASE("sharded option errors name the options field", "[sharded][vocabulary]") {
+  const Workload w = blocks(2);
+  auto run = [&](const ShardingOptions& o, int world = 4) {
+    return [&w, o, world] { (void)simulate_sharded(w, hand_device(), fsdp_cost, o, world); };
+  };
+  CHECK(field_of(run(fsdp(Sharding::Ddp))) == "sharding");
+  CHECK(field_of(run(fsdp(Sharding::Zero3), 0)) == "world_size");
+  ShardingOptions o = fsdp(Sharding::FsdpFullShard);
+  o.accumulate = 0;
+  CHECK(field_of(run(o)) == "accumulate");
+  o = fsdp(Sharding::FsdpFullShard);
+  o.all_gather_limit = -1;
+  CHECK(field_of(run(o)) == "all_gather_limit");
+  o = fsdp(Sharding::FsdpHybridShard);
+  o.ranks_per_node = 3;
+  CHECK(field_of(run(o, 8)) == "ranks_per_node");
+  o = fsdp(Sharding::Zero2);
+  o.reduce_bucket_bytes = Bytes{1};  // below one 2-byte gradient element
+  CHECK(field_of(run(o)) == "reduce_bucket_bytes");
+  o = fsdp(Sharding::Zero2);
+  o.precision.grad_bytes = 0;
+  CHECK(field_of(run(o)) == "precision");
+  o = fsdp(Sharding::FsdpFullShard);
+  o.unit_policy = UnitPolicy::MinParams;
+  o.min_unit_params = 0;
+  CHECK(field_of(run(o)) == "min_unit_params");
+  DdpOptions d;
+  d.accumulate = 0;
+  CHECK(field_of([&] { (void)simulate_ddp(w, hand_device(), [](CollectiveOp, Bytes) { return Time{}; }, d); }) == "accumulate");
+  d = DdpOptions{};
+  d.hook = CommHook::PowerSgd;  // the hand model's parameters have no shapes
+  CHECK(field_of([&] { (void)simulate_ddp(w, hand_device(), [](CollectiveOp, Bytes) { return Time{}; }, d); }) == "hook");
 }
 
 }  // namespace collsim

@@ -18,7 +18,7 @@ Workload params_only(const nlohmann::json& c) {
     Parameter q;
     q.name = p["name"].get<std::string>();
     q.numel = p["numel"].get<std::int64_t>();
-    q.dtype = *dtype_from(p["dtype"].get<std::string>());
+    q.dtype = *enum_from<DType>(p["dtype"].get<std::string>());
     q.sparse_gradient = p["sparse"].get<bool>();
     w.parameters.push_back(q);
   }

@@ -54,7 +54,7 @@ TEST_CASE("sweep: affine and exact agree; best bucket and efficiency", "[train][
   const Workload w = load_workload_file(shipped("resnet50"));
   SweepSpec spec;
   spec.ranks = {4, 8};
-  spec.bucket_mb = {5, 25, 100};
+  spec.bucket_caps = {bucket_cap_from_mb(5), bucket_cap_from_mb(25), bucket_cap_from_mb(100)};
   const SweepResult fast = run_sweep(w, h100(w), cluster, spec);
   spec.exact = true;
   const SweepResult exact = run_sweep(w, h100(w), cluster, spec);
