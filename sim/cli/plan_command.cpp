@@ -83,7 +83,7 @@ std::vector<std::string> render_plots(const std::filesystem::path& dir, std::str
   return pngs;
 }
 
-void run_plan_command(const PlanArgs& a) {
+void run_plan_command(const PlanArgs& a, ReportOutput& output) {
   const OutputFormat format = parse_format_option(a.format);
   if (a.jobs < 0 || a.jobs > 1024) throw ConfigError("--jobs", "", std::to_string(a.jobs), "a thread count from 1 to 1024 (0 = one per core)");
   const int jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -106,7 +106,7 @@ void run_plan_command(const PlanArgs& a) {
               << (done == total ? "\n" : "") << std::flush;
   };
   rep.result = evaluate_plan(plan, jobs, bar ? progress : PlanProgress{});
-  write_plan_report(std::cout, rep, format);
+  output.put(format, plan_report_views(rep));
 
   if (a.report.empty()) return;
   // The report is written to a folder beside DIR and swapped in whole: a failed or killed
@@ -114,8 +114,8 @@ void run_plan_command(const PlanArgs& a) {
   StagedFolder staged(std::filesystem::path(a.report), "--report");
   const std::filesystem::path& dir = staged.path();
   std::ostringstream json, csv, md;
-  write_plan_report(json, rep, OutputFormat::Json);
-  write_plan_report(csv, rep, OutputFormat::Csv);
+  write_report(json, OutputFormat::Json, plan_report_views(rep));
+  write_report(csv, OutputFormat::Csv, plan_report_views(rep));
   write_file(dir / "plan.json", json.str());
   write_file(dir / "plan.csv", csv.str());
   std::string note;
@@ -128,7 +128,7 @@ void run_plan_command(const PlanArgs& a) {
 
 }  // namespace
 
-void add_plan_command(CLI::App& app) {
+void add_plan_command(CLI::App& app, ReportOutput& output) {
   auto args = std::make_shared<PlanArgs>();
   CLI::App* cmd = app.add_subcommand("plan", "Capacity planning: step time, memory fit and cost of every cluster x workload x strategy in a plan file");
   cmd->add_option("plan", args->plan, "Plan JSON file, or the name of a shipped plan (dgx-h100-clusters)")->required();
@@ -136,7 +136,7 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--report", args->report, "Folder for report.md, plan.json, plan.csv and PNG plots");
   cmd->add_option("--jobs", args->jobs, "Worker threads (0 = one per core); output is the same for any count")->capture_default_str();
   cmd->add_flag("--progress", args->progress, "Progress bar on stderr even when it is not a terminal");
-  cmd->callback([args] { run_plan_command(*args); });
+  cmd->callback([args, &output] { run_plan_command(*args, output); });
 }
 
 }  // namespace collsim::cli

@@ -78,7 +78,7 @@ std::vector<int> parse_ranks_list(const std::string& text, int max_ranks) {
   return out;
 }
 
-void run_sweep_command(const SweepArgs& a) {
+void run_sweep_command(const SweepArgs& a, ReportOutput& output) {
   const SweepSpec base{{}, parse_mb_list(a.bucket_mb), make_ddp_options(a.ddp), comm_spec_option(a.ddp), a.exact};
   const OutputFormat format = parse_format_option(a.format);
   const Workload w = load_workload_option(a.ddp.workload);
@@ -157,12 +157,12 @@ void run_sweep_command(const SweepArgs& a) {
     rep.cost_method += fmt::format("; fit failed its check at {} ranks, played exactly there",
                                    fmt::join(rep.result.exact_world_sizes, ","));
   }
-  write_sweep_report(std::cout, rep, format);
+  output.put(format, sweep_report_views(rep));
 }
 
 }  // namespace
 
-void add_sweep_command(CLI::App& app) {
+void add_sweep_command(CLI::App& app, ReportOutput& output) {
   auto args = std::make_shared<SweepArgs>();
   CLI::App* cmd = app.add_subcommand("sweep", "DDP step time over bucket sizes and world sizes; best bucket_cap_mb per size");
   cmd->add_option("--topology", args->topology,
@@ -175,7 +175,7 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_flag("--exact", args->exact, "Play every distinct bucket size (no affine fit)");
   add_ddp_options(cmd, args->ddp);
   cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
-  cmd->callback([args] { run_sweep_command(*args); });
+  cmd->callback([args, &output] { run_sweep_command(*args, output); });
 }
 
 }  // namespace collsim::cli
