@@ -1,14 +1,15 @@
 // `collsim check`: prediction regression for CI. Each baseline file stores a collsim
-// command line and the JSON it printed; check reruns the command (this same binary, with
-// --format json) and reports every number that moved beyond the tolerance.
-#include <sys/wait.h>
-#include <unistd.h>
+// command line and the JSON it printed; check reruns the command (in this process, with
+// --format json, taking its report's JSON document as it is made) and reports every number
+// that moved beyond the tolerance.
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <sstream>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -31,35 +32,57 @@ struct CheckArgs {
   bool update = false;
 };
 
-// Runs this binary with `args` in `dir`; returns its exit code and stdout.
-std::pair<int, std::string> run_self(const std::vector<std::string>& args, const std::string& dir) {
-  int pipefd[2];
-  if (::pipe(pipefd) != 0) throw std::runtime_error("pipe failed");
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    ::dup2(pipefd[1], STDOUT_FILENO);
-    ::close(pipefd[0]);
-    ::close(pipefd[1]);
-    if (::chdir(dir.c_str()) != 0) ::_exit(126);
-    std::vector<char*> argv;
-    std::string self = "collsim";
-    argv.push_back(self.data());
-    std::vector<std::string> copy = args;
-    for (auto& s : copy) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    ::execv("/proc/self/exe", argv.data());
-    ::_exit(127);
+// Runs `dir` as the working folder while it lives, then returns to the previous one.
+class WorkingFolder {
+ public:
+  explicit WorkingFolder(const std::filesystem::path& dir) : previous_(std::filesystem::current_path()) {
+    std::filesystem::current_path(dir, error_);
   }
-  ::close(pipefd[1]);
-  std::string out;
-  char buf[65536];
-  ssize_t n;
-  while ((n = ::read(pipefd[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
-  ::close(pipefd[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, out};
+  ~WorkingFolder() {
+    std::error_code ignored;
+    std::filesystem::current_path(previous_, ignored);
+  }
+  WorkingFolder(const WorkingFolder&) = delete;
+  WorkingFolder& operator=(const WorkingFolder&) = delete;
+  [[nodiscard]] bool entered() const { return !error_; }
+
+ private:
+  std::filesystem::path previous_;
+  std::error_code error_;
+};
+
+// Text a command writes on stdout outside its report goes nowhere while this lives.
+class StdoutMuted {
+ public:
+  StdoutMuted() : saved_(std::cout.rdbuf(sink_.rdbuf())) {}
+  ~StdoutMuted() { std::cout.rdbuf(saved_); }
+  StdoutMuted(const StdoutMuted&) = delete;
+  StdoutMuted& operator=(const StdoutMuted&) = delete;
+
+ private:
+  std::ostringstream sink_;
+  std::streambuf* saved_;
+};
+
+struct StoredRun {
+  int exit_code = 0;
+  std::optional<nlohmann::ordered_json> report;  // the JSON document of its report, if it made one
+};
+
+// Runs the collsim command line `args` in `dir`, in this process: the command's report
+// hands over its JSON document itself. Exit codes and messages are those of collsim.
+StoredRun run_stored(const std::vector<std::string>& args, const std::filesystem::path& dir) {
+  ReportOutput output;
+  output.capture_json();
+  CLI::App app{"collsim"};
+  app.require_subcommand(1);
+  add_commands(app, output, false);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
+  const WorkingFolder folder(dir);
+  if (!folder.entered()) return {126, std::nullopt};
+  const StdoutMuted muted;
+  const int rc = run_command_line(app, [&] { app.parse(reversed); });
+  return {rc, output.captured()};
 }
 
 // "0.5.0" of "0.5.0+g7643b9a": the release, without the commit it was built from.
@@ -126,18 +149,16 @@ void run_check(const CheckArgs& a) {
     std::vector<std::string> args = b.command;
     args.push_back("--format");
     args.push_back("json");
-    const auto [rc, out] = run_self(args, dir.string());
-    if (rc != 0) {
-      all.push_back({path, Diff{"(command)", "exit 0", fmt::format("exit {}", rc), "command failed"}});
+    const StoredRun run = run_stored(args, dir);
+    if (run.exit_code != 0) {
+      all.push_back({path, Diff{"(command)", "exit 0", fmt::format("exit {}", run.exit_code), "command failed"}});
       continue;
     }
-    nlohmann::ordered_json got;
-    try {
-      got = nlohmann::ordered_json::parse(out);
-    } catch (const nlohmann::json::parse_error&) {
+    if (!run.report) {
       all.push_back({path, Diff{"(output)", "JSON", "not JSON", "command printed no JSON"}});
       continue;
     }
+    nlohmann::ordered_json got = *run.report;
     if (got.is_object()) got.erase(kVersionKey);
     if (a.update) {
       const nlohmann::ordered_json doc = parse_ordered_json_text(read_input_file(path), path);

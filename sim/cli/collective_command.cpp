@@ -42,7 +42,7 @@ struct CollectiveArgs {
   std::string trace;
 };
 
-void run_collective(const CollectiveArgs& a) {
+void run_collective(const CollectiveArgs& a, ReportOutput& output) {
   const auto op = enum_from<CollectiveOp>(a.op);
   if (!op) throw ConfigError("--op", "", fmt::format("\"{}\"", a.op), fmt::format("one of: {}", fmt::join(enum_names<CollectiveOp>(), ", ")));
   CollectiveRequest req;
@@ -134,12 +134,12 @@ void run_collective(const CollectiveArgs& a) {
     write_file_atomically(a.trace, out.str(), "--trace");
   }
   if (a.crossover) report.crossovers = find_crossovers(graph, report.rows, req);
-  write_collective_report(std::cout, report, format);
+  output.put(format, collective_report_views(report));
 }
 
 }  // namespace
 
-void add_collective_command(CLI::App& app) {
+void add_collective_command(CLI::App& app, ReportOutput& output) {
   auto args = std::make_shared<CollectiveArgs>();
   CLI::App* cmd = app.add_subcommand("collective", "Predict one collective over a range of sizes (nccl-tests columns)");
   cmd->add_option("--topology", args->topology, "Topology JSON file, or a shipped topology's name like dgx-h100 (default: built-in 8 x H100 NVSwitch node)");
@@ -172,7 +172,7 @@ void add_collective_command(CLI::App& app) {
   cmd->add_option("--trace", args->trace,
                   "Also write the collective (one --sizes value) as a Chrome trace event JSON file (Perfetto): every "
                   "transfer replayed, one send and one receive track per rank and channel");
-  cmd->callback([args] { run_collective(*args); });
+  cmd->callback([args, &output] { run_collective(*args, output); });
 }
 
 }  // namespace collsim::cli

@@ -1,19 +1,22 @@
 // The collsim subcommands. Each registers its options and its action on the app.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
+#include "sim/cli/report_output.hpp"
 #include "sim/report/collective_table.hpp"
 #include "sim/topo/topology.hpp"
 
 namespace collsim::cli {
 
-void add_collective_command(CLI::App& app);
-void add_validate_command(CLI::App& app);
+// The commands that print a report put it into `output`.
+void add_collective_command(CLI::App& app, ReportOutput& output);
+void add_validate_command(CLI::App& app, ReportOutput& output);
 void add_check_command(CLI::App& app);
 
 // A command that ran correctly but whose verdict is "fail" (a tolerance broken, a
@@ -23,15 +26,25 @@ class CommandFailed : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Registers every subcommand on `app` in the order --help lists them (`check` only when
+// `with_check`: a command that check reruns may not be check).
+void add_commands(CLI::App& app, ReportOutput& output, bool with_check);
+// Runs `parse` (CLI11 parsing a command line, which runs the command) and maps what it
+// throws to collsim's exit code, with the message on stderr: 0; 1 for a "fail" verdict or
+// an internal error; 2 for bad input.
+[[nodiscard]] int run_command_line(CLI::App& app, const std::function<void()>& parse);
+// Says that standard output did not take all its text (`why`); returns exit code 2.
+int output_failed(const std::string& why);
+
 // Parses a percentage option ("10%" or "10" = 10 percent) into a fraction; throws
 // ConfigError naming the flag.
 [[nodiscard]] double parse_percent_option(const std::string& flag, const std::string& text);
-void add_schedule_command(CLI::App& app);
-void add_topo_command(CLI::App& app);  // collsim topo show|validate|dot|nccl|compare FILE
+void add_schedule_command(CLI::App& app, ReportOutput& output);
+void add_topo_command(CLI::App& app, ReportOutput& output);  // collsim topo show|validate|dot|nccl|compare FILE
 void add_import_nccl_command(CLI::App& topo);  // collsim topo import-nccl DUMP.xml
-void add_ddp_command(CLI::App& app);
-void add_sweep_command(CLI::App& app);
-void add_plan_command(CLI::App& app);  // collsim plan PLAN.json (capacity planning)
+void add_ddp_command(CLI::App& app, ReportOutput& output);
+void add_sweep_command(CLI::App& app, ReportOutput& output);
+void add_plan_command(CLI::App& app, ReportOutput& output);  // collsim plan PLAN.json (capacity planning)
 void add_trace_check_command(CLI::App& app);  // hidden: collsim check-trace FILE...
 
 // --topology FILE (or the built-in node when empty), cut to the first `ranks` ranks.

@@ -46,12 +46,12 @@ Topology calibrated_topology(const DdpCommandArgs& a, const std::optional<Calibr
   return topo;
 }
 
-void run_ddp(const DdpCommandArgs& a) {
+void run_ddp(const DdpCommandArgs& a, ReportOutput& output) {
   const std::optional<Calibration> cal = calibration_option(a);
   if (a.sharding.sharding != "ddp") {
     if (a.bucket_mb != 25) throw ConfigError("--bucket-mb", "", fmt::format("{}", a.bucket_mb), "--sharding ddp (ZeRO buckets: --reduce-bucket-mb)");
     const OutputFormat format = parse_format_option(a.format);
-    run_sharded(a.sharding, a.ddp, calibrated_topology(a, cal), format, a.trace, cal ? cal->protocol : std::nullopt);
+    run_sharded(a.sharding, a.ddp, calibrated_topology(a, cal), output, format, a.trace, cal ? cal->protocol : std::nullopt);
     return;
   }
   const CommSpec requested = comm_spec_option(a.ddp, cal ? cal->protocol : std::nullopt);
@@ -92,12 +92,12 @@ void run_ddp(const DdpCommandArgs& a) {
     write_chrome_trace(out, rep.result, fmt::format("collsim ddp {} on {} ({} ranks)", w.name, topo.name, rep.ranks));
     write_file_atomically(a.trace, out.str(), "--trace");
   }
-  write_ddp_report(std::cout, rep, format);
+  output.put(format, ddp_report_views(rep));
 }
 
 }  // namespace
 
-void add_ddp_command(CLI::App& app) {
+void add_ddp_command(CLI::App& app, ReportOutput& output) {
   auto args = std::make_shared<DdpCommandArgs>();
   CLI::App* cmd = app.add_subcommand("ddp", "Predict one PyTorch DDP training step: buckets, overlap, exposed communication");
   cmd->add_option("--topology", args->topology, "Topology JSON file, or a shipped topology's name like dgx-h100 (default: built-in 8 x H100 NVSwitch node)");
@@ -110,7 +110,7 @@ void add_ddp_command(CLI::App& app) {
                   "and its \"ddp\" section's compute slowdown while communicating");
   cmd->add_option("--trace", args->trace, "Also write the step as a Chrome trace event JSON file (Perfetto, chrome://tracing); DDP and --sharding");
   cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
-  cmd->callback([args] { run_ddp(*args); });
+  cmd->callback([args, &output] { run_ddp(*args, output); });
 }
 
 }  // namespace collsim::cli

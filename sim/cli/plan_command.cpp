@@ -1,12 +1,14 @@
 // `collsim plan PLAN.json`: every candidate x world size x workload x strategy of a
 // capacity plan, as a table/JSON/CSV on stdout and optionally a report folder.
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -39,6 +41,51 @@ void write_file(const std::filesystem::path& p, const std::string& text) {
   write_file_atomically(p, text, "--report");
 }
 
+// What a child process printed (stdout and stderr together) and how it ended.
+struct ChildRun {
+  int spawn_error = 0;  // errno from posix_spawnp (ENOENT: no such program); 0 when it ran
+  int exit_code = -1;   // its exit status; -1 when a signal ended it
+  std::string output;
+};
+
+// Runs argv[0] (looked up on PATH) with `argv` as its argument vector, no shell, and
+// waits for it.
+ChildRun run_child(const std::vector<std::string>& argv) {
+  ChildRun run;
+  int pipefd[2];
+  if (::pipe(pipefd) != 0) {
+    run.spawn_error = errno;
+    return run;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipefd[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, pipefd[1], STDERR_FILENO);
+  posix_spawn_file_actions_addclose(&actions, pipefd[0]);
+  posix_spawn_file_actions_addclose(&actions, pipefd[1]);
+  std::vector<std::string> args = argv;
+  std::vector<char*> ptrs;
+  for (auto& a : args) ptrs.push_back(a.data());
+  ptrs.push_back(nullptr);
+  pid_t pid = 0;
+  run.spawn_error = posix_spawnp(&pid, ptrs[0], &actions, nullptr, ptrs.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(pipefd[1]);
+  if (run.spawn_error == 0) {
+    std::array<char, 4096> buf{};
+    ssize_t n = 0;
+    while ((n = ::read(pipefd[0], buf.data(), buf.size())) > 0 || (n < 0 && errno == EINTR)) {
+      if (n > 0) run.output.append(buf.data(), static_cast<std::size_t>(n));
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  ::close(pipefd[0]);
+  return run;
+}
+
 // Runs the shipped plot script on DIR/plan.json; returns the PNG names it wrote, or an
 // empty list and the reason in `note`.
 std::vector<std::string> render_plots(const std::filesystem::path& dir, std::string& note) {
@@ -56,17 +103,13 @@ std::vector<std::string> render_plots(const std::filesystem::path& dir, std::str
   } else if (std::filesystem::exists("/usr/bin/python3")) {
     python = "/usr/bin/python3";
   }
-  const std::string cmd = fmt::format("'{}' '{}' '{}' 2>&1", python, script.string(), dir.string());
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) {
-    note = "PNG plots not written: could not start python3.";
+  const ChildRun run = run_child({python, script.string(), dir.string()});
+  if (run.spawn_error != 0 && run.spawn_error != ENOENT) {
+    note = fmt::format("PNG plots not written: could not start {} ({}).", python, std::strerror(run.spawn_error));
     return {};
   }
-  std::string output;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), static_cast<int>(buf.size()), pipe)) output += buf.data();
-  const int status = pclose(pipe);
-  const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const int rc = run.spawn_error == ENOENT ? 127 : run.exit_code;
+  const std::string& output = run.output;
   std::vector<std::string> pngs;
   if (rc != 0) {
     std::string why = output;
@@ -83,7 +126,7 @@ std::vector<std::string> render_plots(const std::filesystem::path& dir, std::str
   return pngs;
 }
 
-void run_plan_command(const PlanArgs& a) {
+void run_plan_command(const PlanArgs& a, ReportOutput& output) {
   const OutputFormat format = parse_format_option(a.format);
   if (a.jobs < 0 || a.jobs > 1024) throw ConfigError("--jobs", "", std::to_string(a.jobs), "a thread count from 1 to 1024 (0 = one per core)");
   const int jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -106,7 +149,7 @@ void run_plan_command(const PlanArgs& a) {
               << (done == total ? "\n" : "") << std::flush;
   };
   rep.result = evaluate_plan(plan, jobs, bar ? progress : PlanProgress{});
-  write_plan_report(std::cout, rep, format);
+  output.put(format, plan_report_views(rep));
 
   if (a.report.empty()) return;
   // The report is written to a folder beside DIR and swapped in whole: a failed or killed
@@ -114,8 +157,8 @@ void run_plan_command(const PlanArgs& a) {
   StagedFolder staged(std::filesystem::path(a.report), "--report");
   const std::filesystem::path& dir = staged.path();
   std::ostringstream json, csv, md;
-  write_plan_report(json, rep, OutputFormat::Json);
-  write_plan_report(csv, rep, OutputFormat::Csv);
+  write_report(json, OutputFormat::Json, plan_report_views(rep));
+  write_report(csv, OutputFormat::Csv, plan_report_views(rep));
   write_file(dir / "plan.json", json.str());
   write_file(dir / "plan.csv", csv.str());
   std::string note;
@@ -128,7 +171,7 @@ void run_plan_command(const PlanArgs& a) {
 
 }  // namespace
 
-void add_plan_command(CLI::App& app) {
+void add_plan_command(CLI::App& app, ReportOutput& output) {
   auto args = std::make_shared<PlanArgs>();
   CLI::App* cmd = app.add_subcommand("plan", "Capacity planning: step time, memory fit and cost of every cluster x workload x strategy in a plan file");
   cmd->add_option("plan", args->plan, "Plan JSON file, or the name of a shipped plan (dgx-h100-clusters)")->required();
@@ -136,7 +179,7 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--report", args->report, "Folder for report.md, plan.json, plan.csv and PNG plots");
   cmd->add_option("--jobs", args->jobs, "Worker threads (0 = one per core); output is the same for any count")->capture_default_str();
   cmd->add_flag("--progress", args->progress, "Progress bar on stderr even when it is not a terminal");
-  cmd->callback([args] { run_plan_command(*args); });
+  cmd->callback([args, &output] { run_plan_command(*args, output); });
 }
 
 }  // namespace collsim::cli

@@ -29,7 +29,7 @@ struct ScheduleArgs {
   std::string format = "table";
 };
 
-void run_schedule(const ScheduleArgs& a) {
+void run_schedule(const ScheduleArgs& a, ReportOutput& output) {
   const auto op = enum_from<CollectiveOp>(a.op);
   if (!op) throw ConfigError("--op", "", fmt::format("\"{}\"", a.op), fmt::format("one of: {}", fmt::join(enum_names<CollectiveOp>(), ", ")));
   if (!is_algorithm(a.algo)) {
@@ -80,13 +80,13 @@ void run_schedule(const ScheduleArgs& a) {
   ro.hosts = hosts;
   ro.list_transfers = a.list;
   if (a.verify) ro.verification = verify_schedule(s);
-  write_schedule_report(std::cout, s, ro, format);
+  output.put(format, schedule_report_views(s, ro));
   if (ro.verification && !ro.verification->ok) throw InternalError("schedule failed verification: " + ro.verification->error);
 }
 
 }  // namespace
 
-void add_schedule_command(CLI::App& app) {
+void add_schedule_command(CLI::App& app, ReportOutput& output) {
   auto args = std::make_shared<ScheduleArgs>();
   CLI::App* cmd = app.add_subcommand("schedule", "Build one algorithm's schedule: steps, transfers, bytes per rank");
   cmd->add_option("--op", args->op, "Collective: allreduce, reducescatter, allgather, broadcast, reduce, alltoall")
@@ -103,7 +103,7 @@ void add_schedule_command(CLI::App& app) {
   cmd->add_flag("--verify", args->verify, "Prove the schedule with the symbolic executor");
   cmd->add_flag("--list", args->list, "List every transfer with its dependencies");
   cmd->add_option("--format", args->format, "table or json")->capture_default_str();
-  cmd->callback([args] { run_schedule(*args); });
+  cmd->callback([args, &output] { run_schedule(*args, output); });
 }
 
 }  // namespace collsim::cli

@@ -75,7 +75,7 @@ ShardingOptions make_sharding_options(const ShardingArgs& a, const DdpArgs& ddp,
   return o;
 }
 
-void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo, OutputFormat format,
+void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo, ReportOutput& output, OutputFormat format,
                  const std::string& trace, const std::optional<ProtocolModel>& model) {
   const CommSpec requested = comm_spec_option(ddp, model);
   for (CollectiveOp op : {CollectiveOp::AllGather, CollectiveOp::ReduceScatter, CollectiveOp::AllReduce}) {
@@ -119,7 +119,7 @@ void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo
                                                     topo.name, ranks));
     write_file_atomically(trace, out.str(), "--trace");
   }
-  write_sharded_report(std::cout, rep, format);
+  output.put(format, sharded_report_views(rep));
 }
 
 }  // namespace collsim::cli

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/cli/ddp_options.hpp"
+#include "sim/cli/report_output.hpp"
 #include "sim/report/collective_table.hpp"
 #include "sim/train/sharding.hpp"
 
@@ -32,7 +33,7 @@ void add_sharding_options(CLI::App* cmd, ShardingArgs& a);
 
 // Runs one sharded step and writes the report; a non-empty `trace` path also gets the
 // step as a Chrome trace event JSON file.
-void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo, OutputFormat format,
+void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo, ReportOutput& output, OutputFormat format,
                  const std::string& trace, const std::optional<ProtocolModel>& model = std::nullopt);
 
 }  // namespace collsim::cli

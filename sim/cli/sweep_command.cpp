@@ -45,7 +45,7 @@ std::vector<int> ranks_within(const std::vector<int>& ranks, int max_ranks) {
   return ranks;
 }
 
-void run_sweep_command(const SweepArgs& a) {
+void run_sweep_command(const SweepArgs& a, ReportOutput& output) {
   std::vector<Bytes> caps;  // each value was checked while parsing (bucket_mb_check)
   for (double mb : a.bucket_mb) caps.push_back(bucket_cap_option("--bucket-mb", mb));
   const SweepSpec base{{}, caps, make_ddp_options(a.ddp), comm_spec_option(a.ddp), a.exact};
@@ -123,12 +123,12 @@ void run_sweep_command(const SweepArgs& a) {
     rep.cost_method += fmt::format("; fit failed its check at {} ranks, played exactly there",
                                    fmt::join(rep.result.exact_world_sizes, ","));
   }
-  write_sweep_report(std::cout, rep, format);
+  output.put(format, sweep_report_views(rep));
 }
 
 }  // namespace
 
-void add_sweep_command(CLI::App& app) {
+void add_sweep_command(CLI::App& app, ReportOutput& output) {
   auto args = std::make_shared<SweepArgs>();
   CLI::App* cmd = app.add_subcommand("sweep", "DDP step time over bucket sizes and world sizes; best bucket_cap_mb per size");
   cmd->add_option("--topology", args->topology,
@@ -148,7 +148,7 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_flag("--exact", args->exact, "Play every distinct bucket size (no affine fit)");
   add_ddp_options(cmd, args->ddp);
   cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
-  cmd->callback([args] { run_sweep_command(*args); });
+  cmd->callback([args, &output] { run_sweep_command(*args, output); });
 }
 
 }  // namespace collsim::cli

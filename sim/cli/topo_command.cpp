@@ -70,15 +70,15 @@ Topology load_or_report(const std::string& path) {
   throw ConfigError(path, "", "", fmt::format("a valid topology ({} errors, listed above)", c.errors.size()));
 }
 
-NcclReportFormat parse_nccl_format(const std::string& text) {
-  if (text == "text") return NcclReportFormat::Text;
-  if (text == "json") return NcclReportFormat::Json;
+OutputFormat parse_nccl_format(const std::string& text) {
+  if (text == "text") return OutputFormat::Table;
+  if (text == "json") return OutputFormat::Json;
   throw ConfigError("--format", "", fmt::format("\"{}\"", text), "one of: text, json");
 }
 
 }  // namespace
 
-void add_topo_command(CLI::App& app) {
+void add_topo_command(CLI::App& app, ReportOutput& output) {
   CLI::App* topo = app.add_subcommand("topo", "Describe, check or draw a topology file");
   topo->require_subcommand(1);
   auto file = std::make_shared<std::string>();
@@ -104,9 +104,9 @@ void add_topo_command(CLI::App& app) {
   nccl->add_option("FILE", *file, "Topology JSON file")->required();
   auto format = std::make_shared<std::string>("text");
   nccl->add_option("--format", *format, "text or json")->capture_default_str();
-  nccl->callback([file, format] {
-    const NcclReportFormat f = parse_nccl_format(*format);
-    write_nccl_graph_report(std::cout, summarize_nccl_graph(load_or_report(*file)), f);
+  nccl->callback([file, format, &output] {
+    const OutputFormat f = parse_nccl_format(*format);
+    output.put(f, nccl_graph_report_views(summarize_nccl_graph(load_or_report(*file))));
   });
 
   CLI::App* compare = topo->add_subcommand(

@@ -79,7 +79,7 @@ void run_calibrate(const ValidateArgs& a, const MeasurementSet& all, CasePredict
   }
 }
 
-void run_validate(const ValidateArgs& a) {
+void run_validate(const ValidateArgs& a, ReportOutput& output) {
   const OutputFormat format = parse_format_option(a.format);
   ValidationReport report;
   report.tolerance = a.tolerance;
@@ -132,7 +132,7 @@ void run_validate(const ValidateArgs& a) {
     const auto e = r.error();
     if (e && std::abs(*e) > *report.tolerance) ++report.rows_beyond_tolerance;
   }
-  write_validation_report(std::cout, report, format);
+  output.put(format, validation_report_views(report));
   std::cout.flush();
   if (report.rows_beyond_tolerance > 0) {
     throw CommandFailed(fmt::format("validate: {} of {} predicted rows beyond the {:g}% tolerance", report.rows_beyond_tolerance,
@@ -152,7 +152,7 @@ void run_validate(const ValidateArgs& a) {
 
 }  // namespace
 
-void add_validate_command(CLI::App& app) {
+void add_validate_command(CLI::App& app, ReportOutput& output) {
   auto args = std::make_shared<ValidateArgs>();
   CLI::App* cmd = app.add_subcommand("validate", "Compare predictions with measurements (collsim-exec/DDP JSON lines, nccl-tests logs)");
   cmd->add_option("--measured", args->measured, "Measurement files (JSON lines or nccl-tests logs)")->required()->expected(1, -1);
@@ -178,7 +178,7 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--calibration", args->calibration, "Apply a calibration file before predicting");
   cmd->add_option("--calibrate", args->calibrate, "Fit a calibration from these measurements and write it to FILE");
   cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
-  cmd->callback([args] { run_validate(*args); });
+  cmd->callback([args, &output] { run_validate(*args, output); });
 }
 
 }  // namespace collsim::cli

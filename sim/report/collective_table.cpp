@@ -1,11 +1,9 @@
 #include "sim/report/collective_table.hpp"
-#include "sim/core/version.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
-#include <nlohmann/json.hpp>
 
-#include "sim/report/csv_writer.hpp"
+#include "sim/report/table_model.hpp"
 
 namespace collsim {
 
@@ -13,23 +11,63 @@ namespace {
 
 constexpr int kFloatBytes = 4;
 
-struct RowFields {
-  std::int64_t count;
-  const char* redop;
-  int root;
-};
+using P = CollectivePrediction;
 
 // nccl-tests conventions: float elements; gather-type collectives print redop "none";
 // rootless collectives print root -1.
-RowFields fields(const CollectivePrediction& p) {
+std::int64_t count(const P& p) {
   const CollectiveOp op = p.collective.op;
-  const bool rooted = op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce;
-  const bool reduces = op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter || op == CollectiveOp::Reduce;
-  std::int64_t count = p.collective.size.count / kFloatBytes;
-  if (op == CollectiveOp::AllGather || op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllToAll) {
-    count /= p.collective.ranks;
-  }
-  return {count, reduces ? "sum" : "none", rooted ? p.collective.root : -1};
+  std::int64_t n = p.collective.size.count / kFloatBytes;
+  if (op == CollectiveOp::AllGather || op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllToAll) n /= p.collective.ranks;
+  return n;
+}
+
+const char* redop(const P& p) {
+  const CollectiveOp op = p.collective.op;
+  return op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter || op == CollectiveOp::Reduce ? "sum" : "none";
+}
+
+int root(const P& p) {
+  const CollectiveOp op = p.collective.op;
+  return op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce ? p.collective.root : -1;
+}
+
+// nccl-tests' columns, then how the row was played.
+const std::vector<Column<P>>& columns() {
+  static const std::vector<Column<P>> cols{
+      {.name = "op", .value = [](const P& p) { return Json(to_string(p.collective.op)); }, .shown = kInCsv | kInJson},
+      {.name = "ranks", .value = [](const P& p) { return Json(p.collective.ranks); }, .shown = kInCsv | kInJson},
+      {.name = "size_bytes", .value = [](const P& p) { return Json(p.collective.size.count); }, .title = "size", .unit = "(B)", .width = 12},
+      {.name = "count", .value = [](const P& p) { return Json(count(p)); }, .title = "count", .unit = "(elements)", .width = 13},
+      {.name = "type", .value = [](const P&) { return Json("float"); }, .title = "type", .width = 9},
+      {.name = "redop", .value = [](const P& p) { return Json(redop(p)); }, .title = "redop", .width = 6},
+      {.name = "root", .value = [](const P& p) { return Json(root(p)); }, .title = "root", .width = 6},
+      {.name = "time_ps", .value = [](const P& p) { return Json(p.time.ps); }, .shown = kInJson},
+      {.name = "time_us", .value = [](const P& p) { return Json(p.time.us()); }, .title = "time", .unit = "(us)", .width = 12,
+       .text_format = "{:.2f}", .csv_format = "{:.6f}"},
+      {.name = "algbw_gbps", .value = [](const P& p) { return Json(p.algbw_gbps); }, .title = "algbw", .unit = "(GB/s)",
+       .width = 9, .text_format = "{:.2f}", .csv_format = "{:.6f}"},
+      {.name = "busbw_gbps", .value = [](const P& p) { return Json(p.busbw_gbps); }, .title = "busbw", .unit = "(GB/s)",
+       .width = 9, .text_format = "{:.2f}", .csv_format = "{:.6f}"},
+      {.name = "algorithm", .value = [](const P& p) { return Json(p.algorithm); }, .title = "algorithm", .width = 10,
+       .align = Align::Left, .gap = 2},
+      {.name = "protocol", .value = [](const P& p) { return Json(to_string(p.protocol)); }, .title = "protocol", .width = 8,
+       .align = Align::Left},
+      {.name = "channels", .value = [](const P& p) { return Json(p.channels); }, .title = "channels"},
+  };
+  return cols;
+}
+
+const std::vector<Column<Crossover>>& crossover_columns() {
+  using X = Crossover;
+  static const std::vector<Column<X>> cols{
+      {.name = "from_algorithm", .value = [](const X& x) { return Json(x.from_algorithm); }},
+      {.name = "from_protocol", .value = [](const X& x) { return Json(to_string(x.from_protocol)); }},
+      {.name = "to_algorithm", .value = [](const X& x) { return Json(x.to_algorithm); }},
+      {.name = "to_protocol", .value = [](const X& x) { return Json(to_string(x.to_protocol)); }},
+      {.name = "size_bytes", .value = [](const X& x) { return Json(x.at.count); }},
+  };
+  return cols;
 }
 
 void write_table(std::ostream& out, const CollectiveReport& r) {
@@ -37,83 +75,23 @@ void write_table(std::ostream& out, const CollectiveReport& r) {
     const auto& c = r.rows.front().collective;
     fmt::print(out, "# collsim collective: {} on {} ({} ranks)\n", to_string(c.op), r.topology, c.ranks);
   }
-  fmt::print(out, "#{:>11} {:>13} {:>9} {:>6} {:>6} {:>12} {:>9} {:>9}  {:<10} {:<8} {}\n", "size", "count", "type",
-             "redop", "root", "time", "algbw", "busbw", "algorithm", "protocol", "channels");
-  fmt::print(out, "#{:>11} {:>13} {:>9} {:>6} {:>6} {:>12} {:>9} {:>9}\n", "(B)", "(elements)", "", "", "", "(us)",
-             "(GB/s)", "(GB/s)");
-  for (const auto& p : r.rows) {
-    const RowFields f = fields(p);
-    fmt::print(out, "{:>12} {:>13} {:>9} {:>6} {:>6} {:>12.2f} {:>9.2f} {:>9.2f}  {:<10} {:<8} {}\n",
-               p.collective.size.count, f.count, "float", f.redop, f.root, p.time.us(), p.algbw_gbps, p.busbw_gbps,
-               p.algorithm, to_string(p.protocol), p.channels);
-  }
+  write_text_table(out, columns(), r.rows, {.mark = '#'});
   for (const auto& x : r.crossovers) {
     fmt::print(out, "# crossover: {}/{} -> {}/{} at {} B\n", x.from_algorithm, to_string(x.from_protocol),
                x.to_algorithm, to_string(x.to_protocol), x.at.count);
   }
 }
 
-void write_json(std::ostream& out, const CollectiveReport& r) {
-  nlohmann::ordered_json doc;
-  doc[kVersionKey] = version_string();
-  doc["topology"] = r.topology;
-  doc["rows"] = nlohmann::ordered_json::array();
-  for (const auto& p : r.rows) {
-    const RowFields f = fields(p);
-    nlohmann::ordered_json row;
-    row["op"] = to_string(p.collective.op);
-    row["ranks"] = p.collective.ranks;
-    row["size_bytes"] = p.collective.size.count;
-    row["count"] = f.count;
-    row["type"] = "float";
-    row["redop"] = f.redop;
-    row["root"] = f.root;
-    row["time_ps"] = p.time.ps;
-    row["time_us"] = p.time.us();
-    row["algbw_gbps"] = p.algbw_gbps;
-    row["busbw_gbps"] = p.busbw_gbps;
-    row["algorithm"] = p.algorithm;
-    row["protocol"] = to_string(p.protocol);
-    row["channels"] = p.channels;
-    doc["rows"].push_back(std::move(row));
-  }
-  if (!r.crossovers.empty()) {
-    doc["crossovers"] = nlohmann::ordered_json::array();
-    for (const auto& x : r.crossovers) {
-      nlohmann::ordered_json j;
-      j["from_algorithm"] = x.from_algorithm;
-      j["from_protocol"] = to_string(x.from_protocol);
-      j["to_algorithm"] = x.to_algorithm;
-      j["to_protocol"] = to_string(x.to_protocol);
-      j["size_bytes"] = x.at.count;
-      doc["crossovers"].push_back(std::move(j));
-    }
-  }
-  out << doc.dump(2) << "\n";
+Json report_json(const CollectiveReport& r) {
+  Json doc = report_document({{"topology", r.topology}, {"rows", json_rows(columns(), r.rows)}});
+  if (!r.crossovers.empty()) doc["crossovers"] = json_rows(crossover_columns(), r.crossovers);
+  return doc;
 }
 
-void write_csv(std::ostream& out, const CollectiveReport& r) {
-  CsvWriter csv(out);
-  csv.row({"op", "ranks", "size_bytes", "count", "type", "redop", "root", "time_us", "algbw_gbps", "busbw_gbps", "algorithm",
-           "protocol", "channels"});
-  for (const auto& p : r.rows) {
-    const RowFields f = fields(p);
-    csv.row({std::string(to_string(p.collective.op)), std::to_string(p.collective.ranks),
-             std::to_string(p.collective.size.count), fmt::format("{}", f.count), "float", fmt::format("{}", f.redop),
-             fmt::format("{}", f.root), fmt::format("{:.6f}", p.time.us()), fmt::format("{:.6f}", p.algbw_gbps),
-             fmt::format("{:.6f}", p.busbw_gbps), p.algorithm, std::string(to_string(p.protocol)),
-             std::to_string(p.channels)});
-  }
-}
+void write_csv(std::ostream& o, const CollectiveReport& r) { write_csv_table(o, columns(), r.rows); }
 
 }  // namespace
 
-void write_collective_report(std::ostream& out, const CollectiveReport& report, OutputFormat format) {
-  switch (format) {
-    case OutputFormat::Table: write_table(out, report); break;
-    case OutputFormat::Json: write_json(out, report); break;
-    case OutputFormat::Csv: write_csv(out, report); break;
-  }
-}
+ReportViews collective_report_views(const CollectiveReport& report) { return views_of(report, write_table, report_json, write_csv); }
 
 }  // namespace collsim

@@ -9,10 +9,9 @@
 
 #include "sim/coll/crossover.hpp"
 #include "sim/coll/predict.hpp"
+#include "sim/report/table_model.hpp"
 
 namespace collsim {
-
-enum class OutputFormat { Table, Json, Csv };
 
 struct CollectiveReport {
   std::string topology;
@@ -20,6 +19,7 @@ struct CollectiveReport {
   std::vector<Crossover> crossovers;  // where the chosen (algorithm, protocol) changes
 };
 
-void write_collective_report(std::ostream& out, const CollectiveReport& report, OutputFormat format);
+// The report in each format; the views read `report`, which must outlive them.
+[[nodiscard]] ReportViews collective_report_views(const CollectiveReport& report);
 
 }  // namespace collsim

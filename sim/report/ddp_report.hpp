@@ -25,6 +25,7 @@ struct DdpReport {
   DdpResult result;
 };
 
-void write_ddp_report(std::ostream& out, const DdpReport& report, OutputFormat format);
+// The report in each format; the views read `report`, which must outlive them.
+[[nodiscard]] ReportViews ddp_report_views(const DdpReport& report);
 
 }  // namespace collsim

@@ -1,5 +1,4 @@
 #include "sim/report/nccl_graph_report.hpp"
-#include "sim/core/version.hpp"
 
 #include <algorithm>
 #include <string>
@@ -7,13 +6,10 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
-#include <nlohmann/json.hpp>
 
 namespace collsim {
 
 namespace {
-
-using Json = nlohmann::ordered_json;
 
 constexpr int kRingPattern = 4;  // NCCL_TOPO_PATTERN_RING
 
@@ -185,17 +181,12 @@ Json tuning_json(const NcclGraphSummary& s) {
   return j;
 }
 
-void write_json(std::ostream& out, const NcclGraphSummary& s) {
-  Json doc;
-  doc[kVersionKey] = version_string();
-  doc["topology"] = s.topology;
-  doc["source"] = s.source;
-  doc["ranks"] = s.ranks;
-  doc["applies"] = !s.not_applicable;
+Json summary_json(const NcclGraphSummary& s) {
+  Json doc = report_document(
+      {{"topology", s.topology}, {"source", s.source}, {"ranks", s.ranks}, {"applies", !s.not_applicable}});
   if (s.not_applicable) {
     doc["reason"] = *s.not_applicable;
-    out << doc.dump(2) << "\n";
-    return;
+    return doc;
   }
   const NcclGraph& g = *s.graph;
   const NcclHost& h0 = g.host.front();
@@ -206,16 +197,13 @@ void write_json(std::ostream& out, const NcclGraphSummary& s) {
   doc["paths"] = Json{{"host", 0}, {"gpu_gpu", path_rows(s.gpu_gpu)}, {"gpu_nic", path_rows(s.gpu_nic)}};
   doc["ring"] = ring_json(g);
   doc["tuning"] = tuning_json(s);
-  out << doc.dump(2) << "\n";
+  return doc;
 }
 
 }  // namespace
 
-void write_nccl_graph_report(std::ostream& out, const NcclGraphSummary& summary, NcclReportFormat format) {
-  switch (format) {
-    case NcclReportFormat::Text: write_text(out, summary); break;
-    case NcclReportFormat::Json: write_json(out, summary); break;
-  }
+ReportViews nccl_graph_report_views(const NcclGraphSummary& summary) {
+  return views_of(summary, write_text, summary_json);
 }
 
 }  // namespace collsim

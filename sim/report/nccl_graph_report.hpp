@@ -7,11 +7,12 @@
 #include <ostream>
 
 #include "sim/coll/nccl_graph_summary.hpp"
+#include "sim/report/table_model.hpp"
 
 namespace collsim {
 
-enum class NcclReportFormat { Text, Json };
-
-void write_nccl_graph_report(std::ostream& out, const NcclGraphSummary& summary, NcclReportFormat format);
+// The report as text (also for --format csv) or JSON; the views read `summary`, which
+// must outlive them.
+[[nodiscard]] ReportViews nccl_graph_report_views(const NcclGraphSummary& summary);
 
 }  // namespace collsim

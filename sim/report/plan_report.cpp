@@ -1,14 +1,9 @@
 #include "sim/report/plan_report.hpp"
-#include "sim/core/version.hpp"
 
 #include <algorithm>
-#include <array>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
-#include <nlohmann/json.hpp>
-
-#include "sim/report/csv_writer.hpp"
 
 namespace collsim {
 
@@ -21,10 +16,6 @@ struct Cells {
   std::string candidate, workload, strategy, world, micro, status;
   std::string step_ms, samples_s, efficiency, exposed, memory_gib, margin_gib, per_hour, per_million, pareto;
 };
-
-constexpr std::array<const char*, 15> kHeader{"candidate", "workload", "strategy", "gpus", "micro_batch", "status",
-                                              "step_ms", "samples_per_s", "scaling_eff_pct", "exposed_comm_pct",
-                                              "memory_gib", "margin_gib", "cost_per_hour", "cost_per_m_samples", "pareto"};
 
 Cells cells(const PlanReport& rep, const PlanRow& r) {
   const Plan& p = *rep.plan;
@@ -54,9 +45,68 @@ Cells cells(const PlanReport& rep, const PlanRow& r) {
   return c;
 }
 
-std::vector<std::string> as_list(const Cells& c) {
-  return {c.candidate, c.workload, c.strategy, c.world, c.micro, c.status, c.step_ms, c.samples_s, c.efficiency,
-          c.exposed, c.memory_gib, c.margin_gib, c.per_hour, c.per_million, c.pareto};
+// A row with its cells formatted.
+struct Line {
+  const PlanRow* row;
+  Cells cells;
+};
+
+std::vector<Line> lines(const PlanReport& rep) {
+  std::vector<Line> out;
+  out.reserve(rep.result.rows.size());
+  for (const auto& r : rep.result.rows) out.push_back({&r, cells(rep, r)});
+  return out;
+}
+
+Json number_or_null(const std::string& s) { return s == "-" ? Json() : Json(std::stod(s)); }
+
+// A column whose table and CSV cell is `field`, in JSON the cell read back as a number
+// (null for "-"), unless `json` says otherwise. Text left-aligned, numbers right-aligned.
+Column<Line> cell(const char* name, std::string Cells::*field, std::function<Json(const Line&)> json = {},
+                  Align align = Align::Right) {
+  return {.name = name, .value = [field](const Line& l) { return Json(l.cells.*field); }, .title = name,
+          .width = kFitWidth, .align = align, .gap = 2,
+          .json = json ? std::move(json)
+                       : std::function<Json(const Line&)>([field](const Line& l) { return number_or_null(l.cells.*field); })};
+}
+
+Column<Line> json_only(const char* name, std::function<Json(const Line&)> json) {
+  return {.name = name, .value = std::move(json), .shown = kInJson};
+}
+
+const std::vector<Column<Line>>& columns() {
+  const auto text = [](std::string Cells::*field) { return [field](const Line& l) { return Json(l.cells.*field); }; };
+  static const std::vector<Column<Line>> cols{
+      cell("candidate", &Cells::candidate, text(&Cells::candidate), Align::Left),
+      cell("workload", &Cells::workload, text(&Cells::workload), Align::Left),
+      cell("strategy", &Cells::strategy, text(&Cells::strategy), Align::Left),
+      cell("gpus", &Cells::world, [](const Line& l) { return Json(l.row->world); }),
+      cell("micro_batch", &Cells::micro,
+           [](const Line& l) { return l.row->status == PlanStatus::BatchInvalid ? Json() : Json(l.row->micro_batch); }),
+      cell("status", &Cells::status, text(&Cells::status), Align::Left),
+      cell("step_ms", &Cells::step_ms),
+      json_only("step_ps", [](const Line& l) { return Json(l.row->step.ps); }),
+      cell("samples_per_s", &Cells::samples_s),
+      json_only("scaling_efficiency_base_gpus", [](const Line& l) { return Json(l.row->efficiency_base); }),
+      cell("scaling_eff_pct", &Cells::efficiency),
+      cell("exposed_comm_pct", &Cells::exposed),
+      json_only("communication_ps", [](const Line& l) { return Json(l.row->comm_total.ps); }),
+      json_only("exposed_communication_ps", [](const Line& l) { return Json(l.row->exposed_comm.ps); }),
+      cell("memory_gib", &Cells::memory_gib),
+      cell("margin_gib", &Cells::margin_gib),
+      json_only("memory_bytes",
+                [](const Line& l) {
+                  const MemoryEstimate& m = l.row->memory;
+                  return Json{{"parameters", m.parameters.count}, {"gradients", m.gradients.count},
+                              {"optimizer", m.optimizer.count},   {"buckets", m.buckets.count},
+                              {"unsharded", m.unsharded.count},   {"activations", m.activations.count},
+                              {"total", m.total.count},           {"capacity", m.capacity.count}};
+                }),
+      cell("cost_per_hour", &Cells::per_hour, [](const Line& l) { return Json(std::stod(l.cells.per_hour)); }),
+      cell("cost_per_m_samples", &Cells::per_million),
+      cell("pareto", &Cells::pareto, [](const Line& l) { return Json(l.row->pareto); }),
+  };
+  return cols;
 }
 
 void write_table(std::ostream& out, const PlanReport& rep) {
@@ -65,98 +115,45 @@ void write_table(std::ostream& out, const PlanReport& rep) {
              rep.result.simulations, p.currency);
   fmt::print(out, "# scaling_eff_pct: strong scaling at fixed global batch, T(base) x base / (T x gpus), base = the\n"
                   "# smallest world size of the same candidate/workload/strategy; pareto: best on (step_ms, cost_per_m_samples) per workload\n");
-  std::vector<std::vector<std::string>> rows;
-  rows.emplace_back(kHeader.begin(), kHeader.end());
-  for (const auto& r : rep.result.rows) rows.push_back(as_list(cells(rep, r)));
-  std::vector<std::size_t> width(kHeader.size(), 0);
-  for (const auto& row : rows) {
-    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  }
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      // Text columns left-aligned, numbers right-aligned; two spaces between columns.
-      const bool text = i < 3 || i == 5;
-      line += text ? fmt::format("{:<{}}", row[i], width[i]) : fmt::format("{:>{}}", row[i], width[i]);
-      if (i + 1 < row.size()) line += "  ";
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out << line << "\n";
-  }
+  write_text_table(out, columns(), lines(rep), {.trim = true});
 }
 
-void write_csv(std::ostream& out, const PlanReport& rep) {
-  CsvWriter csv(out);
-  csv.row(std::vector<std::string>(kHeader.begin(), kHeader.end()));
-  for (const auto& r : rep.result.rows) csv.row(as_list(cells(rep, r)));
-}
-
-nlohmann::ordered_json number_or_null(const std::string& s) {
-  if (s == "-") return nullptr;
-  return std::stod(s);
-}
-
-void write_json(std::ostream& out, const PlanReport& rep) {
+Json report_json(const PlanReport& rep) {
   const Plan& p = *rep.plan;
-  nlohmann::ordered_json doc;
-  doc[kVersionKey] = version_string();
-  doc["plan"] = p.name;
-  doc["source"] = p.source;
-  doc["currency"] = p.currency;
-  doc["scaling"] = "strong scaling at fixed global batch: T(base) x base / (T x gpus), base = smallest world size of the same candidate, workload and strategy";
-  doc["simulations"] = rep.result.simulations;
-  doc["candidates"] = nlohmann::ordered_json::array();
+  Json candidates = Json::array();
   for (const auto& c : p.candidates) {
-    doc["candidates"].push_back({{"name", c.name}, {"description", c.description}, {"gpu", c.gpu_model},
-                                 {"gpus_per_host", c.gpus_per_host}, {"algorithm", c.algorithm}, {"protocol", c.protocol},
-                                 {"price_per_gpu_hour", c.price.hourly()}, {"price", c.price.describe()}});
+    candidates.push_back({{"name", c.name}, {"description", c.description}, {"gpu", c.gpu_model},
+                          {"gpus_per_host", c.gpus_per_host}, {"algorithm", c.algorithm}, {"protocol", c.protocol},
+                          {"price_per_gpu_hour", c.price.hourly()}, {"price", c.price.describe()}});
   }
-  doc["rows"] = nlohmann::ordered_json::array();
-  for (const auto& r : rep.result.rows) {
-    const Cells c = cells(rep, r);
-    nlohmann::ordered_json row;
-    row["candidate"] = c.candidate;
-    row["workload"] = c.workload;
-    row["strategy"] = c.strategy;
-    row["gpus"] = r.world;
-    row["micro_batch"] = r.status == PlanStatus::BatchInvalid ? nlohmann::ordered_json() : nlohmann::ordered_json(r.micro_batch);
-    row["status"] = c.status;
-    row["step_ms"] = number_or_null(c.step_ms);
-    row["step_ps"] = r.step.ps;
-    row["samples_per_s"] = number_or_null(c.samples_s);
-    row["scaling_efficiency_base_gpus"] = r.efficiency_base;
-    row["scaling_eff_pct"] = number_or_null(c.efficiency);
-    row["exposed_comm_pct"] = number_or_null(c.exposed);
-    row["communication_ps"] = r.comm_total.ps;
-    row["exposed_communication_ps"] = r.exposed_comm.ps;
-    row["memory_gib"] = number_or_null(c.memory_gib);
-    row["margin_gib"] = number_or_null(c.margin_gib);
-    row["memory_bytes"] = {{"parameters", r.memory.parameters.count}, {"gradients", r.memory.gradients.count},
-                           {"optimizer", r.memory.optimizer.count},   {"buckets", r.memory.buckets.count},
-                           {"unsharded", r.memory.unsharded.count},   {"activations", r.memory.activations.count},
-                           {"total", r.memory.total.count},           {"capacity", r.memory.capacity.count}};
-    row["cost_per_hour"] = std::stod(c.per_hour);
-    row["cost_per_m_samples"] = number_or_null(c.per_million);
-    row["pareto"] = r.pareto;
-    doc["rows"].push_back(std::move(row));
-  }
-  out << doc.dump(2) << "\n";
+  return report_document(
+      {{"plan", p.name}, {"source", p.source}, {"currency", p.currency},
+       {"scaling", "strong scaling at fixed global batch: T(base) x base / (T x gpus), base = smallest world size of the same candidate, workload and strategy"},
+       {"simulations", rep.result.simulations}, {"candidates", std::move(candidates)},
+       {"rows", json_rows(columns(), lines(rep))}});
 }
+
+void write_csv(std::ostream& o, const PlanReport& r) { write_csv_table(o, columns(), lines(r)); }
 
 }  // namespace
 
-std::vector<std::string> plan_columns() { return {kHeader.begin(), kHeader.end()}; }
+std::vector<std::string> plan_columns() {
+  std::vector<std::string> names;
+  for (const auto& c : columns()) {
+    if (c.shown & kInTable) names.push_back(c.name);
+  }
+  return names;
+}
 
 std::vector<std::string> plan_row_cells(const PlanReport& report, const PlanRow& row) {
-  return as_list(cells(report, row));
+  const Line line{&row, cells(report, row)};
+  std::vector<std::string> out;
+  for (const auto& c : columns()) {
+    if (c.shown & kInTable) out.push_back(text_cell(c, line));
+  }
+  return out;
 }
 
-void write_plan_report(std::ostream& out, const PlanReport& report, OutputFormat format) {
-  switch (format) {
-    case OutputFormat::Table: write_table(out, report); break;
-    case OutputFormat::Json: write_json(out, report); break;
-    case OutputFormat::Csv: write_csv(out, report); break;
-  }
-}
+ReportViews plan_report_views(const PlanReport& report) { return views_of(report, write_table, report_json, write_csv); }
 
 }  // namespace collsim

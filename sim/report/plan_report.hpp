@@ -21,7 +21,8 @@ struct PlanReport {
   std::vector<bool> activations_known;      // per plan workload: the file gives activation bytes
 };
 
-void write_plan_report(std::ostream& out, const PlanReport& report, OutputFormat format);
+// The report in each format; the views read `report`, which must outlive them.
+[[nodiscard]] ReportViews plan_report_views(const PlanReport& report);
 
 // The column names and one row's cells exactly as the table and CSV print them ("-" where
 // a combination was not simulated).

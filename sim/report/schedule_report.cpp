@@ -1,32 +1,63 @@
 #include "sim/report/schedule_report.hpp"
 
+#include <memory>
+#include <numeric>
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
-#include <nlohmann/json.hpp>
 
 #include "sim/algo/schedule_stats.hpp"
-#include "sim/core/version.hpp"
+#include "sim/core/name_table.hpp"
 
 namespace collsim {
 
 namespace {
 
-std::string_view kind_name(TransferKind k) {
-  switch (k) {
-    case TransferKind::Reduce: return "reduce";
-    case TransferKind::Copy: return "copy";
-    case TransferKind::Join: return "join";
-  }
-  return "?";
+constexpr auto kKindNames =
+    name_table<TransferKind>({{TransferKind::Reduce, "reduce"}, {TransferKind::Copy, "copy"}, {TransferKind::Join, "join"}});
+constexpr auto kLegNames = name_table<TransferLeg>(
+    {{TransferLeg::EndToEnd, "end-to-end"}, {TransferLeg::ToSwitch, "to-switch"}, {TransferLeg::FromSwitch, "from-switch"}});
+
+std::vector<std::size_t> indices(std::size_t n) {
+  std::vector<std::size_t> v(n);
+  std::iota(v.begin(), v.end(), std::size_t{0});
+  return v;
 }
 
-std::string_view leg_name(TransferLeg l) {
-  switch (l) {
-    case TransferLeg::EndToEnd: return "end-to-end";
-    case TransferLeg::ToSwitch: return "to-switch";
-    case TransferLeg::FromSwitch: return "from-switch";
-  }
-  return "?";
+using I = std::size_t;
+
+std::vector<Column<I>> step_columns(const ScheduleStats& st) {
+  return {{.name = "step", .value = [](I i) { return Json(i + 1); }, .shown = kInTable, .title = "step", .width = 6},
+          {.name = "transfers", .value = [&st](I i) { return Json(st.steps[i].transfers); }, .title = "transfers", .width = 10},
+          {.name = "bytes", .value = [&st](I i) { return Json(st.steps[i].bytes.count); }, .title = "bytes", .width = 14}};
+}
+
+std::vector<Column<I>> rank_columns(const ScheduleStats& st) {
+  return {{.name = "rank", .value = [](I r) { return Json(r); }, .title = "rank", .width = 6},
+          {.name = "sent_bytes", .value = [&st](I r) { return Json(st.sent[r].count); }, .title = "sent (B)", .width = 14},
+          {.name = "received_bytes", .value = [&st](I r) { return Json(st.received[r].count); }, .title = "received (B)",
+           .width = 14}};
+}
+
+std::vector<Column<I>> transfer_columns(const Schedule& s, const ScheduleStats& st) {
+  const auto t = [&s](I id) { return s.transfer(static_cast<TransferId>(id)); };
+  const auto deps = [&s](I id) {
+    const auto d = s.deps(static_cast<TransferId>(id));
+    return std::vector<TransferId>(d.begin(), d.end());
+  };
+  return {{.name = "id", .value = [](I id) { return Json(id); }, .title = "id", .width = 8},
+          {.name = "step", .value = [&st](I id) { return Json(st.level[id]); }, .title = "step", .width = 5},
+          {.name = "src", .value = [t](I id) { return Json(t(id).src); }, .title = "src", .width = 6},
+          {.name = "dst", .value = [t](I id) { return Json(t(id).dst); }, .title = "dst", .width = 6},
+          {.name = "bytes", .value = [t](I id) { return Json(t(id).bytes.count); }, .title = "bytes", .width = 12},
+          {.name = "chunk", .value = [t](I id) { return Json(t(id).chunk); }, .title = "chunk", .width = 7},
+          {.name = "kind", .value = [t](I id) { return Json(kKindNames.name(t(id).kind)); }, .title = "kind", .width = 7,
+           .align = Align::Left},
+          {.name = "leg", .value = [t](I id) { return Json(kLegNames.name(t(id).leg)); }, .title = "leg", .width = 11,
+           .align = Align::Left},
+          {.name = "pipelined", .value = [t](I id) { return Json(t(id).pipelined); }, .shown = kInJson},
+          {.name = "deps", .value = [deps](I id) { return Json(deps(id)); }, .title = "deps",
+           .text = [deps](I id) { return fmt::format("{}", fmt::join(deps(id), ",")); }}};
 }
 
 void write_table(std::ostream& out, const Schedule& s, const ScheduleStats& st, const ScheduleReportOptions& opt) {
@@ -35,24 +66,9 @@ void write_table(std::ostream& out, const Schedule& s, const ScheduleStats& st, 
              c.ranks, opt.hosts, c.root, c.size.count);
   fmt::print(out, "# steps {}  transfers {}  chunks {}  bytes moved {}\n", st.steps.size(), st.transfers,
              s.chunks().size(), st.total.count);
-  fmt::print(out, "#{:>5} {:>10} {:>14}\n", "step", "transfers", "bytes");
-  for (std::size_t i = 0; i < st.steps.size(); ++i) {
-    fmt::print(out, "{:>6} {:>10} {:>14}\n", i + 1, st.steps[i].transfers, st.steps[i].bytes.count);
-  }
-  fmt::print(out, "#{:>5} {:>14} {:>14}\n", "rank", "sent (B)", "received (B)");
-  for (std::size_t r = 0; r < st.sent.size(); ++r) {
-    fmt::print(out, "{:>6} {:>14} {:>14}\n", r, st.sent[r].count, st.received[r].count);
-  }
-  if (opt.list_transfers) {
-    fmt::print(out, "#{:>7} {:>5} {:>6} {:>6} {:>12} {:>7} {:<7} {:<11} {}\n", "id", "step", "src", "dst", "bytes", "chunk",
-               "kind", "leg", "deps");
-    for (TransferId id = 0; id < s.size(); ++id) {
-      const Transfer& t = s.transfer(id);
-      const auto deps = s.deps(id);
-      fmt::print(out, "{:>8} {:>5} {:>6} {:>6} {:>12} {:>7} {:<7} {:<11} {}\n", id, st.level[id], t.src, t.dst,
-                 t.bytes.count, t.chunk, kind_name(t.kind), leg_name(t.leg), fmt::join(deps.begin(), deps.end(), ","));
-    }
-  }
+  write_text_table(out, step_columns(st), indices(st.steps.size()), {.mark = '#'});
+  write_text_table(out, rank_columns(st), indices(st.sent.size()), {.mark = '#'});
+  if (opt.list_transfers) write_text_table(out, transfer_columns(s, st), indices(s.size()), {.mark = '#'});
   if (opt.verification) {
     if (opt.verification->ok) {
       fmt::print(out, "# verification: ok ({} transfers)\n", opt.verification->transfers);
@@ -62,60 +78,23 @@ void write_table(std::ostream& out, const Schedule& s, const ScheduleStats& st, 
   }
 }
 
-void write_json(std::ostream& out, const Schedule& s, const ScheduleStats& st, const ScheduleReportOptions& opt) {
+Json schedule_json(const Schedule& s, const ScheduleStats& st, const ScheduleReportOptions& opt) {
   const Collective& c = s.collective();
-  nlohmann::ordered_json doc;
-  doc[kVersionKey] = version_string();
-  doc["algorithm"] = s.algorithm();
-  doc["op"] = to_string(c.op);
-  doc["ranks"] = c.ranks;
-  doc["hosts"] = opt.hosts;
-  doc["root"] = c.root;
-  doc["size_bytes"] = c.size.count;
-  doc["steps"] = st.steps.size();
-  doc["transfers"] = st.transfers;
-  doc["chunks"] = s.chunks().size();
-  doc["bytes_moved"] = st.total.count;
-  auto& steps = doc["per_step"] = nlohmann::ordered_json::array();
-  for (const auto& step : st.steps) steps.push_back({{"transfers", step.transfers}, {"bytes", step.bytes.count}});
-  auto& ranks = doc["per_rank"] = nlohmann::ordered_json::array();
-  for (std::size_t r = 0; r < st.sent.size(); ++r) {
-    ranks.push_back({{"rank", r}, {"sent_bytes", st.sent[r].count}, {"received_bytes", st.received[r].count}});
-  }
-  if (opt.list_transfers) {
-    auto& list = doc["transfer_list"] = nlohmann::ordered_json::array();
-    for (TransferId id = 0; id < s.size(); ++id) {
-      const Transfer& t = s.transfer(id);
-      const auto deps = s.deps(id);
-      nlohmann::ordered_json j;
-      j["id"] = id;
-      j["step"] = st.level[id];
-      j["src"] = t.src;
-      j["dst"] = t.dst;
-      j["bytes"] = t.bytes.count;
-      j["chunk"] = t.chunk;
-      j["kind"] = kind_name(t.kind);
-      j["leg"] = leg_name(t.leg);
-      j["pipelined"] = t.pipelined;
-      j["deps"] = std::vector<TransferId>(deps.begin(), deps.end());
-      list.push_back(std::move(j));
-    }
-  }
-  if (opt.verification) {
-    doc["verification"] = {{"ok", opt.verification->ok}, {"error", opt.verification->error}};
-  }
-  out << doc.dump(2) << "\n";
+  Json doc = report_document({{"algorithm", s.algorithm()}, {"op", to_string(c.op)}, {"ranks", c.ranks},
+                              {"hosts", opt.hosts}, {"root", c.root}, {"size_bytes", c.size.count},
+                              {"steps", st.steps.size()}, {"transfers", st.transfers}, {"chunks", s.chunks().size()},
+                              {"bytes_moved", st.total.count}, {"per_step", json_rows(step_columns(st), indices(st.steps.size()))},
+                              {"per_rank", json_rows(rank_columns(st), indices(st.sent.size()))}});
+  if (opt.list_transfers) doc["transfer_list"] = json_rows(transfer_columns(s, st), indices(s.size()));
+  if (opt.verification) doc["verification"] = {{"ok", opt.verification->ok}, {"error", opt.verification->error}};
+  return doc;
 }
 
 }  // namespace
 
-void write_schedule_report(std::ostream& out, const Schedule& s, const ScheduleReportOptions& opt, OutputFormat format) {
-  const ScheduleStats st = schedule_stats(s);
-  if (format == OutputFormat::Json) {
-    write_json(out, s, st, opt);
-  } else {
-    write_table(out, s, st, opt);
-  }
+ReportViews schedule_report_views(const Schedule& s, const ScheduleReportOptions& opt) {
+  auto st = std::make_shared<const ScheduleStats>(schedule_stats(s));
+  return {[&s, &opt, st](std::ostream& o) { write_table(o, s, *st, opt); }, [&s, &opt, st] { return schedule_json(s, *st, opt); }, {}};
 }
 
 }  // namespace collsim

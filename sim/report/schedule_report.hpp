@@ -18,6 +18,8 @@ struct ScheduleReportOptions {
   std::optional<Verification> verification;
 };
 
-void write_schedule_report(std::ostream& out, const Schedule& s, const ScheduleReportOptions& opt, OutputFormat format);
+// The report as a table (also for --format csv) or JSON; the views read `s` and `opt`,
+// which must outlive them.
+[[nodiscard]] ReportViews schedule_report_views(const Schedule& s, const ScheduleReportOptions& opt);
 
 }  // namespace collsim

@@ -1,30 +1,21 @@
 #include "sim/report/sharded_report.hpp"
-#include "sim/core/version.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
-#include <nlohmann/json.hpp>
 
-#include "sim/report/csv_writer.hpp"
+#include "sim/report/step_summary.hpp"
 
 namespace collsim {
 
 namespace {
 
-struct Summary {
-  const char* key;
-  const char* label;
-  Time value;
-};
-
-std::vector<Summary> summary(const ShardedResult& r) {
-  return {{"iteration_ms", "iteration", r.iteration},
-          {"forward_ms", "forward compute", r.forward},
-          {"backward_ms", "backward compute", r.backward},
-          {"optimizer_ms", "optimizer (shard)", r.optimizer},
-          {"communication_ms", "communication (sum)", r.comm_total},
-          {"communication_busy_ms", "communication (busy)", r.comm_busy},
-          {"exposed_communication_ms", "exposed communication", r.exposed_comm}};
+// The step's figures, then what was gathered and reduced and the peak unsharded bytes.
+std::vector<Field> summary(const ShardedResult& r) {
+  std::vector<Field> f = step_fields(r, {}, "optimizer (shard)");
+  f.push_back({"gathered_elements", "gathered elements", r.gathered_elements, "{:>12.0f}"});
+  f.push_back({"reduced_elements", "reduced elements", r.reduced_elements, "{:>12.0f}"});
+  f.push_back({"peak_unsharded_bytes", "peak unsharded", r.peak_unsharded.count, "{:>12} B"});
+  return f;
 }
 
 // One row per FSDP unit, or per ZeRO-1/2 bucket: name, elements, then start/end pairs.
@@ -48,80 +39,51 @@ std::vector<Row> rows(const ShardedResult& r) {
   return out;
 }
 
+// A collective's start and end: milliseconds in the table and CSV, picoseconds in JSON.
+void add_span(std::vector<Column<Row>>& cols, const std::string& csv, const std::string& json, const std::string& title,
+              Time Row::*start, Time Row::*end) {
+  cols.push_back(ms_column<Row>(csv + "_start_ms", title, "start ms", 10, [start](const Row& r) { return r.*start; }));
+  cols.push_back(ms_column<Row>(csv + "_end_ms", title, "end ms", 10, [end](const Row& r) { return r.*end; }));
+  cols.push_back(ps_column<Row>(json + "_start_ps", [start](const Row& r) { return r.*start; }));
+  cols.push_back(ps_column<Row>(json + "_end_ps", [end](const Row& r) { return r.*end; }));
+}
+
+std::vector<Column<Row>> unit_columns() {
+  std::vector<Column<Row>> cols{
+      {.name = "unit", .value = [](const Row& r) { return Json(r.name); }, .shown = kInTable | kInCsv, .title = "unit",
+       .width = 20, .align = Align::Left},
+      {.name = "name", .value = [](const Row& r) { return Json(r.name); }, .shown = kInJson},
+      {.name = "elements", .value = [](const Row& r) { return Json(r.numel); }, .title = "elements", .width = 12}};
+  add_span(cols, "fwd_gather", "forward_gather", "fwd AG", &Row::fwd_start, &Row::fwd_end);
+  add_span(cols, "bwd_gather", "backward_gather", "bwd AG", &Row::bwd_start, &Row::bwd_end);
+  add_span(cols, "reduce", "reduce", "reduce", &Row::reduce_start, &Row::reduce_end);
+  return cols;
+}
+
 void write_table(std::ostream& out, const ShardedReport& rep) {
   const ShardedResult& r = rep.result;
   fmt::print(out, "# collsim ddp --sharding {}: {} on {} ({} ranks{}, {}), {} collectives{}\n", rep.strategy, rep.workload,
              rep.topology, rep.ranks, rep.ranks_per_node > 0 ? fmt::format(", {} per node", rep.ranks_per_node) : "",
              rep.device, rep.algorithm, rep.accumulate > 1 ? fmt::format(", {} micro-steps", rep.accumulate) : "");
-  for (const auto& s : summary(r)) fmt::print(out, "{:<24}{:>12.3f} ms\n", s.label, s.value.ms());
-  fmt::print(out, "{:<24}{:>12.1f} %\n", "overlap", r.overlap_percent);
-  fmt::print(out, "{:<24}{:>12.0f}\n", "gathered elements", r.gathered_elements);
-  fmt::print(out, "{:<24}{:>12.0f}\n", "reduced elements", r.reduced_elements);
-  fmt::print(out, "{:<24}{:>12} B\n", "peak unsharded", r.peak_unsharded.count);
-  fmt::print(out, "\n{:<20} {:>12} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "unit", "elements", "fwd AG", "fwd AG",
-             "bwd AG", "bwd AG", "reduce", "reduce");
-  fmt::print(out, "{:<20} {:>12} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "", "", "start ms", "end ms", "start ms",
-             "end ms", "start ms", "end ms");
-  for (const Row& row : rows(r)) {
-    fmt::print(out, "{:<20} {:>12} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f}\n", row.name, row.numel,
-               row.fwd_start.ms(), row.fwd_end.ms(), row.bwd_start.ms(), row.bwd_end.ms(), row.reduce_start.ms(),
-               row.reduce_end.ms());
-  }
+  write_field_lines(out, summary(r));
+  out << "\n";
+  write_text_table(out, unit_columns(), rows(r));
 }
 
-void write_json(std::ostream& out, const ShardedReport& rep) {
-  const ShardedResult& r = rep.result;
-  nlohmann::ordered_json doc;
-  doc[kVersionKey] = version_string();
-  doc["workload"] = rep.workload;
-  doc["topology"] = rep.topology;
-  doc["ranks"] = rep.ranks;
-  doc["device"] = rep.device;
-  doc["algorithm"] = rep.algorithm;
-  doc["sharding"] = rep.strategy;
+Json report_json(const ShardedReport& rep) {
+  Json doc = report_document({{"workload", rep.workload}, {"topology", rep.topology}, {"ranks", rep.ranks},
+                              {"device", rep.device}, {"algorithm", rep.algorithm}, {"sharding", rep.strategy}});
   if (rep.ranks_per_node > 0) doc["ranks_per_node"] = rep.ranks_per_node;
   doc["micro_steps"] = rep.accumulate;
-  for (const auto& s : summary(r)) doc[s.key] = s.value.ms();
-  doc["iteration_ps"] = r.iteration.ps;
-  doc["overlap_percent"] = r.overlap_percent;
-  doc["gathered_elements"] = r.gathered_elements;
-  doc["reduced_elements"] = r.reduced_elements;
-  doc["peak_unsharded_bytes"] = r.peak_unsharded.count;
-  doc["units"] = nlohmann::ordered_json::array();
-  for (const Row& row : rows(r)) {
-    nlohmann::ordered_json j;
-    j["name"] = row.name;
-    j["elements"] = row.numel;
-    j["forward_gather_start_ps"] = row.fwd_start.ps;
-    j["forward_gather_end_ps"] = row.fwd_end.ps;
-    j["backward_gather_start_ps"] = row.bwd_start.ps;
-    j["backward_gather_end_ps"] = row.bwd_end.ps;
-    j["reduce_start_ps"] = row.reduce_start.ps;
-    j["reduce_end_ps"] = row.reduce_end.ps;
-    doc["units"].push_back(std::move(j));
-  }
-  out << doc.dump(2) << "\n";
+  add_fields(doc, summary(rep.result));
+  doc["units"] = json_rows(unit_columns(), rows(rep.result));
+  return doc;
 }
 
-void write_csv(std::ostream& out, const ShardedReport& rep) {
-  CsvWriter csv(out);
-  csv.row({"unit", "elements", "fwd_gather_start_ms", "fwd_gather_end_ms", "bwd_gather_start_ms", "bwd_gather_end_ms",
-           "reduce_start_ms", "reduce_end_ms"});
-  auto ms = [](Time t) { return fmt::format("{:.6f}", t.ms()); };
-  for (const Row& row : rows(rep.result)) {
-    csv.row({row.name, fmt::format("{}", row.numel), ms(row.fwd_start), ms(row.fwd_end), ms(row.bwd_start), ms(row.bwd_end),
-             ms(row.reduce_start), ms(row.reduce_end)});
-  }
-}
+void write_csv(std::ostream& o, const ShardedReport& r) { write_csv_table(o, unit_columns(), rows(r.result)); }
 
 }  // namespace
 
-void write_sharded_report(std::ostream& out, const ShardedReport& report, OutputFormat format) {
-  switch (format) {
-    case OutputFormat::Table: write_table(out, report); break;
-    case OutputFormat::Json: write_json(out, report); break;
-    case OutputFormat::Csv: write_csv(out, report); break;
-  }
-}
+ReportViews sharded_report_views(const ShardedReport& report) { return views_of(report, write_table, report_json, write_csv); }
 
 }  // namespace collsim

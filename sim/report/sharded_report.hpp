@@ -24,6 +24,7 @@ struct ShardedReport {
   ShardedResult result;
 };
 
-void write_sharded_report(std::ostream& out, const ShardedReport& report, OutputFormat format);
+// The report in each format; the views read `report`, which must outlive them.
+[[nodiscard]] ReportViews sharded_report_views(const ShardedReport& report);
 
 }  // namespace collsim

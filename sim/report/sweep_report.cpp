@@ -1,82 +1,73 @@
 #include "sim/report/sweep_report.hpp"
-#include "sim/core/version.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
-#include <nlohmann/json.hpp>
-
-#include "sim/report/csv_writer.hpp"
 
 namespace collsim {
 
 namespace {
 
+using R = SweepRow;
+using B = SweepBest;
+
+std::vector<Column<R>> row_columns(const SweepResult& result) {
+  return {
+      {.name = "ranks", .value = [](const R& r) { return Json(r.ranks); }, .title = "ranks", .width = 6},
+      {.name = "bucket_mb", .value = [](const R& r) { return Json(r.bucket_mb); }, .title = "bucket_mb", .unit = "(MiB)",
+       .width = 10, .text_format = "{:g}", .csv_format = "{:g}"},
+      {.name = "buckets", .value = [](const R& r) { return Json(r.buckets); }, .title = "buckets", .width = 8},
+      ms_column<R>("iteration_ms", "iteration", "(ms)", 13, [](const R& r) { return r.iteration; }, kEverywhere),
+      ps_column<R>("iteration_ps", [](const R& r) { return r.iteration; }),
+      ms_column<R>("communication_ms", "comm", "(ms)", 13, [](const R& r) { return r.comm_total; }, kEverywhere),
+      ms_column<R>("exposed_communication_ms", "exposed", "(ms)", 13, [](const R& r) { return r.exposed_comm; }, kEverywhere),
+      {.name = "overlap_percent", .value = [](const R& r) { return Json(r.overlap_percent); }, .title = "overlap",
+       .unit = "(%)", .width = 9, .text_format = "{:.1f}", .csv_format = "{:.3f}"},
+      {.name = "best",
+       .value =
+           [&result](const R& r) {
+             bool best = false;
+             for (const auto& b : result.best) best = best || (b.ranks == r.ranks && b.bucket_mb == r.bucket_mb);
+             return Json(best ? 1 : 0);
+           },
+       .shown = kInCsv},
+  };
+}
+
+const std::vector<Column<B>>& best_columns() {
+  static const std::vector<Column<B>> cols{
+      {.name = "ranks", .value = [](const B& b) { return Json(b.ranks); }, .title = "ranks", .width = 6},
+      {.name = "bucket_mb", .value = [](const B& b) { return Json(b.bucket_mb); }, .title = "bucket_mb", .width = 10,
+       .text_format = "{:g}"},
+      {.name = "iteration_ms", .value = [](const B& b) { return Json(b.iteration.ms()); }, .title = "iteration", .width = 13,
+       .text_format = "{:.3f}"},
+      {.name = "scaling_efficiency", .value = [](const B& b) { return Json(b.scaling_efficiency); }, .title = "efficiency",
+       .width = 11, .text = [](const B& b) { return fmt::format("{:.1f}%", 100 * b.scaling_efficiency); }},
+  };
+  return cols;
+}
+
 void write_table(std::ostream& out, const SweepReport& rep) {
   const SweepResult& r = rep.result;
   fmt::print(out, "# collsim sweep: {} on {} ({}), {} {} all-reduce ({})\n", rep.workload, rep.topology, rep.device,
              rep.backend, rep.algorithm, rep.cost_method);
-  fmt::print(out, "{:>6} {:>10} {:>8} {:>13} {:>13} {:>13} {:>9}\n", "ranks", "bucket_mb", "buckets", "iteration",
-             "comm", "exposed", "overlap");
-  fmt::print(out, "{:>6} {:>10} {:>8} {:>13} {:>13} {:>13} {:>9}\n", "", "(MiB)", "", "(ms)", "(ms)", "(ms)", "(%)");
-  for (const auto& row : r.rows) {
-    fmt::print(out, "{:>6} {:>10g} {:>8} {:>13.3f} {:>13.3f} {:>13.3f} {:>9.1f}\n", row.ranks, row.bucket_mb, row.buckets,
-               row.iteration.ms(), row.comm_total.ms(), row.exposed_comm.ms(), row.overlap_percent);
-  }
+  write_text_table(out, row_columns(r), r.rows);
   fmt::print(out, "\n# best bucket size per world size; scaling efficiency = best iteration at {} ranks / at N\n",
              r.best.empty() ? 0 : r.best.front().ranks);
-  fmt::print(out, "{:>6} {:>10} {:>13} {:>11}\n", "ranks", "bucket_mb", "iteration", "efficiency");
-  for (const auto& b : r.best) {
-    fmt::print(out, "{:>6} {:>10g} {:>13.3f} {:>10.1f}%\n", b.ranks, b.bucket_mb, b.iteration.ms(), 100 * b.scaling_efficiency);
-  }
+  write_text_table(out, best_columns(), r.best);
 }
 
-void write_json(std::ostream& out, const SweepReport& rep) {
+Json report_json(const SweepReport& rep) {
   const SweepResult& r = rep.result;
-  nlohmann::ordered_json doc;
-  doc[kVersionKey] = version_string();
-  doc["workload"] = rep.workload;
-  doc["topology"] = rep.topology;
-  doc["device"] = rep.device;
-  doc["backend"] = rep.backend;
-  doc["algorithm"] = rep.algorithm;
-  doc["allreduce_cost"] = rep.cost_method;
-  doc["collective_plays"] = r.collective_plays;
-  doc["rows"] = nlohmann::ordered_json::array();
-  for (const auto& row : r.rows) {
-    doc["rows"].push_back({{"ranks", row.ranks}, {"bucket_mb", row.bucket_mb}, {"buckets", row.buckets},
-                           {"iteration_ms", row.iteration.ms()}, {"iteration_ps", row.iteration.ps},
-                           {"communication_ms", row.comm_total.ms()}, {"exposed_communication_ms", row.exposed_comm.ms()},
-                           {"overlap_percent", row.overlap_percent}});
-  }
-  doc["best"] = nlohmann::ordered_json::array();
-  for (const auto& b : r.best) {
-    doc["best"].push_back({{"ranks", b.ranks}, {"bucket_mb", b.bucket_mb}, {"iteration_ms", b.iteration.ms()},
-                           {"scaling_efficiency", b.scaling_efficiency}});
-  }
-  out << doc.dump(2) << "\n";
+  return report_document({{"workload", rep.workload}, {"topology", rep.topology}, {"device", rep.device},
+                          {"backend", rep.backend}, {"algorithm", rep.algorithm}, {"allreduce_cost", rep.cost_method},
+                          {"collective_plays", r.collective_plays}, {"rows", json_rows(row_columns(r), r.rows)},
+                          {"best", json_rows(best_columns(), r.best)}});
 }
 
-void write_csv(std::ostream& out, const SweepReport& rep) {
-  CsvWriter csv(out);
-  csv.row({"ranks", "bucket_mb", "buckets", "iteration_ms", "communication_ms", "exposed_communication_ms", "overlap_percent",
-           "best"});
-  for (const auto& row : rep.result.rows) {
-    bool best = false;
-    for (const auto& b : rep.result.best) best = best || (b.ranks == row.ranks && b.bucket_mb == row.bucket_mb);
-    csv.row({fmt::format("{}", row.ranks), fmt::format("{:g}", row.bucket_mb), fmt::format("{}", row.buckets),
-             fmt::format("{:.6f}", row.iteration.ms()), fmt::format("{:.6f}", row.comm_total.ms()),
-             fmt::format("{:.6f}", row.exposed_comm.ms()), fmt::format("{:.3f}", row.overlap_percent), best ? "1" : "0"});
-  }
-}
+void write_csv(std::ostream& o, const SweepReport& r) { write_csv_table(o, row_columns(r.result), r.result.rows); }
 
 }  // namespace
 
-void write_sweep_report(std::ostream& out, const SweepReport& report, OutputFormat format) {
-  switch (format) {
-    case OutputFormat::Table: write_table(out, report); break;
-    case OutputFormat::Json: write_json(out, report); break;
-    case OutputFormat::Csv: write_csv(out, report); break;
-  }
-}
+ReportViews sweep_report_views(const SweepReport& report) { return views_of(report, write_table, report_json, write_csv); }
 
 }  // namespace collsim

@@ -21,6 +21,7 @@ struct SweepReport {
   SweepResult result;
 };
 
-void write_sweep_report(std::ostream& out, const SweepReport& report, OutputFormat format);
+// The report in each format; the views read `report`, which must outlive them.
+[[nodiscard]] ReportViews sweep_report_views(const SweepReport& report);
 
 }  // namespace collsim

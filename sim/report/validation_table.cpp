@@ -1,12 +1,8 @@
 #include "sim/report/validation_table.hpp"
-#include "sim/core/version.hpp"
 
 #include <cmath>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
-#include "sim/report/csv_writer.hpp"
 
 namespace collsim {
 
@@ -48,20 +44,44 @@ std::string choice_line(const BucketChoice& c, double tolerance) {
                           : fmt::format("broken (beyond {:g}%)", tolerance * 100));
 }
 
+using V = ValidationRow;
+
+Json rounded_or_null(const std::optional<double>& v, double unit) { return v ? Json(round_to(*v, unit)) : Json(); }
+std::optional<double> predicted_us(const V& row) {
+  return row.predicted ? std::optional<double>(us(*row.predicted)) : std::nullopt;
+}
+Json or_null(const std::optional<double>& v) { return v ? Json(*v) : Json(); }
+
+// The table shows times to 0.1 us and the error in %; CSV to 1 ns and the error as a
+// fraction; JSON rounds both to those units.
+const std::vector<Column<V>>& row_columns() {
+  static const std::vector<Column<V>> cols{
+      {.name = "source", .value = [](const V& r) { return Json(r.source); }, .title = "source", .width = kFitWidth,
+       .align = Align::Left},
+      {.name = "kind", .value = [](const V& r) { return Json(r.kind); }, .shown = kInCsv | kInJson},
+      {.name = "case", .value = [](const V& r) { return Json(r.case_name); }, .title = "case", .width = kFitWidth,
+       .align = Align::Left, .gap = 2},
+      {.name = "algorithm", .value = [](const V& r) { return Json(r.algorithm); }, .shown = kInCsv | kInJson},
+      {.name = "ranks", .value = [](const V& r) { return Json(r.ranks); }, .shown = kInCsv | kInJson},
+      {.name = "size_bytes", .value = [](const V& r) { return Json(r.size.count); }, .shown = kInCsv | kInJson},
+      {.name = "measured_us", .value = [](const V& r) { return Json(us(r.measured)); }, .title = "measured(us)", .width = 14,
+       .gap = 2, .text_format = "{:.1f}", .csv_format = "{:.3f}",
+       .json = [](const V& r) { return Json(round_to(us(r.measured), 1e-3)); }},
+      {.name = "predicted_us", .value = [](const V& r) { return or_null(predicted_us(r)); }, .title = "predicted(us)",
+       .width = 14, .gap = 2, .text_format = "{:.1f}", .csv_format = "{:.3f}",
+       .json = [](const V& r) { return rounded_or_null(predicted_us(r), 1e-3); }},
+      {.name = "error", .value = [](const V& r) { return or_null(r.error()); }, .title = "error", .width = 8, .gap = 2,
+       .csv_format = "{:.6f}",
+       .text = [](const V& r) { const auto e = r.error(); return e ? fmt::format("{:+.2f}%", *e * 100) : "-"; },
+       .json = [](const V& r) { return rounded_or_null(r.error(), 1e-6); }},
+      {.name = "note", .value = [](const V& r) { return r.note.empty() ? Json() : Json(r.note); }, .gap = 0,
+       .text = [](const V& r) { return r.note.empty() ? std::string() : "  " + r.note; }, .omit_null = true},
+  };
+  return cols;
+}
+
 void write_table(std::ostream& out, const ValidationReport& r) {
-  std::size_t wsrc = 6, wcase = 4;
-  for (const auto& row : r.rows) {
-    wsrc = std::max(wsrc, row.source.size());
-    wcase = std::max(wcase, row.case_name.size());
-  }
-  out << fmt::format("{:<{}}  {:<{}}  {:>14}  {:>14}  {:>8}\n", "source", wsrc, "case", wcase, "measured(us)", "predicted(us)",
-                     "error");
-  for (const auto& row : r.rows) {
-    const auto e = row.error();
-    out << fmt::format("{:<{}}  {:<{}}  {:>14.1f}  {:>14}  {:>8}{}\n", row.source, wsrc, row.case_name, wcase, us(row.measured),
-                       row.predicted ? fmt::format("{:.1f}", us(*row.predicted)) : "-",
-                       e ? fmt::format("{:+.2f}%", *e * 100) : "-", row.note.empty() ? "" : "  " + row.note);
-  }
+  write_text_table(out, row_columns(), r.rows);
   out << summary_line(r) << "\n";
   if (!r.bucket_choices.empty()) {
     out << fmt::format("bucket choice (predicted best bucket_cap_mb = measured best, or within {:g}% of it):\n",
@@ -70,88 +90,46 @@ void write_table(std::ostream& out, const ValidationReport& r) {
   }
 }
 
-void write_json(std::ostream& out, const ValidationReport& r) {
-  nlohmann::ordered_json doc;
-  doc[kVersionKey] = version_string();
-  doc["rows"] = nlohmann::ordered_json::array();
-  for (const auto& row : r.rows) {
-    nlohmann::ordered_json j;
-    j["source"] = row.source;
-    j["kind"] = row.kind;
-    j["case"] = row.case_name;
-    j["algorithm"] = row.algorithm;
-    j["ranks"] = row.ranks;
-    j["size_bytes"] = row.size.count;
-    j["measured_us"] = round_to(us(row.measured), 1e-3);
-    j["predicted_us"] = row.predicted ? nlohmann::ordered_json(round_to(us(*row.predicted), 1e-3)) : nlohmann::ordered_json();
-    const auto e = row.error();
-    j["error"] = e ? nlohmann::ordered_json(round_to(*e, 1e-6)) : nlohmann::ordered_json();
-    if (!row.note.empty()) j["note"] = row.note;
-    doc["rows"].push_back(std::move(j));
+Json summary_json(const ValidationSummary& k) {
+  return Json{{"rows", k.rows}, {"predicted", k.predicted}, {"median_abs_error", round_to(k.median_abs_error, 1e-6)},
+              {"max_abs_error", round_to(k.max_abs_error, 1e-6)}, {"geomean_ratio", round_to(k.geomean_ratio, 1e-6)}};
+}
+
+Json bucket_choice_json(const BucketChoice& c, double tolerance) {
+  Json j{{"group", c.group}, {"caps_mb", c.caps}, {"judged", c.judged}};
+  if (!c.judged) {
+    j["note"] = c.note;
+    return j;
   }
-  nlohmann::ordered_json s;
-  s["rows"] = r.summary.rows;
-  s["predicted"] = r.summary.predicted;
-  s["median_abs_error"] = round_to(r.summary.median_abs_error, 1e-6);
-  s["max_abs_error"] = round_to(r.summary.max_abs_error, 1e-6);
-  s["geomean_ratio"] = round_to(r.summary.geomean_ratio, 1e-6);
+  j["measured_best_mb"] = c.measured_best_cap;
+  j["measured_best_us"] = round_to(us(c.measured_best), 1e-3);
+  j["predicted_best_mb"] = c.predicted_best_cap;
+  j["predicted_ties_mb"] = c.predicted_ties;
+  j["measured_at_predicted_best_us"] = round_to(us(c.measured_at_predicted), 1e-3);
+  j["shortfall"] = round_to(c.shortfall, 1e-6);
+  j["tolerance"] = tolerance;
+  j["ok"] = c.ok;
+  return j;
+}
+
+Json report_json(const ValidationReport& r) {
+  Json s = summary_json(r.summary);
   if (r.tolerance) s["tolerance"] = *r.tolerance;
   if (r.median_tolerance) s["median_tolerance"] = *r.median_tolerance;
   s["rows_beyond_tolerance"] = r.rows_beyond_tolerance;
-  for (const auto& [kind, k] : r.by_kind) {
-    nlohmann::ordered_json j;
-    j["rows"] = k.rows;
-    j["predicted"] = k.predicted;
-    j["median_abs_error"] = round_to(k.median_abs_error, 1e-6);
-    j["max_abs_error"] = round_to(k.max_abs_error, 1e-6);
-    j["geomean_ratio"] = round_to(k.geomean_ratio, 1e-6);
-    s["by_kind"][kind] = j;
-  }
-  doc["summary"] = s;
+  for (const auto& [kind, k] : r.by_kind) s["by_kind"][kind] = summary_json(k);
+  Json doc = report_document({{"rows", json_rows(row_columns(), r.rows)}, {"summary", s}});
   if (!r.bucket_choices.empty()) {
-    doc["bucket_choice"] = nlohmann::ordered_json::array();
-    for (const auto& c : r.bucket_choices) {
-      nlohmann::ordered_json j;
-      j["group"] = c.group;
-      j["caps_mb"] = c.caps;
-      j["judged"] = c.judged;
-      if (c.judged) {
-        j["measured_best_mb"] = c.measured_best_cap;
-        j["measured_best_us"] = round_to(us(c.measured_best), 1e-3);
-        j["predicted_best_mb"] = c.predicted_best_cap;
-        j["predicted_ties_mb"] = c.predicted_ties;
-        j["measured_at_predicted_best_us"] = round_to(us(c.measured_at_predicted), 1e-3);
-        j["shortfall"] = round_to(c.shortfall, 1e-6);
-        j["tolerance"] = r.bucket_tolerance;
-        j["ok"] = c.ok;
-      } else {
-        j["note"] = c.note;
-      }
-      doc["bucket_choice"].push_back(std::move(j));
-    }
+    doc["bucket_choice"] = Json::array();
+    for (const auto& c : r.bucket_choices) doc["bucket_choice"].push_back(bucket_choice_json(c, r.bucket_tolerance));
   }
-  out << doc.dump(2) << "\n";
+  return doc;
 }
 
-void write_csv(std::ostream& out, const ValidationReport& r) {
-  CsvWriter csv(out);
-  csv.row({"source", "kind", "case", "algorithm", "ranks", "size_bytes", "measured_us", "predicted_us", "error", "note"});
-  for (const auto& row : r.rows) {
-    const auto e = row.error();
-    csv.row({row.source, fmt::format("{}", row.kind), row.case_name, row.algorithm, fmt::format("{}", row.ranks),
-             fmt::format("{}", row.size.count), fmt::format("{:.3f}", us(row.measured)),
-             row.predicted ? fmt::format("{:.3f}", us(*row.predicted)) : "", e ? fmt::format("{:.6f}", *e) : "", row.note});
-  }
-}
+void write_csv(std::ostream& o, const ValidationReport& r) { write_csv_table(o, row_columns(), r.rows); }
 
 }  // namespace
 
-void write_validation_report(std::ostream& out, const ValidationReport& report, OutputFormat format) {
-  switch (format) {
-    case OutputFormat::Table: write_table(out, report); break;
-    case OutputFormat::Json: write_json(out, report); break;
-    case OutputFormat::Csv: write_csv(out, report); break;
-  }
-}
+ReportViews validation_report_views(const ValidationReport& report) { return views_of(report, write_table, report_json, write_csv); }
 
 }  // namespace collsim

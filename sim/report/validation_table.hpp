@@ -25,6 +25,7 @@ struct ValidationReport {
   double bucket_tolerance = 0.03;  // fraction
 };
 
-void write_validation_report(std::ostream& out, const ValidationReport& report, OutputFormat format);
+// The report in each format; the views read `report`, which must outlive them.
+[[nodiscard]] ReportViews validation_report_views(const ValidationReport& report);
 
 }  // namespace collsim

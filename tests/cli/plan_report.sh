@@ -3,23 +3,25 @@
 # matches its JSON row cell by cell.
 source "$(dirname "$0")/lib.bash"
 PLAN="$SRC/plans/dgx-h100-clusters.json"
-"$COLLSIM" plan "$PLAN" --jobs 2 --report "$TMP/report" >"$TMP/table.txt" 2>"$TMP/err" || fail "collsim plan failed: $(cat "$TMP/err")"
+# A folder name with a quote and a blank: the plot script gets it as one argument, no shell between.
+REPORT="$TMP/it's a report"
+"$COLLSIM" plan "$PLAN" --jobs 2 --report "$REPORT" >"$TMP/table.txt" 2>"$TMP/err" || fail "collsim plan failed: $(cat "$TMP/err")"
 for f in report.md plan.json plan.csv; do
-  [[ -s $TMP/report/$f ]] || fail "report folder lacks $f"
+  [[ -s $REPORT/$f ]] || fail "report folder lacks $f"
 done
 if /usr/bin/python3 -c "import matplotlib" 2>/dev/null; then
-  ls "$TMP"/report/scaling-*.png >/dev/null 2>&1 || fail "matplotlib is installed but no scaling plot was written"
-  [[ -s $TMP/report/cost-vs-time.png ]] || fail "no cost-vs-time.png"
-  grep -q '!\[cost-vs-time.png\](cost-vs-time.png)' "$TMP/report/report.md" || fail "report.md does not show the cost plot"
+  ls "$REPORT"/scaling-*.png >/dev/null 2>&1 || fail "matplotlib is installed but no scaling plot was written"
+  [[ -s $REPORT/cost-vs-time.png ]] || fail "no cost-vs-time.png"
+  grep -q '!\[cost-vs-time.png\](cost-vs-time.png)' "$REPORT/report.md" || fail "report.md does not show the cost plot"
 else
-  grep -q "PNG plots not written" "$TMP/report/report.md" || fail "report.md does not say why plots are missing"
+  grep -q "PNG plots not written" "$REPORT/report.md" || fail "report.md does not say why plots are missing"
   grep -q "PNG plots not written" "$TMP/err" || fail "stderr does not say why plots are missing"
 fi
 for s in "## Pareto-best" "## Recommendations" "## Assumptions" "## All combinations"; do
-  grep -qF "$s" "$TMP/report/report.md" || fail "report.md lacks '$s'"
+  grep -qF "$s" "$REPORT/report.md" || fail "report.md lacks '$s'"
 done
 # The table on stdout and the report's JSON: same rows, same order, same cells.
-/usr/bin/python3 - "$TMP/table.txt" "$TMP/report/plan.json" "$TMP/report/plan.csv" <<'PY' || fail "table and JSON disagree"
+/usr/bin/python3 - "$TMP/table.txt" "$REPORT/plan.json" "$REPORT/plan.csv" <<'PY' || fail "table and JSON disagree"
 import csv, json, re, sys
 lines = [l.rstrip("\n") for l in open(sys.argv[1]) if not l.startswith("#")]
 header = re.split(r"\s{2,}", lines[0].strip())
