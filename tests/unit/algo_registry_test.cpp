@@ -72,9 +72,9 @@ const std::set<std::pair<std::string, std::string>> kOtherVocabularies{
     // NCCL's tuning-table rows (NcclRow: tree, ring, collnet, nvls), also the keys of a
     // calibration file's per-row tables; which row an algorithm is priced by comes from its
     // AlgorithmInfo (nccl_row).
-    {"coll/protocol.cpp", "tree"},
-    {"coll/protocol.cpp", "ring"},
-    {"coll/protocol.cpp", "nvls"},
+    {"coll/protocol.hpp", "tree"},
+    {"coll/protocol.hpp", "ring"},
+    {"coll/protocol.hpp", "nvls"},
     {"coll/protocol_model.cpp", "tree"},
     {"coll/protocol_model.cpp", "ring"},
     {"coll/protocol_model.cpp", "nvls"},
