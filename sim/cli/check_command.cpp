@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/cli/commands.hpp"
+#include "sim/cli/validators.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_fields.hpp"
@@ -28,7 +29,7 @@ namespace {
 
 struct CheckArgs {
   std::vector<std::string> baselines;
-  std::string tolerance = "0.5%";
+  double tolerance = 0.005;  // a fraction: the option's percent() validator converts
   bool update = false;
 };
 
@@ -139,7 +140,7 @@ void compare(const nlohmann::ordered_json& want, const nlohmann::ordered_json& g
 }
 
 void run_check(const CheckArgs& a) {
-  const double tol = parse_percent_option("--tolerance", a.tolerance);
+  const double tol = a.tolerance;
   std::vector<std::pair<std::string, Diff>> all;
   std::vector<std::string> notes;
   int updated = 0;
@@ -209,7 +210,9 @@ void add_check_command(CLI::App& app) {
   auto args = std::make_shared<CheckArgs>();
   CLI::App* cmd = app.add_subcommand("check", "Recompute stored predictions (results/golden/*.json) and fail when any moved");
   cmd->add_option("--baseline", args->baselines, "Baseline files")->required()->expected(1, -1);
-  cmd->add_option("--tolerance", args->tolerance, "Largest relative change allowed per figure")->capture_default_str();
+  cmd->add_option("--tolerance", args->tolerance, "Largest relative change allowed per figure")
+      ->transform(percent())
+      ->default_str("0.5%");
   cmd->add_flag("--update", args->update, "Rewrite the baselines with the current predictions");
   cmd->callback([args] { run_check(*args); });
 }

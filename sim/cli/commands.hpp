@@ -36,9 +36,6 @@ void add_commands(CLI::App& app, ReportOutput& output, bool with_check);
 // Says that standard output did not take all its text (`why`); returns exit code 2.
 int output_failed(const std::string& why);
 
-// Parses a percentage option ("10%" or "10" = 10 percent) into a fraction; throws
-// ConfigError naming the flag.
-[[nodiscard]] double parse_percent_option(const std::string& flag, const std::string& text);
 void add_schedule_command(CLI::App& app, ReportOutput& output);
 void add_topo_command(CLI::App& app, ReportOutput& output);  // collsim topo show|validate|dot|nccl|compare FILE
 void add_import_nccl_command(CLI::App& topo);  // collsim topo import-nccl DUMP.xml

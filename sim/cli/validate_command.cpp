@@ -19,12 +19,6 @@
 
 namespace collsim::cli {
 
-double parse_percent_option(const std::string& flag, const std::string& text) {
-  const auto f = percent_fraction(text);
-  if (!f) throw ConfigError(flag, "", fmt::format("\"{}\"", text), "a percentage like 10% or 0.5%");
-  return *f;
-}
-
 namespace {
 
 struct ValidateArgs {
