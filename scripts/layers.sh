@@ -17,6 +17,7 @@
 #   measure  nccl-tests logs, measurement records, validation
 #   report tables, JSON, CSV, traces
 #   cli    the collsim command
+#   mpi    collsim-mpi: the batch commands on the ranks of an MPI job
 # The executor, beside the simulator in its own library (collsim_exec_lib): exec may
 # include the folders listed in EXEC_USES; no simulator folder may include exec.
 set -euo pipefail
@@ -24,7 +25,7 @@ root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 [[ -d $root/sim ]] || { echo "layers: $root/sim is not a folder" >&2; exit 2; }
 cd "$root"
 
-LAYERS=(core topo net algo coll train plan measure report cli)
+LAYERS=(core topo net algo coll train plan measure report cli mpi)
 EXEC_USES=(core algo)
 
 declare -A rank=()

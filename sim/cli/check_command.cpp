@@ -75,9 +75,10 @@ struct StoredRun {
 StoredRun run_stored(const std::vector<std::string>& args, const std::filesystem::path& dir) {
   ReportOutput output;
   output.capture_json();
+  const ThreadRunner runner;
   CLI::App app{"collsim"};
   app.require_subcommand(1);
-  add_commands(app, output, false);
+  add_commands(app, runner, output, false);
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
   const WorkingFolder folder(dir);
   if (!folder.entered()) return {126, std::nullopt};

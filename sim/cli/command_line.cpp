@@ -11,15 +11,15 @@
 
 namespace collsim::cli {
 
-void add_commands(CLI::App& app, ReportOutput& output, bool with_check) {
+void add_commands(CLI::App& app, const WorkRunner& runner, ReportOutput& output, bool with_check) {
   add_collective_command(app, output);
   add_validate_command(app, output);
   if (with_check) add_check_command(app);
   add_schedule_command(app, output);
   add_topo_command(app, output);
   add_ddp_command(app, output);
-  add_sweep_command(app, output);
-  add_plan_command(app, output);
+  add_sweep_command(app, runner, output);
+  add_plan_command(app, runner, output);
   add_trace_check_command(app);
 }
 

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/cli/report_output.hpp"
+#include "sim/core/work_pool.hpp"
 #include "sim/report/collective_table.hpp"
 #include "sim/topo/topology.hpp"
 
@@ -27,8 +28,9 @@ class CommandFailed : public std::runtime_error {
 };
 
 // Registers every subcommand on `app` in the order --help lists them (`check` only when
-// `with_check`: a command that check reruns may not be check).
-void add_commands(CLI::App& app, ReportOutput& output, bool with_check);
+// `with_check`: a command that check reruns may not be check). The batch commands (plan,
+// sweep) run their work items on `runner`: threads here, MPI ranks in collsim-mpi.
+void add_commands(CLI::App& app, const WorkRunner& runner, ReportOutput& output, bool with_check);
 // Runs `parse` (CLI11 parsing a command line, which runs the command) and maps what it
 // throws to collsim's exit code, with the message on stderr: 0; 1 for a "fail" verdict or
 // an internal error; 2 for bad input.
@@ -40,8 +42,8 @@ void add_schedule_command(CLI::App& app, ReportOutput& output);
 void add_topo_command(CLI::App& app, ReportOutput& output);  // collsim topo show|validate|dot|nccl|compare FILE
 void add_import_nccl_command(CLI::App& topo);  // collsim topo import-nccl DUMP.xml
 void add_ddp_command(CLI::App& app, ReportOutput& output);
-void add_sweep_command(CLI::App& app, ReportOutput& output);
-void add_plan_command(CLI::App& app, ReportOutput& output);  // collsim plan PLAN.json (capacity planning)
+void add_sweep_command(CLI::App& app, const WorkRunner& runner, ReportOutput& output);
+void add_plan_command(CLI::App& app, const WorkRunner& runner, ReportOutput& output);  // collsim plan PLAN.json (capacity planning)
 void add_trace_check_command(CLI::App& app);  // hidden: collsim check-trace FILE...
 
 // --topology FILE (or the built-in node when empty), cut to the first `ranks` ranks.

@@ -24,7 +24,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "collsim " + collsim::version_string(), "Print collsim's version and exit");
   app.add_flag_callback("-v,--verbose", [] { spdlog::set_level(spdlog::level::debug); }, "Log progress to stderr");
   collsim::cli::ReportOutput output;
-  collsim::cli::add_commands(app, output, true);
+  const collsim::ThreadRunner runner;
+  collsim::cli::add_commands(app, runner, output, true);
 
   // CLI11 says only "A subcommand is required" for a misspelt one: name it and the choices.
   if (argc > 1 && argv[1][0] != '-') {

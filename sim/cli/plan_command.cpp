@@ -6,7 +6,6 @@
 
 #include <array>
 #include <cerrno>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -14,11 +13,11 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "sim/cli/commands.hpp"
+#include "sim/cli/run_control.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
@@ -33,8 +32,7 @@ struct PlanArgs {
   std::string plan;
   std::string format = "table";
   std::string report;
-  int jobs = 0;
-  bool progress = false;
+  RunControlArgs run;
 };
 
 void write_file(const std::filesystem::path& p, const std::string& text) {
@@ -126,29 +124,23 @@ std::vector<std::string> render_plots(const std::filesystem::path& dir, std::str
   return pngs;
 }
 
-void run_plan_command(const PlanArgs& a, ReportOutput& output) {
+void run_plan_command(const CLI::App& cmd, const PlanArgs& a, const WorkRunner& runner, ReportOutput& output) {
   const OutputFormat format = parse_format_option(a.format);
-  if (a.jobs < 0 || a.jobs > 1024) throw ConfigError("--jobs", "", std::to_string(a.jobs), "a thread count from 1 to 1024 (0 = one per core)");
-  const int jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const Plan plan = load_plan_file(resolve_shipped_file(a.plan, "plans"));
   PlanReport rep;
   rep.plan = &plan;
+  // What the results depend on: the plan file, its topologies and its workload files.
+  std::vector<std::string> inputs{file_text(plan.source)};
+  for (const auto& c : plan.candidates) inputs.push_back(c.topology.dump());
   for (const auto& w : plan.workloads) {
     rep.workload_names.push_back(w.name);
     rep.activations_known.push_back(load_workload_file(w.path).activation_bytes_per_sample().count > 0);
+    inputs.push_back(file_text(w.path));
   }
-
-  const bool bar = a.progress || isatty(STDERR_FILENO) != 0;
-  const auto t0 = std::chrono::steady_clock::now();
-  const PlanProgress progress = [&](std::size_t done, std::size_t total) {
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const int width = 30;
-    const int filled = static_cast<int>(width * done / total);
-    std::cerr << fmt::format("\r[{}{}] {}/{} combinations, {:.1f} s", std::string(filled, '#'),
-                             std::string(width - filled, '.'), done, total, elapsed)
-              << (done == total ? "\n" : "") << std::flush;
-  };
-  rep.result = evaluate_plan(plan, jobs, bar ? progress : PlanProgress{});
+  const WorkOptions options = work_options(a.run, "plan", inputs);
+  WorkStats stats;
+  rep.result = evaluate_plan(plan, runner, options, &stats);
+  report_journal_use(a.run, stats);
   output.put(format, plan_report_views(rep));
 
   if (a.report.empty()) return;
@@ -171,15 +163,14 @@ void run_plan_command(const PlanArgs& a, ReportOutput& output) {
 
 }  // namespace
 
-void add_plan_command(CLI::App& app, ReportOutput& output) {
+void add_plan_command(CLI::App& app, const WorkRunner& runner, ReportOutput& output) {
   auto args = std::make_shared<PlanArgs>();
   CLI::App* cmd = app.add_subcommand("plan", "Capacity planning: step time, memory fit and cost of every cluster x workload x strategy in a plan file");
   cmd->add_option("plan", args->plan, "Plan JSON file, or the name of a shipped plan (dgx-h100-clusters)")->required();
-  cmd->add_option("--format", args->format, "table, json or csv (stdout)")->capture_default_str();
-  cmd->add_option("--report", args->report, "Folder for report.md, plan.json, plan.csv and PNG plots");
-  cmd->add_option("--jobs", args->jobs, "Worker threads (0 = one per core); output is the same for any count")->capture_default_str();
-  cmd->add_flag("--progress", args->progress, "Progress bar on stderr even when it is not a terminal");
-  cmd->callback([args, &output] { run_plan_command(*args, output); });
+  cmd->add_option("--format", args->format, "table, json or csv (stdout)")->capture_default_str()->configurable(false);
+  cmd->add_option("--report", args->report, "Folder for report.md, plan.json, plan.csv and PNG plots")->configurable(false);
+  add_run_control_options(cmd, args->run);
+  cmd->callback([cmd, args, &runner, &output] { run_plan_command(*cmd, *args, runner, output); });
 }
 
 }  // namespace collsim::cli

@@ -1,7 +1,4 @@
 // `collsim sweep`: DDP step time over bucket sizes x world sizes, best bucket per size.
-#include <unistd.h>
-
-#include <chrono>
 #include <iostream>
 #include <memory>
 
@@ -9,11 +6,14 @@
 
 #include "sim/cli/commands.hpp"
 #include "sim/cli/ddp_options.hpp"
+#include "sim/cli/run_control.hpp"
+#include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/unit_parse.hpp"
 #include "sim/report/sweep_report.hpp"
 #include "sim/topo/cluster_topology.hpp"
 #include "sim/topo/gpu_catalogue.hpp"
+#include "sim/train/workload_path.hpp"
 
 namespace collsim::cli {
 
@@ -29,6 +29,7 @@ struct SweepArgs {
   std::string nic = "400Gbps";
   bool exact = false;
   std::string format = "table";
+  RunControlArgs run;
 };
 
 // The generated cluster's largest world size (each size is a cluster built and played).
@@ -45,7 +46,7 @@ std::vector<int> ranks_within(const std::vector<int>& ranks, int max_ranks) {
   return ranks;
 }
 
-void run_sweep_command(const SweepArgs& a, ReportOutput& output) {
+void run_sweep_command(const CLI::App& cmd, const SweepArgs& a, const WorkRunner& runner, ReportOutput& output) {
   std::vector<Bytes> caps;  // each value was checked while parsing (bucket_mb_check)
   for (double mb : a.bucket_mb) caps.push_back(bucket_cap_option("--bucket-mb", mb));
   const SweepSpec base{{}, caps, make_ddp_options(a.ddp), comm_spec_option(a.ddp), a.exact};
@@ -93,19 +94,14 @@ void run_sweep_command(const SweepArgs& a, ReportOutput& output) {
     probe = make_sweep_cluster(cs);
   }
   const ComputeModel cm = compute_model_option(a.ddp, w, probe);
-  const bool tty = isatty(STDERR_FILENO) != 0;
-  const auto t0 = std::chrono::steady_clock::now();
-  const SweepProgress progress = [&](std::size_t done, std::size_t total) {
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!tty || elapsed < 1.0) return;
-    const int width = 30;
-    const int filled = static_cast<int>(width * done / total);
-    std::cerr << fmt::format("\r[{}{}] {}/{} points, {:.1f} s", std::string(filled, '#'), std::string(width - filled, '.'),
-                             done, total, elapsed)
-              << (done == total ? "\n" : "") << std::flush;
-  };
+  // What the results depend on: the options, the workload file and the topology file.
+  std::vector<std::string> inputs{options_text(cmd), w.name, file_text(resolve_workload_path(a.ddp.workload))};
+  if (!a.topology.empty()) inputs.push_back(file_text(resolve_shipped_file(a.topology, "topologies")));
+  const WorkOptions options = work_options(a.run, "sweep", inputs);
+  WorkStats stats;
   SweepReport rep;
-  rep.result = run_sweep(w, cm, topology, spec, progress);
+  rep.result = run_sweep(w, cm, topology, spec, runner, options, &stats);
+  report_journal_use(a.run, stats);
   rep.workload = w.name;
   rep.topology = topology_name;
   rep.device = cm.device.name;
@@ -128,7 +124,7 @@ void run_sweep_command(const SweepArgs& a, ReportOutput& output) {
 
 }  // namespace
 
-void add_sweep_command(CLI::App& app, ReportOutput& output) {
+void add_sweep_command(CLI::App& app, const WorkRunner& runner, ReportOutput& output) {
   auto args = std::make_shared<SweepArgs>();
   CLI::App* cmd = app.add_subcommand("sweep", "DDP step time over bucket sizes and world sizes; best bucket_cap_mb per size");
   cmd->add_option("--topology", args->topology,
@@ -147,8 +143,9 @@ void add_sweep_command(CLI::App& app, ReportOutput& output) {
   cmd->add_option("--nic", args->nic, "Generated cluster: NIC bandwidth per GPU")->capture_default_str();
   cmd->add_flag("--exact", args->exact, "Play every distinct bucket size (no affine fit)");
   add_ddp_options(cmd, args->ddp);
-  cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
-  cmd->callback([args, &output] { run_sweep_command(*args, output); });
+  cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str()->configurable(false);
+  add_run_control_options(cmd, args->run);
+  cmd->callback([cmd, args, &runner, &output] { run_sweep_command(*cmd, *args, runner, output); });
 }
 
 }  // namespace collsim::cli

@@ -1,12 +1,9 @@
 #include "sim/plan/plan_eval.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <map>
-#include <mutex>
 #include <optional>
-#include <thread>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -16,6 +13,7 @@
 #include "sim/core/name_table.hpp"
 #include "sim/plan/plan_batch.hpp"
 #include "sim/plan/plan_fields.hpp"
+#include "sim/plan/plan_row_json.hpp"
 #include "sim/topo/link_graph.hpp"
 #include "sim/train/bucket_assignment.hpp"
 #include "sim/train/compute_model.hpp"
@@ -46,7 +44,7 @@ struct Loaded {
 
 // Everything that one (candidate, world size) evaluates: its own topology, graph and caches.
 std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>& loaded, std::size_t ci, int world,
-                                    const std::function<void()>& tick, std::size_t& simulations) {
+                                    std::size_t& simulations) {
   const PlanCandidate& c = plan.candidates[ci];
   const Topology topo = plan_topology(c, world);
   LinkGraph graph(topo);
@@ -83,7 +81,6 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
         if (!micro) {
           row.status = PlanStatus::BatchInvalid;
           rows.push_back(row);
-          tick();
           continue;
         }
         row.micro_batch = *micro;
@@ -128,7 +125,6 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
         row.exposed_percent = step_ps > 0 ? 100.0 * static_cast<double>(row.exposed_comm.ps) / step_ps : 0;
         row.cost_per_million = row.cost_per_hour * (step_ps / kPsPerHour) / static_cast<double>(global) * 1e6;
         rows.push_back(row);
-        tick();
       }
     } catch (const ConfigError& e) {
       // The simulators name an options field; the plan's reader wants the key that set it.
@@ -197,66 +193,58 @@ void finish_plan_rows(std::vector<PlanRow>& rows) {
   }
 }
 
-PlanResult evaluate_plan(const Plan& plan, int jobs, const PlanProgress& progress) {
-  const std::vector<Loaded> loaded = load_workloads(plan);
-  std::size_t per_world = 0;
-  for (const auto& l : loaded) per_world += l.variants.size();
+std::vector<std::pair<std::size_t, int>> plan_groups(const Plan& plan) {
   std::vector<std::pair<std::size_t, int>> groups;  // (candidate, world), plan order
   for (std::size_t ci = 0; ci < plan.candidates.size(); ++ci) {
     for (int n : plan.candidates[ci].world_sizes) groups.emplace_back(ci, n);
   }
-  const std::size_t total = groups.size() * per_world;
-  std::vector<std::vector<PlanRow>> out(groups.size());
-  std::vector<std::size_t> sims(groups.size(), 0);
-  std::vector<std::exception_ptr> errors(groups.size());
-  std::atomic<std::size_t> next{0};
-  std::mutex progress_mutex;
-  std::size_t done = 0;
-  const std::function<void()> tick = [&] {
-    if (!progress) return;
-    const std::lock_guard<std::mutex> lock(progress_mutex);
-    progress(++done, total);
-  };
-  // Largest world sizes first (longest work first keeps the threads' tails short); the
-  // results land in their own slots, so the order of work never shows in the output.
-  std::vector<std::size_t> order(groups.size());
-  for (std::size_t g = 0; g < order.size(); ++g) order[g] = g;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return groups[a].second > groups[b].second; });
-  auto worker = [&] {
-    for (std::size_t i = next++; i < order.size(); i = next++) {
-      const std::size_t g = order[i];
-      try {
-        out[g] = evaluate_group(plan, loaded, groups[g].first, groups[g].second, tick, sims[g]);
-      } catch (...) {
-        errors[g] = std::current_exception();
-      }
-    }
-  };
-  const int n = std::max(1, std::min<int>(jobs, static_cast<int>(groups.size())));
-  std::vector<std::thread> threads;
-  for (int t = 1; t < n; ++t) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
-  for (const auto& e : errors) {
-    if (e) std::rethrow_exception(e);  // the first failing group in plan order
+  return groups;
+}
+
+std::vector<WorkItem> plan_work_items(const Plan& plan) {
+  std::vector<WorkItem> items;
+  // Larger world sizes take longer: they start first, so the runners' tails stay short.
+  for (const auto& [ci, world] : plan_groups(plan)) {
+    items.push_back(WorkItem{fmt::format("{}/{}", plan.candidates[ci].name, world), static_cast<double>(world)});
   }
+  return items;
+}
+
+PlanResult evaluate_plan(const Plan& plan, const WorkRunner& runner, const WorkOptions& options, WorkStats* stats) {
+  const std::vector<Loaded> loaded = load_workloads(plan);
+  const auto groups = plan_groups(plan);
+  const WorkFn item = [&](std::size_t g) {
+    std::size_t simulations = 0;
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& r : evaluate_group(plan, loaded, groups[g].first, groups[g].second, simulations)) {
+      rows.push_back(plan_row_to_json(r));
+    }
+    return nlohmann::json{{"rows", std::move(rows)}, {"simulations", simulations}};
+  };
+  const std::vector<nlohmann::json> out = runner.run(plan_work_items(plan), item, options, stats);
   PlanResult result;
-  // Reorder: candidate, workload, variant, world size.
-  for (std::size_t ci = 0; ci < plan.candidates.size(); ++ci) {
-    for (std::size_t wi = 0; wi < loaded.size(); ++wi) {
-      for (std::size_t vi : loaded[wi].variant_index) {
-        for (std::size_t g = 0; g < groups.size(); ++g) {
-          if (groups[g].first != ci) continue;
-          for (const auto& r : out[g]) {
-            if (r.workload == wi && r.variant == vi) result.rows.push_back(r);
-          }
-        }
-      }
-    }
+  std::vector<PlanRow> rows;
+  for (const auto& o : out) {
+    for (const auto& r : o.at("rows")) rows.push_back(plan_row_from_json(r));
+    result.simulations += o.at("simulations").get<std::size_t>();
   }
-  for (auto s : sims) result.simulations += s;
+  // Reorder: candidate, workload, variant (in the workload's order), world size (items are
+  // in plan order, so a stable sort keeps the world sizes ascending).
+  auto rank = [&](const PlanRow& r) {
+    const auto& vs = loaded[r.workload].variant_index;
+    const auto v = static_cast<std::size_t>(std::find(vs.begin(), vs.end(), r.variant) - vs.begin());
+    return std::tuple{r.candidate, r.workload, v};
+  };
+  std::stable_sort(rows.begin(), rows.end(), [&](const PlanRow& a, const PlanRow& b) { return rank(a) < rank(b); });
+  result.rows = std::move(rows);
   finish_plan_rows(result.rows);
   return result;
+}
+
+PlanResult evaluate_plan(const Plan& plan, int jobs) {
+  WorkOptions options;
+  options.jobs = jobs;
+  return evaluate_plan(plan, ThreadRunner{}, options);
 }
 
 }  // namespace collsim

@@ -1,16 +1,16 @@
 // Evaluates every combination of a capacity plan (candidate x world size x workload x
 // strategy variant): step time, throughput, strong-scaling efficiency at fixed global
 // batch, exposed communication, per-GPU memory and fit, cost, and the Pareto-best set on
-// (step time, cost) per workload. Work runs on N threads with results in a fixed order.
+// (step time, cost) per workload. Work runs as items on a WorkRunner with results in a fixed order.
 // Times in ps, sizes in bytes, costs in the plan's currency.
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "sim/core/name_table.hpp"
+#include "sim/core/work_pool.hpp"
 #include "sim/plan/memory_model.hpp"
 #include "sim/plan/plan.hpp"
 
@@ -46,12 +46,16 @@ struct PlanResult {
   std::size_t simulations = 0;
 };
 
-using PlanProgress = std::function<void(std::size_t done, std::size_t total)>;
+// The plan's work items: one per (candidate, world size) in plan order, keyed
+// "candidate/world", each with its own topology, LinkGraph and collective-cost caches.
+[[nodiscard]] std::vector<WorkItem> plan_work_items(const Plan& plan);
 
-// `jobs` worker threads (>= 1); each (candidate, world size) is one unit of work with its
-// own topology, LinkGraph and collective-cost caches. Output does not depend on `jobs`.
-// `progress` is called from worker threads, serialised.
-[[nodiscard]] PlanResult evaluate_plan(const Plan& plan, int jobs, const PlanProgress& progress = {});
+// Every item on `runner` (threads, or MPI ranks in collsim-mpi), journaled and resumed as
+// `options` say. The result does not depend on the runner, its threads or ranks.
+[[nodiscard]] PlanResult evaluate_plan(const Plan& plan, const WorkRunner& runner, const WorkOptions& options,
+                                       WorkStats* stats = nullptr);
+// The same on `jobs` threads of this process, without a journal.
+[[nodiscard]] PlanResult evaluate_plan(const Plan& plan, int jobs);
 
 // Marks the Pareto-best rows (Ok rows only) per workload, and fills scaling efficiency.
 void finish_plan_rows(std::vector<PlanRow>& rows);

@@ -2,16 +2,57 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "sim/coll/affine_collective_cost.hpp"
+#include "sim/core/error.hpp"
 
 namespace collsim {
 
+namespace {
+
+// How one world size priced its all-reduces.
+constexpr const char* kFitAffine = "affine";      // the checked affine fit
+constexpr const char* kFitExact = "exact";        // the fit failed its check: every size played
+constexpr const char* kFitPerSize = "per_size";   // NCCL's choice changes with the size
+constexpr const char* kFitNone = "none";          // --exact: no fit tried
+
+// One world size: every bucket size's DDP step, as JSON (times in ps, sizes in bytes).
+nlohmann::json sweep_world(const Workload& w, const ComputeModel& cm, const TopologyForRanks& topology,
+                           const SweepSpec& spec, const std::vector<DdpOptions>& options,
+                           const std::vector<BucketPlan>& plans, Bytes largest, int n) {
+  const Topology topo = topology(n);
+  LinkGraph graph(topo);
+  const CommSpec comm = resolve_comm_spec(spec.comm, topo, spec.options.backend == DdpBackend::Nccl);
+  CollectiveCostCache exact(graph, comm);
+  std::optional<AffineCollectiveCost> affine;
+  if (!spec.exact) affine.emplace(graph, comm, largest);
+  const CollectiveCostFn cost = [&](CollectiveOp op, Bytes b) { return affine ? affine->time(op, b) : exact.time(op, b); };
+  nlohmann::json rows = nlohmann::json::array();
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    const DdpResult r = simulate_ddp(w, cm, cost, options[i], plans[i]);
+    rows.push_back({{"buckets", r.buckets.size()},
+                    {"iteration_ps", r.iteration.ps},
+                    {"comm_total_ps", r.comm_total.ps},
+                    {"exposed_comm_ps", r.exposed_comm.ps},
+                    {"overlap_percent", r.overlap_percent}});
+  }
+  const char* fit = !affine ? kFitNone : !affine->fitted() ? kFitPerSize : affine->affine() ? kFitAffine : kFitExact;
+  return {{"rows", std::move(rows)}, {"plays", affine ? affine->plays() : exact.predictions()}, {"fit", fit}};
+}
+
+}  // namespace
+
+std::vector<WorkItem> sweep_work_items(const SweepSpec& spec) {
+  std::vector<WorkItem> items;
+  for (int n : spec.ranks) items.push_back(WorkItem{fmt::format("{} ranks", n), static_cast<double>(n)});
+  return items;
+}
+
 SweepResult run_sweep(const Workload& w, const ComputeModel& cm, const TopologyForRanks& topology, const SweepSpec& spec,
-                      const SweepProgress& progress) {
+                      const WorkRunner& runner, const WorkOptions& run_options, WorkStats* stats) {
   SweepResult result;
   const std::size_t sizes = spec.bucket_caps.size();
-  const std::size_t total = spec.ranks.size() * sizes;
-  std::size_t done = 0;
   // One bucket plan per bucket size (it does not depend on the world size); the largest
   // bucket sets the all-reduce fit's range.
   std::vector<DdpOptions> options(sizes, spec.options);
@@ -22,24 +63,31 @@ SweepResult run_sweep(const Workload& w, const ComputeModel& cm, const TopologyF
     plans.push_back(ddp_bucket_plan(w, options[i]));
     for (const auto& b : plans.back().buckets) largest = std::max(largest, b.bytes);
   }
-  for (int n : spec.ranks) {
-    const Topology topo = topology(n);
-    LinkGraph graph(topo);
-    const CommSpec comm = resolve_comm_spec(spec.comm, topo, spec.options.backend == DdpBackend::Nccl);
-    CollectiveCostCache exact(graph, comm);
-    std::optional<AffineCollectiveCost> affine;
-    if (!spec.exact) affine.emplace(graph, comm, largest);
-    const CollectiveCostFn cost = [&](CollectiveOp op, Bytes b) { return affine ? affine->time(op, b) : exact.time(op, b); };
-    for (std::size_t i = 0; i < sizes; ++i) {
-      const DdpResult r = simulate_ddp(w, cm, cost, options[i], plans[i]);
-      const Bytes cap = spec.bucket_caps[i];
-      result.rows.push_back(SweepRow{n, cap, bucket_cap_mb_of(cap), r.buckets.size(), r.iteration, r.comm_total,
-                                     r.exposed_comm, r.overlap_percent});
-      if (progress) progress(++done, total);
+  const WorkFn item = [&](std::size_t k) {
+    return sweep_world(w, cm, topology, spec, options, plans, largest, spec.ranks[k]);
+  };
+  const std::vector<nlohmann::json> out = runner.run(sweep_work_items(spec), item, run_options, stats);
+  try {
+    for (std::size_t k = 0; k < spec.ranks.size(); ++k) {
+      const int n = spec.ranks[k];
+      const auto& rows = out[k].at("rows");
+      if (rows.size() != sizes) throw InternalError(fmt::format("sweep: {} rows for {} bucket sizes", rows.size(), sizes));
+      for (std::size_t i = 0; i < sizes; ++i) {
+        const auto& r = rows[i];
+        const Bytes cap = spec.bucket_caps[i];
+        result.rows.push_back(SweepRow{n, cap, bucket_cap_mb_of(cap), r.at("buckets").get<std::size_t>(),
+                                       Time{r.at("iteration_ps").get<std::int64_t>()},
+                                       Time{r.at("comm_total_ps").get<std::int64_t>()},
+                                       Time{r.at("exposed_comm_ps").get<std::int64_t>()},
+                                       r.at("overlap_percent").get<double>()});
+      }
+      result.collective_plays += out[k].at("plays").get<std::size_t>();
+      const std::string fit = out[k].at("fit").get<std::string>();
+      if (fit == kFitExact) result.exact_world_sizes.push_back(n);
+      if (fit == kFitPerSize) result.per_size_world_sizes.push_back(n);
     }
-    result.collective_plays += affine ? affine->plays() : exact.predictions();
-    if (affine && affine->fitted() && !affine->affine()) result.exact_world_sizes.push_back(n);
-    if (affine && !affine->fitted()) result.per_size_world_sizes.push_back(n);
+  } catch (const nlohmann::json::exception& e) {
+    throw InternalError(fmt::format("sweep: a world size's result is malformed: {}", e.what()));
   }
   for (std::size_t i = 0; i < spec.ranks.size(); ++i) {
     const auto first = result.rows.begin() + static_cast<std::ptrdiff_t>(i * sizes);
@@ -52,6 +100,10 @@ SweepResult run_sweep(const Workload& w, const ComputeModel& cm, const TopologyF
     b.scaling_efficiency = static_cast<double>(result.best.front().iteration.ps) / static_cast<double>(b.iteration.ps);
   }
   return result;
+}
+
+SweepResult run_sweep(const Workload& w, const ComputeModel& cm, const TopologyForRanks& topology, const SweepSpec& spec) {
+  return run_sweep(w, cm, topology, spec, ThreadRunner{}, WorkOptions{});
 }
 
 }  // namespace collsim

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/coll/comm_spec.hpp"
+#include "sim/core/work_pool.hpp"
 #include "sim/topo/topology.hpp"
 #include "sim/train/ddp_timeline.hpp"
 
@@ -45,10 +46,18 @@ struct SweepResult {
   std::vector<int> per_size_world_sizes;  // NCCL's choice per size: every bucket size played
 };
 
-using TopologyForRanks = std::function<Topology(int ranks)>;
-using SweepProgress = std::function<void(std::size_t done, std::size_t total)>;
+using TopologyForRanks = std::function<Topology(int ranks)>;  // called from several threads at once
 
+// The sweep's work items: one per world size, keyed "N ranks".
+[[nodiscard]] std::vector<WorkItem> sweep_work_items(const SweepSpec& spec);
+
+// Every world size on `runner` (threads, or MPI ranks in collsim-mpi), journaled and
+// resumed as `options` say; the result does not depend on the runner.
 [[nodiscard]] SweepResult run_sweep(const Workload& w, const ComputeModel& cm, const TopologyForRanks& topology,
-                                    const SweepSpec& spec, const SweepProgress& progress = {});
+                                    const SweepSpec& spec, const WorkRunner& runner, const WorkOptions& options,
+                                    WorkStats* stats = nullptr);
+// The same on one thread without a journal.
+[[nodiscard]] SweepResult run_sweep(const Workload& w, const ComputeModel& cm, const TopologyForRanks& topology,
+                                    const SweepSpec& spec);
 
 }  // namespace collsim

@@ -26,3 +26,15 @@ need_testbed() {
   command -v ip >/dev/null && command -v tc >/dev/null || skip "ip/tc (iproute2) not installed"
   ip netns list >/dev/null 2>&1 || skip "network namespaces unavailable"
 }
+# need_mpi: sets MPIRUN (an mpirun command line that runs on this one machine, as root
+# too) and COLLSIM_MPI (collsim-mpi beside collsim). Skips (exit 77, a SKIP line in
+# ctest's summary) only where mpirun is absent; mpirun present without collsim-mpi fails.
+need_mpi() {
+  command -v mpirun >/dev/null || { echo "SKIP: mpirun is not installed (scripts/setup.sh installs openmpi-bin)"; exit 77; }
+  COLLSIM_MPI=$(dirname "$COLLSIM")/collsim-mpi
+  [[ -x $COLLSIM_MPI ]] || fail "mpirun is here but $COLLSIM_MPI was not built (configure found no MPI: libopenmpi-dev)"
+  # Root is CI's user; one machine needs no remote launcher; shared-memory transport only.
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm_rsh_agent=false
+  export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
+  MPIRUN=(mpirun --oversubscribe --bind-to none)
+}

@@ -1,0 +1,77 @@
+#include "sim/plan/plan_row_json.hpp"
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+
+namespace collsim {
+
+namespace {
+
+nlohmann::json memory_to_json(const MemoryEstimate& m) {
+  return {{"parameters", m.parameters.count}, {"gradients", m.gradients.count}, {"optimizer", m.optimizer.count},
+          {"buckets", m.buckets.count},       {"unsharded", m.unsharded.count}, {"activations", m.activations.count},
+          {"total", m.total.count},           {"capacity", m.capacity.count},   {"fits", m.fits},
+          {"margin_bytes", m.margin_bytes}};
+}
+
+MemoryEstimate memory_from_json(const nlohmann::json& j) {
+  MemoryEstimate m;
+  m.parameters = Bytes{j.at("parameters").get<std::int64_t>()};
+  m.gradients = Bytes{j.at("gradients").get<std::int64_t>()};
+  m.optimizer = Bytes{j.at("optimizer").get<std::int64_t>()};
+  m.buckets = Bytes{j.at("buckets").get<std::int64_t>()};
+  m.unsharded = Bytes{j.at("unsharded").get<std::int64_t>()};
+  m.activations = Bytes{j.at("activations").get<std::int64_t>()};
+  m.total = Bytes{j.at("total").get<std::int64_t>()};
+  m.capacity = Bytes{j.at("capacity").get<std::int64_t>()};
+  m.fits = j.at("fits").get<bool>();
+  m.margin_bytes = j.at("margin_bytes").get<std::int64_t>();
+  return m;
+}
+
+}  // namespace
+
+nlohmann::json plan_row_to_json(const PlanRow& r) {
+  return {{"candidate", r.candidate},
+          {"workload", r.workload},
+          {"variant", r.variant},
+          {"world", r.world},
+          {"status", to_string(r.status)},
+          {"micro_batch", r.micro_batch},
+          {"step_ps", r.step.ps},
+          {"comm_total_ps", r.comm_total.ps},
+          {"exposed_comm_ps", r.exposed_comm.ps},
+          {"samples_per_s", r.samples_per_s},
+          {"exposed_percent", r.exposed_percent},
+          {"memory", memory_to_json(r.memory)},
+          {"cost_per_hour", r.cost_per_hour},
+          {"cost_per_million", r.cost_per_million}};
+}
+
+PlanRow plan_row_from_json(const nlohmann::json& j) {
+  try {
+    PlanRow r;
+    r.candidate = j.at("candidate").get<std::size_t>();
+    r.workload = j.at("workload").get<std::size_t>();
+    r.variant = j.at("variant").get<std::size_t>();
+    r.world = j.at("world").get<int>();
+    const auto status = enum_from<PlanStatus>(j.at("status").get<std::string>());
+    if (!status) throw InternalError(fmt::format("plan row: unknown status {}", j.at("status").dump()));
+    r.status = *status;
+    r.micro_batch = j.at("micro_batch").get<int>();
+    r.step = Time{j.at("step_ps").get<std::int64_t>()};
+    r.comm_total = Time{j.at("comm_total_ps").get<std::int64_t>()};
+    r.exposed_comm = Time{j.at("exposed_comm_ps").get<std::int64_t>()};
+    r.samples_per_s = j.at("samples_per_s").get<double>();
+    r.exposed_percent = j.at("exposed_percent").get<double>();
+    r.memory = memory_from_json(j.at("memory"));
+    r.cost_per_hour = j.at("cost_per_hour").get<double>();
+    r.cost_per_million = j.at("cost_per_million").get<double>();
+    return r;
+  } catch (const nlohmann::json::exception& e) {
+    throw InternalError(fmt::format("plan row: {}", e.what()));
+  }
+}
+
+}  // namespace collsim
