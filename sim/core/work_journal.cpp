@@ -23,13 +23,61 @@ std::string describe(const nlohmann::json& header) {
 
 }  // namespace
 
+std::string work_journal_header(const WorkOptions& options, std::size_t items) {
+  return nlohmann::json{{"collsim_journal", kJournalFormat},
+                        {"command", options.command},
+                        {"fingerprint", options.fingerprint},
+                        {"items", items}}
+      .dump();
+}
+
+JournalContent read_work_journal(const std::string& text, const std::string& path, const std::string& header,
+                                 const std::vector<WorkItem>& items) {
+  JournalContent out;
+  out.finished.resize(items.size());
+  const std::size_t newline = text.rfind('\n');
+  // No whole first line: the run that made it was killed before it wrote its header.
+  if (newline == std::string::npos) return out;
+  out.whole_bytes = newline + 1;
+  out.has_header = true;
+  std::istringstream lines(text.substr(0, out.whole_bytes));
+  std::string line;
+  std::size_t number = 0;
+  const nlohmann::json expected = nlohmann::json::parse(header);
+  while (std::getline(lines, line)) {
+    ++number;
+    const std::string where = fmt::format("line {}", number);
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded()) {
+      throw ConfigError(path, where, line.substr(0, 80), "a JSON line written by collsim's journal (the file is damaged)");
+    }
+    if (number == 1) {
+      if (!j.is_object() || !j.contains("collsim_journal")) {
+        throw ConfigError(path, where, line.substr(0, 80), "a collsim journal's first line ({\"collsim_journal\": 1, ...})");
+      }
+      if (j != expected) {
+        throw ConfigError("--journal", "", path,
+                          fmt::format("a journal of this run ({}); it records {}: the inputs, options or collsim "
+                                      "changed, so use another --journal or remove it",
+                                      describe(expected), describe(j)));
+      }
+      continue;
+    }
+    const bool shaped = j.is_object() && j.contains("item") && j["item"].is_number_unsigned() && j.contains("key") &&
+                        j["key"].is_string() && j.contains("result");
+    if (!shaped || j["item"].get<std::size_t>() >= items.size() ||
+        j["key"].get<std::string>() != items[j["item"].get<std::size_t>()].key) {
+      throw ConfigError(path, where, line.substr(0, 80),
+                        "a finished item {\"item\": index, \"key\": its key, \"result\": ...} of this batch");
+    }
+    auto& slot = out.finished[j["item"].get<std::size_t>()];
+    if (!slot) slot = j["result"];
+  }
+  return out;
+}
+
 WorkJournal::WorkJournal(const WorkOptions& options, const std::vector<WorkItem>& items)
-    : path_(options.journal), finished_(items.size()) {
-  header_ = nlohmann::json{{"collsim_journal", kJournalFormat},
-                           {"command", options.command},
-                           {"fingerprint", options.fingerprint},
-                           {"items", items.size()}}
-                .dump();
+    : path_(options.journal), header_(work_journal_header(options, items.size())), finished_(items.size()) {
   for (const auto& item : items) keys_.push_back(item.key);
   std::error_code ec;
   if (fs::is_directory(path_, ec)) throw ConfigError("--journal", "", path_, "a file path (this is a directory)");
@@ -46,53 +94,14 @@ WorkJournal::WorkJournal(const WorkOptions& options, const std::vector<WorkItem>
     text << in.rdbuf();
     if (!in && !in.eof()) throw ConfigError("--journal", "", path_, "a readable journal file");
     const std::string content = text.str();
-    // No whole first line: the run that made it was killed before it wrote its header.
-    fresh = content.find('\n') == std::string::npos;
-    if (!fresh) read_existing(content, items);
+    JournalContent read = read_work_journal(content, path_, header_, items);
+    fresh = !read.has_header;
+    finished_ = std::move(read.finished);
+    // A cut-off last line (the run was killed while writing it) is dropped before appending.
+    if (!fresh && read.whole_bytes < content.size()) fs::resize_file(path_, read.whole_bytes);
   }
   if (fresh) write_file_atomically(path_, header_ + "\n", "--journal");
   file_ = std::make_unique<RecordFile>(path_, "--journal");
-}
-
-void WorkJournal::read_existing(const std::string& text, const std::vector<WorkItem>& items) {
-  const std::size_t whole = text.rfind('\n') + 1;  // bytes of whole lines
-  std::istringstream lines(text.substr(0, whole));
-  std::string line;
-  std::size_t number = 0;
-  const nlohmann::json expected = nlohmann::json::parse(header_);
-  while (std::getline(lines, line)) {
-    ++number;
-    const std::string where = fmt::format("line {}", number);
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::exception&) {
-      throw ConfigError(path_, where, line.substr(0, 80), "a JSON line written by collsim's journal (the file is damaged)");
-    }
-    if (number == 1) {
-      if (!j.is_object() || !j.contains("collsim_journal")) {
-        throw ConfigError(path_, where, line.substr(0, 80), "a collsim journal's first line ({\"collsim_journal\": 1, ...})");
-      }
-      if (j != expected) {
-        throw ConfigError("--journal", "", path_,
-                          fmt::format("a journal of this run ({}); it records {}: the inputs, options or collsim "
-                                      "changed, so use another --journal or remove it",
-                                      describe(expected), describe(j)));
-      }
-      continue;
-    }
-    const bool shaped = j.is_object() && j.contains("item") && j["item"].is_number_unsigned() && j.contains("key") &&
-                        j["key"].is_string() && j.contains("result");
-    if (!shaped || j["item"].get<std::size_t>() >= items.size() ||
-        j["key"].get<std::string>() != items[j["item"].get<std::size_t>()].key) {
-      throw ConfigError(path_, where, line.substr(0, 80),
-                        "a finished item {\"item\": index, \"key\": its key, \"result\": ...} of this batch");
-    }
-    auto& slot = finished_[j["item"].get<std::size_t>()];
-    if (!slot) slot = std::move(j["result"]);
-  }
-  // A cut-off last line (the run was killed while writing it) is dropped before appending.
-  if (whole < text.size()) fs::resize_file(path_, whole);
 }
 
 void WorkJournal::append(std::size_t item, const nlohmann::json& result, double seconds) {

@@ -20,6 +20,21 @@
 
 namespace collsim {
 
+// What a journal's text holds for a batch whose first line must be `header`: the results
+// of its whole lines by item, and how many bytes those whole lines take (what follows is
+// a cut-off last line). An empty text, or one without a whole first line, holds nothing.
+// Throws ConfigError naming `path` and the line for anything collsim did not write.
+struct JournalContent {
+  std::vector<std::optional<nlohmann::json>> finished;
+  std::size_t whole_bytes = 0;
+  bool has_header = false;
+};
+[[nodiscard]] JournalContent read_work_journal(const std::string& text, const std::string& path, const std::string& header,
+                                               const std::vector<WorkItem>& items);
+
+// The first line of a batch's journal, as options and the item count make it.
+[[nodiscard]] std::string work_journal_header(const WorkOptions& options, std::size_t items);
+
 class WorkJournal {
  public:
   // Opens options.journal for `items`. Without options.resume the file must not exist
@@ -33,8 +48,6 @@ class WorkJournal {
   void append(std::size_t item, const nlohmann::json& result, double seconds);
 
  private:
-  void read_existing(const std::string& text, const std::vector<WorkItem>& items);
-
   std::string path_;
   std::string header_;
   std::vector<std::string> keys_;
