@@ -33,6 +33,10 @@ constexpr std::array kTimeUnits{
     UnitScale{"ms", 1e9L}, UnitScale{"s", 1e12L},
 };
 
+constexpr std::array kDurationUnits{
+    UnitScale{"ms", 1e-3L}, UnitScale{"s", 1.0L}, UnitScale{"min", 60.0L}, UnitScale{"h", 3600.0L}, UnitScale{"d", 86400.0L},
+};
+
 constexpr std::array kSizeUnits{
     UnitScale{"B", 1.0L},  UnitScale{"KB", 1e3L},  UnitScale{"kB", 1e3L},
     UnitScale{"MB", 1e6L}, UnitScale{"GB", 1e9L},  UnitScale{"TB", 1e12L},
@@ -90,6 +94,12 @@ Bytes parse_size(std::string_view text) {
   const long double v = scaled_value(text, kSizeUnits, kExpectedSize);
   if (v < 0 || v > 9.2e18L || v != std::floor(v)) throw UnitError(quoted(text), std::string(kExpectedSize));
   return Bytes{static_cast<std::int64_t>(v)};
+}
+
+double parse_duration_s(std::string_view text) {
+  const long double v = scaled_value(text, kDurationUnits, kExpectedDuration);
+  if (!(v > 0 && v <= 1e12L)) throw UnitError(quoted(text), std::string(kExpectedDuration));
+  return static_cast<double>(v);
 }
 
 }  // namespace collsim

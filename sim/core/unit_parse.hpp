@@ -15,6 +15,9 @@ namespace collsim {
 [[nodiscard]] Time parse_time(std::string_view text);            // >= 0
 [[nodiscard]] Time parse_time(std::string_view text, Time max);  // 0 .. max
 [[nodiscard]] Bytes parse_size(std::string_view text);           // >= 0, whole bytes
+// A duration of hours to years (an MTBF, a run, a checkpoint interval), in seconds as a
+// double: the picosecond clock ends at 106 days. Units ms, s, min, h, d; > 0, <= 1e12 s.
+[[nodiscard]] double parse_duration_s(std::string_view text);
 
 // The phrases used in error messages, so every caller says the same thing.
 inline constexpr std::string_view kExpectedBandwidth =
@@ -22,6 +25,8 @@ inline constexpr std::string_view kExpectedBandwidth =
     "KiB/s, MiB/s, GiB/s or TiB/s (e.g. \"400Gbps\", \"50GB/s\"), from 1 bps to 1e18 B/s";
 inline constexpr std::string_view kExpectedTime =
     "a non-negative time with a unit: ps, ns, us, ms or s (e.g. \"1.5us\")";
+inline constexpr std::string_view kExpectedDuration =
+    "a positive duration with a unit: ms, s, min, h or d (e.g. \"30min\", \"50000h\"), at most 1e12 s";
 // "a non-negative time with a unit ..., from 0 to MAX": what parse_time(text, max) expects.
 [[nodiscard]] std::string expected_time(Time max);
 

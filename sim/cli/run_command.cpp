@@ -1,0 +1,149 @@
+// `collsim run`: a whole training run with failures - expected wall time and goodput by
+// Monte Carlo and in closed form, and the best checkpoint interval (sim/train/goodput.hpp).
+#include <cmath>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "sim/cli/commands.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/unit_parse.hpp"
+#include "sim/report/goodput_report.hpp"
+
+namespace collsim::cli {
+
+namespace {
+
+struct RunArgs {
+  int gpus = 0;
+  int gpus_per_host = 8;
+  int links = 0;  // 0: one per GPU
+  std::string step_time;
+  std::int64_t steps = 0;
+  std::string mtbf_gpu, mtbf_host, mtbf_link;
+  std::string interval = "auto";
+  std::string checkpoint_write, checkpoint_size, storage_bandwidth;
+  std::string restore;
+  std::string restart = "10min";
+  int runs = 1000;
+  std::uint64_t seed = 1;
+  std::string format = "table";
+};
+
+double duration_option(const char* flag, const std::string& text) {
+  try {
+    return parse_duration_s(text);
+  } catch (const UnitError& e) {
+    throw ConfigError(flag, "", e.value(), e.expected());
+  }
+}
+
+// Failures per second of `count` parts, each failing once per MTBF on average.
+double rate_of(const char* flag, const std::string& text, int count, double& mtbf_s) {
+  if (text.empty()) return 0;
+  mtbf_s = duration_option(flag, text);
+  return count / mtbf_s;
+}
+
+// The checkpoint write: --checkpoint-write, or --checkpoint-size over --storage-bandwidth.
+double checkpoint_write_s(const RunArgs& a) {
+  const bool by_size = !a.checkpoint_size.empty() || !a.storage_bandwidth.empty();
+  if (!a.checkpoint_write.empty()) {
+    if (by_size) {
+      throw ConfigError("--checkpoint-write", "", a.checkpoint_write,
+                        "either --checkpoint-write or --checkpoint-size with --storage-bandwidth, not both");
+    }
+    return duration_option("--checkpoint-write", a.checkpoint_write);
+  }
+  if (a.checkpoint_size.empty() || a.storage_bandwidth.empty()) {
+    throw ConfigError("--checkpoint-write", "", "", "a checkpoint write time (\"5min\"), or --checkpoint-size and --storage-bandwidth");
+  }
+  Bytes size{0};
+  Bandwidth bw{0};
+  try {
+    size = parse_size(a.checkpoint_size);
+  } catch (const UnitError& e) {
+    throw ConfigError("--checkpoint-size", "", e.value(), e.expected());
+  }
+  try {
+    bw = parse_bandwidth(a.storage_bandwidth);
+  } catch (const UnitError& e) {
+    throw ConfigError("--storage-bandwidth", "", e.value(), e.expected());
+  }
+  if (size.count <= 0) throw ConfigError("--checkpoint-size", "", a.checkpoint_size, "a checkpoint of more than 0 bytes");
+  return static_cast<double>(size.count) / bw.bytes_per_s;
+}
+
+void run_run_command(const RunArgs& a, ReportOutput& output) {
+  const OutputFormat format = parse_format_option(a.format);
+  GoodputReport rep;
+  rep.gpus = a.gpus;
+  rep.hosts = (a.gpus + a.gpus_per_host - 1) / a.gpus_per_host;
+  rep.links = a.links > 0 ? a.links : a.gpus;
+  rep.seed = a.seed;
+  RunModel& m = rep.model;
+  m.step_s = duration_option("--step-time", a.step_time);
+  m.steps = a.steps;
+  m.failure_rate = rate_of("--mtbf-gpu", a.mtbf_gpu, rep.gpus, rep.mtbf_gpu_s) +
+                   rate_of("--mtbf-host", a.mtbf_host, rep.hosts, rep.mtbf_host_s) +
+                   rate_of("--mtbf-link", a.mtbf_link, rep.links, rep.mtbf_link_s);
+  m.checkpoint_s = checkpoint_write_s(a);
+  m.restart_s = duration_option("--restart", a.restart);
+  m.restore_s = a.restore.empty() ? m.checkpoint_s : duration_option("--restore", a.restore);
+  if (!std::isfinite(m.work_s()) || m.work_s() > 1e12) {
+    throw ConfigError("--steps", "", std::to_string(a.steps), "steps x --step-time of at most 1e12 s of training");
+  }
+  m.interval_s = m.work_s();
+  if (m.failure_rate > 0) rep.search = search_interval(m, a.runs, a.seed);
+  if (a.interval == "auto") {
+    if (rep.search) {
+      m.interval_s = rep.search->mc_optimum_s;
+      rep.interval_choice = "auto: the Monte Carlo optimum";
+    } else {
+      rep.interval_choice = "auto: no interruptions, one checkpoint at the end";
+    }
+  } else {
+    m.interval_s = duration_option("--checkpoint-interval", a.interval);
+    rep.interval_choice = "given";
+  }
+  rep.estimate = monte_carlo(m, a.runs, a.seed);
+  rep.expected_wall_s = expected_wall_s(m);
+  output.put(format, goodput_report_views(rep));
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, ReportOutput& output) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "run", "A whole training run with failures: expected wall time, goodput and the best checkpoint interval");
+  cmd->add_option("--gpus", args->gpus, "GPUs in the job")->required()->check(CLI::Range(1, 10'000'000));
+  cmd->add_option("--gpus-per-host", args->gpus_per_host, "GPUs per host (hosts = GPUs / this)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  cmd->add_option("--links", args->links, "Network links whose failure stops the job (default: one per GPU)")
+      ->check(CLI::Range(1, 100'000'000));
+  cmd->add_option("--step-time", args->step_time, "One training step without failures, e.g. 5s (from collsim ddp or plan)")
+      ->required();
+  cmd->add_option("--steps", args->steps, "Training steps of the run")->required()->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000'000'000}));
+  cmd->add_option("--mtbf-gpu", args->mtbf_gpu, "Mean time between failures of one GPU, e.g. 50000h (default: GPUs never fail)");
+  cmd->add_option("--mtbf-host", args->mtbf_host, "MTBF of one host apart from its GPUs (CPU, memory, power, NICs)");
+  cmd->add_option("--mtbf-link", args->mtbf_link, "MTBF of one network link");
+  cmd->add_option("--checkpoint-interval", args->interval,
+                  "Training time between checkpoints (rounded to whole steps), or auto: the Monte Carlo optimum")
+      ->capture_default_str();
+  cmd->add_option("--checkpoint-write", args->checkpoint_write, "Time to write one checkpoint (training waits)");
+  cmd->add_option("--checkpoint-size", args->checkpoint_size, "Checkpoint size, e.g. 1TB (with --storage-bandwidth)");
+  cmd->add_option("--storage-bandwidth", args->storage_bandwidth, "Aggregate checkpoint write bandwidth, e.g. 100GB/s");
+  cmd->add_option("--restore", args->restore, "Time to read the last checkpoint back (default: the write time)");
+  cmd->add_option("--restart", args->restart,
+                  "From an interruption to a job that trains again: detection, rescheduling, rendezvous, communicator init")
+      ->capture_default_str();
+  cmd->add_option("--runs", args->runs, "Monte Carlo runs")->check(CLI::Range(1, 1'000'000))->capture_default_str();
+  cmd->add_option("--seed", args->seed, "Random seed (same seed, same output)")->capture_default_str();
+  cmd->add_option("--format", args->format, "table, json or csv (the interval scan)")->capture_default_str();
+  cmd->callback([args, &output] { run_run_command(*args, output); });
+}
+
+}  // namespace collsim::cli

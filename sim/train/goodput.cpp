@@ -1,0 +1,226 @@
+#include "sim/train/goodput.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+
+namespace collsim {
+
+namespace {
+
+// A run's random stream: SplitMix64 (Steele, Lea, Flood 2014), the same numbers on every
+// platform, unlike the standard library's distributions.
+class Stream {
+ public:
+  // Seed and run through the mixer apiece: nearby seeds must not give shifted copies of
+  // one stream (a state of seed x the increment would).
+  Stream(std::uint64_t seed, std::uint64_t run) : state_(mix(seed + 0x632BE59BD9B4E019ULL) ^ mix(~run)) {}
+
+  // An exponential time with `rate` per second (rate > 0).
+  double exponential(double rate) {
+    const double u = (static_cast<double>(next() >> 11) + 0.5) * 0x1.0p-53;  // in (0, 1)
+    return -std::log(u) / rate;
+  }
+
+ private:
+  static std::uint64_t mix(std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+  std::uint64_t next() { return mix(state_ += 0x9E3779B97F4A7C15ULL); }
+  std::uint64_t state_;
+};
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kMaxDraws = 1e8;  // per run: beyond it a run is refused, not ground through
+
+// Segment lengths of work (whole steps), as (length, count): the full ones and the last.
+struct Segments {
+  double full_s = 0;
+  std::int64_t full = 0;
+  double last_s = 0;  // 0: none
+};
+
+Segments segments_of(const RunModel& m) {
+  const std::int64_t k = m.steps_per_checkpoint();
+  Segments s;
+  s.full = m.steps / k;
+  s.full_s = static_cast<double>(k) * m.step_s;
+  s.last_s = static_cast<double>(m.steps % k) * m.step_s;
+  return s;
+}
+
+void check_model(const RunModel& m) {
+  if (!(m.step_s > 0) || m.steps < 1 || !(m.failure_rate >= 0) || !(m.interval_s > 0) || !(m.checkpoint_s >= 0) ||
+      !(m.restart_s >= 0) || !(m.restore_s >= 0)) {
+    throw InternalError("RunModel: step > 0, steps >= 1, interval > 0 and the rest >= 0 expected");
+  }
+  if (m.failure_rate == 0) return;
+  // Expected draws ~ segments x e^(lambda (segment + checkpoint + recovery)): in logs.
+  const Segments s = segments_of(m);
+  const double segments = static_cast<double>(s.full) + (s.last_s > 0 ? 1 : 0);
+  const double exponent = m.failure_rate * (s.full_s + m.checkpoint_s + m.restart_s + m.restore_s);
+  if (std::log(segments) + exponent > std::log(kMaxDraws)) {
+    throw LimitError(fmt::format(
+        "a run whose checkpoint interval plus checkpoint and recovery ({:.4g} s) is {:.3g} times the job's MTBF "
+        "({:.4g} s) almost never reaches a checkpoint (about e^{:.3g} interruptions per interval): shorten the "
+        "checkpoint interval, the checkpoint or the restart, or raise the MTBFs",
+        s.full_s + m.checkpoint_s + m.restart_s + m.restore_s, exponent, m.mtbf_s(), exponent));
+  }
+}
+
+// The expected wall time of one segment of `work_s` (Daly 2006, exponential failures,
+// interruptible recovery): e^(lambda b) (e^(lambda a) - 1) / lambda, a = work + C, b = R + restore.
+double expected_segment_s(const RunModel& m, double work_s) {
+  const double a = work_s + m.checkpoint_s;
+  if (m.failure_rate == 0) return a;
+  const double l = m.failure_rate;
+  return std::exp(l * (m.restart_s + m.restore_s)) * std::expm1(l * a) / l;
+}
+
+}  // namespace
+
+std::int64_t RunModel::steps_per_checkpoint() const {
+  const double k = std::round(interval_s / step_s);
+  if (!(k >= 1)) return 1;
+  return k >= static_cast<double>(steps) ? steps : static_cast<std::int64_t>(k);
+}
+
+double RunModel::mtbf_s() const { return failure_rate > 0 ? 1 / failure_rate : kInf; }
+
+RunOutcome simulate_run(const RunModel& m, std::uint64_t seed, std::uint64_t run) {
+  check_model(m);
+  Stream rng(seed, run);
+  RunOutcome out;
+  const double recovery = m.restart_s + m.restore_s;
+  auto next_failure = [&] { return m.failure_rate > 0 ? rng.exponential(m.failure_rate) : kInf; };
+  const Segments s = segments_of(m);
+  auto play = [&](double work_s) {
+    const double a = work_s + m.checkpoint_s;
+    for (;;) {
+      const double x = next_failure();
+      if (x >= a) {
+        out.wall_s += a;
+        out.checkpoint_s += m.checkpoint_s;
+        return;
+      }
+      out.wall_s += x;
+      out.lost_s += x;
+      ++out.failures;
+      for (;;) {  // restart and restore until one is not interrupted
+        const double y = next_failure();
+        if (y >= recovery) {
+          out.wall_s += recovery;
+          out.recovery_s += recovery;
+          break;
+        }
+        out.wall_s += y;
+        out.recovery_s += y;
+        ++out.failures;
+      }
+    }
+  };
+  for (std::int64_t i = 0; i < s.full; ++i) play(s.full_s);
+  if (s.last_s > 0) play(s.last_s);
+  return out;
+}
+
+GoodputEstimate monte_carlo(const RunModel& m, int runs, std::uint64_t seed) {
+  if (runs < 1) throw InternalError("monte_carlo: runs must be >= 1");
+  check_model(m);
+  GoodputEstimate e;
+  e.runs = runs;
+  double sum = 0, sum_sq = 0;
+  for (int i = 0; i < runs; ++i) {
+    // Run i's stream: the seed and the run number, whatever else is estimated.
+    const RunOutcome o = simulate_run(m, seed, static_cast<std::uint64_t>(i));
+    sum += o.wall_s;
+    sum_sq += o.wall_s * o.wall_s;
+    e.mean_lost_s += o.lost_s;
+    e.mean_checkpoint_s += o.checkpoint_s;
+    e.mean_recovery_s += o.recovery_s;
+    e.mean_failures += static_cast<double>(o.failures);
+  }
+  const double n = runs;
+  e.mean_wall_s = sum / n;
+  e.stddev_wall_s = runs > 1 ? std::sqrt(std::max(0.0, (sum_sq - sum * sum / n) / (n - 1))) : 0;
+  e.ci95_wall_s = 1.96 * e.stddev_wall_s / std::sqrt(n);
+  e.mean_lost_s /= n;
+  e.mean_checkpoint_s /= n;
+  e.mean_recovery_s /= n;
+  e.mean_failures /= n;
+  e.goodput = m.work_s() / e.mean_wall_s;
+  return e;
+}
+
+double expected_wall_s(const RunModel& m) {
+  check_model(m);
+  const Segments s = segments_of(m);
+  double total = static_cast<double>(s.full) * expected_segment_s(m, s.full_s);
+  if (s.last_s > 0) total += expected_segment_s(m, s.last_s);
+  return total;
+}
+
+double young_interval_s(double checkpoint_s, double mtbf_s) { return std::sqrt(2 * checkpoint_s * mtbf_s); }
+
+double daly_interval_s(double checkpoint_s, double mtbf_s) {
+  if (checkpoint_s >= 2 * mtbf_s) return mtbf_s;
+  const double c = checkpoint_s, m = mtbf_s;
+  return std::sqrt(2 * c * m) * (1 + std::sqrt(c / (2 * m)) / 3 + c / (18 * m)) - c;
+}
+
+IntervalSearch search_interval(const RunModel& m, int runs, std::uint64_t seed, int count) {
+  if (!(m.failure_rate > 0) || count < 3) throw InternalError("search_interval: a failure rate and >= 3 points expected");
+  const double centre = std::max(daly_interval_s(m.checkpoint_s, m.mtbf_s()), m.step_s);
+  auto at = [&](double interval) {
+    RunModel v = m;
+    v.interval_s = interval;
+    return v;
+  };
+  IntervalSearch out;
+  for (int i = 0; i < count; ++i) {
+    const double f = std::pow(16.0, static_cast<double>(i) / (count - 1)) / 4;  // 1/4 .. 4
+    const RunModel v = at(centre * f);
+    const double rounded = static_cast<double>(v.steps_per_checkpoint()) * m.step_s;
+    if (!out.points.empty() && rounded == out.points.back().interval_s) continue;  // same whole steps
+    out.points.push_back(IntervalPoint{rounded, monte_carlo(v, runs, seed).mean_wall_s, expected_wall_s(v)});
+  }
+  // The Monte Carlo minimum, refined by a parabola in log(interval) through its neighbours.
+  const auto best = static_cast<std::size_t>(
+      std::min_element(out.points.begin(), out.points.end(),
+                       [](const IntervalPoint& a, const IntervalPoint& b) { return a.mc_wall_s < b.mc_wall_s; }) -
+      out.points.begin());
+  out.mc_optimum_s = out.points[best].interval_s;
+  if (best > 0 && best + 1 < out.points.size()) {
+    const double x0 = std::log(out.points[best - 1].interval_s), x1 = std::log(out.points[best].interval_s),
+                 x2 = std::log(out.points[best + 1].interval_s);
+    const double y0 = out.points[best - 1].mc_wall_s, y1 = out.points[best].mc_wall_s, y2 = out.points[best + 1].mc_wall_s;
+    const double denom = (x0 - x1) * (x0 - x2) * (x1 - x2);
+    const double a = (x2 * (y1 - y0) + x1 * (y0 - y2) + x0 * (y2 - y1)) / denom;
+    const double b = (x2 * x2 * (y0 - y1) + x1 * x1 * (y2 - y0) + x0 * x0 * (y1 - y2)) / denom;
+    if (a > 0) out.mc_optimum_s = std::exp(std::clamp(-b / (2 * a), x0, x2));
+  }
+  // The closed form's minimum: golden section on log(interval) over the same range.
+  double lo = std::log(centre / 4), hi = std::log(centre * 4);
+  const double g = (std::sqrt(5.0) - 1) / 2;
+  auto f = [&](double x) { return expected_wall_s(at(std::exp(x))); };
+  double c = hi - g * (hi - lo), d = lo + g * (hi - lo);
+  for (int i = 0; i < 80; ++i) {
+    if (f(c) < f(d)) {
+      hi = d;
+    } else {
+      lo = c;
+    }
+    c = hi - g * (hi - lo);
+    d = lo + g * (hi - lo);
+  }
+  out.expected_optimum_s = std::exp((lo + hi) / 2);
+  return out;
+}
+
+}  // namespace collsim
