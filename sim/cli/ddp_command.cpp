@@ -3,6 +3,9 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -16,6 +19,7 @@
 #include "sim/measure/calibration.hpp"
 #include "sim/report/ddp_report.hpp"
 #include "sim/report/trace_writer.hpp"
+#include "sim/train/stragglers.hpp"
 
 namespace collsim::cli {
 
@@ -30,7 +34,44 @@ struct DdpCommandArgs {
   std::string calibration;
   std::string format = "table";
   ShardingArgs sharding;
+  std::vector<std::string> rank_speed;  // "RANK:SPEED"
+  double jitter = 0;
+  std::optional<int> steps;  // unset: 100 with --jitter, else 1
+  std::uint64_t seed = 1;
 };
+
+// --rank-speed 3:0.5,7:0.8 as (rank, speed) pairs; ranges are checked by simulate_stragglers.
+std::vector<std::pair<int, double>> rank_speeds(const std::vector<std::string>& items) {
+  std::vector<std::pair<int, double>> out;
+  for (const auto& item : items) {
+    const auto colon = item.find(':');
+    std::size_t used_rank = 0, used_speed = 0;
+    try {
+      if (colon == std::string::npos) throw std::invalid_argument(item);
+      const std::string rank = item.substr(0, colon), speed = item.substr(colon + 1);
+      const int r = std::stoi(rank, &used_rank);
+      const double f = std::stod(speed, &used_speed);
+      if (used_rank != rank.size() || used_speed != speed.size()) throw std::invalid_argument(item);
+      out.emplace_back(r, f);
+    } catch (const std::logic_error&) {
+      throw ConfigError("--rank-speed", "", fmt::format("\"{}\"", item),
+                        "RANK:SPEED pairs, comma-separated (e.g. 3:0.5 for rank 3 at half speed)");
+    }
+  }
+  return out;
+}
+
+StragglerSpec straggler_option(const DdpCommandArgs& a) {
+  StragglerSpec s;
+  s.speeds = rank_speeds(a.rank_speed);
+  s.jitter_sigma = a.jitter;
+  s.steps = a.steps ? *a.steps : (a.jitter > 0 ? 100 : 1);
+  s.seed = a.seed;
+  if (a.steps && *a.steps > 1 && a.jitter == 0) {
+    throw ConfigError("--steps", "", std::to_string(*a.steps), "--jitter beside it (without jitter every step is the same)");
+  }
+  return s;
+}
 
 std::optional<Calibration> calibration_option(const DdpCommandArgs& a) {
   if (a.calibration.empty()) return std::nullopt;
@@ -48,7 +89,9 @@ Topology calibrated_topology(const DdpCommandArgs& a, const std::optional<Calibr
 
 void run_ddp(const DdpCommandArgs& a, ReportOutput& output) {
   const std::optional<Calibration> cal = calibration_option(a);
+  const StragglerSpec stragglers = straggler_option(a);
   if (a.sharding.sharding != "ddp") {
+    if (stragglers.active()) throw ConfigError("--rank-speed", "", "", "--sharding ddp (stragglers are modelled for DDP steps)");
     if (a.bucket_mb != 25) throw ConfigError("--bucket-mb", "", fmt::format("{}", a.bucket_mb), "--sharding ddp (ZeRO buckets: --reduce-bucket-mb)");
     const OutputFormat format = parse_format_option(a.format);
     run_sharded(a.sharding, a.ddp, calibrated_topology(a, cal), output, format, a.trace, cal ? cal->protocol : std::nullopt);
@@ -71,7 +114,16 @@ void run_ddp(const DdpCommandArgs& a, ReportOutput& output) {
   }
   CollectiveCostCache cache(graph, comm);
   DdpReport rep;
-  rep.result = simulate_ddp(w, cm, [&](CollectiveOp op, Bytes b) { return cache.time(op, b); }, o);
+  const CollectiveCostFn cost = [&](CollectiveOp op, Bytes b) { return cache.time(op, b); };
+  if (stragglers.active()) {
+    StragglerResult sr = simulate_stragglers(w, cm, cost, o, topo.rank_count(), stragglers);
+    rep.result = sr.first;
+    rep.stragglers = std::move(sr);
+    rep.straggler_seed = stragglers.seed;
+    rep.jitter_sigma = stragglers.jitter_sigma;
+  } else {
+    rep.result = simulate_ddp(w, cm, cost, o);
+  }
   if (cache.broadcast_approximated()) {
     spdlog::warn("algorithm {} has no broadcast: buffer broadcasts are costed as all-reduces of the same bytes", comm.algorithms);
   }
@@ -109,6 +161,14 @@ void add_ddp_command(CLI::App& app, ReportOutput& output) {
                   "Calibration JSON (validate --calibrate): per-link-class efficiency and latency applied to the topology, "
                   "and its \"ddp\" section's compute slowdown while communicating");
   cmd->add_option("--trace", args->trace, "Also write the step as a Chrome trace event JSON file (Perfetto, chrome://tracing); DDP and --sharding");
+  cmd->add_option("--rank-speed", args->rank_speed,
+                  "Slow ranks: RANK:SPEED pairs, comma-separated (3:0.5 = rank 3 computes at half speed); DDP only")
+      ->delimiter(',');
+  cmd->add_option("--jitter", args->jitter,
+                  "Per-step compute jitter: sigma of a log-normal time factor per rank and step (0.05 = ~5 %)")
+      ->capture_default_str();
+  cmd->add_option("--steps", args->steps, "Steps drawn with --jitter (default 100)");
+  cmd->add_option("--seed", args->seed, "Seed of the jitter (same seed, same output)")->capture_default_str();
   cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
   cmd->callback([args, &output] { run_ddp(*args, output); });
 }

@@ -7,9 +7,9 @@ namespace collsim::cli {
 
 namespace {
 
-// Field of DdpOptions, ShardingOptions, CommSpec, simulate_sharded's arguments or the
-// calibration fit -> the flag of `collsim ddp`, `sweep` or `validate` that sets it.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 15> kFlags{{
+// Field of DdpOptions, ShardingOptions, CommSpec, StragglerSpec, simulate_sharded's
+// arguments or the calibration fit -> the flag of `collsim ddp`, `sweep` or `validate` that sets it.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 18> kFlags{{
     {"accumulate", "--accumulate"},
     {"hook", "--hook"},
     {"bucket_cap", "--bucket-mb"},
@@ -25,6 +25,9 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 15> kFlags{{
     {"algorithms", "--algo"},
     {"protocols", "--protocol"},
     {"measurements", "--measured"},
+    {"speeds", "--rank-speed"},
+    {"jitter_sigma", "--jitter"},
+    {"steps", "--steps"},
 }};
 
 }  // namespace

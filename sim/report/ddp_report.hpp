@@ -1,14 +1,18 @@
 // Writes one DDP step prediction: iteration, forward, backward, optimizer, copies, total
 // and exposed communication (ms), overlap (%), and the per-bucket table (bytes, ready,
-// launch, start, end in ms from the step's start) as a table, JSON or CSV.
+// launch, start, end in ms from the step's start) as a table, JSON or CSV; with slow ranks,
+// who waited for whom (each rank's compute and waiting) and, with jitter, the step times.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "sim/report/collective_table.hpp"
 #include "sim/train/ddp_timeline.hpp"
+#include "sim/train/stragglers.hpp"
 
 namespace collsim {
 
@@ -22,7 +26,10 @@ struct DdpReport {
   int ranks = 1;
   double bucket_cap_mb = 25;
   std::string iteration;  // "steady" or "0"
-  DdpResult result;
+  DdpResult result;       // with stragglers: step 0, at its slowest rank's speed
+  std::optional<StragglerResult> stragglers;
+  std::uint64_t straggler_seed = 1;
+  double jitter_sigma = 0;
 };
 
 // The report in each format; the views read `report`, which must outlive them.

@@ -1,24 +1,36 @@
 #include "sim/train/compute_model.hpp"
 
+#include <cmath>
+
+#include "sim/core/error.hpp"
+
 namespace collsim {
+
+Time ComputeModel::at_speed(Time t) const {
+  if (speed == 1.0) return t;
+  if (!(speed > 0)) throw InternalError("ComputeModel: speed must be > 0");
+  const double ps = static_cast<double>(t.ps) / speed;
+  if (!(ps < 9223372036854775808.0)) units_detail::time_overflow();
+  return Time{static_cast<std::int64_t>(std::llround(ps))};
+}
 
 Time ComputeModel::flops(double f) const {
   if (f <= 0) return Time{};
-  return Time::from_seconds(f / (device.peak_flops(precision) * efficiency));
+  return at_speed(Time::from_seconds(f / (device.peak_flops(precision) * efficiency)));
 }
 
 Time ComputeModel::forward(const Layer& l) const {
-  return l.compute.forward_time ? *l.compute.forward_time : flops(l.compute.forward_flops);
+  return l.compute.forward_time ? at_speed(*l.compute.forward_time) : flops(l.compute.forward_flops);
 }
 
 Time ComputeModel::backward(const Layer& l) const {
-  return l.compute.backward_time ? *l.compute.backward_time : flops(l.compute.backward_flops);
+  return l.compute.backward_time ? at_speed(*l.compute.backward_time) : flops(l.compute.backward_flops);
 }
 
-Time ComputeModel::memory(Bytes traffic) const { return transfer_time(traffic, device.hbm_bandwidth); }
+Time ComputeModel::memory(Bytes traffic) const { return at_speed(transfer_time(traffic, device.hbm_bandwidth)); }
 
 Time ComputeModel::optimizer(const Workload& w) const {
-  if (w.optimizer.time) return *w.optimizer.time;
+  if (w.optimizer.time) return at_speed(*w.optimizer.time);
   const double bytes = w.optimizer.memory_bytes_per_param * static_cast<double>(w.parameter_count());
   return memory(Bytes{static_cast<std::int64_t>(bytes)});
 }

@@ -14,6 +14,8 @@ struct ComputeModel {
   DeviceSpec device;
   std::string precision;   // used for FLOPs layers
   double efficiency = 0.5; // fraction of peak FLOP/s reached by layers
+  double speed = 1.0;      // this GPU against a nominal one (0.5: a straggler at half speed):
+                           // every kernel time is divided by it, measured ones included
 
   [[nodiscard]] Time forward(const Layer& l) const;
   [[nodiscard]] Time backward(const Layer& l) const;
@@ -21,6 +23,9 @@ struct ComputeModel {
   [[nodiscard]] Time memory(Bytes traffic) const;
   [[nodiscard]] Time flops(double f) const;
   [[nodiscard]] Time optimizer(const Workload& w) const;
+
+ private:
+  [[nodiscard]] Time at_speed(Time t) const;
 };
 
 // The workload's own precision and efficiency on `device`.

@@ -7,34 +7,11 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/core/random_stream.hpp"
 
 namespace collsim {
 
 namespace {
-
-// A run's random stream: SplitMix64 (Steele, Lea, Flood 2014), the same numbers on every
-// platform, unlike the standard library's distributions.
-class Stream {
- public:
-  // Seed and run through the mixer apiece: nearby seeds must not give shifted copies of
-  // one stream (a state of seed x the increment would).
-  Stream(std::uint64_t seed, std::uint64_t run) : state_(mix(seed + 0x632BE59BD9B4E019ULL) ^ mix(~run)) {}
-
-  // An exponential time with `rate` per second (rate > 0).
-  double exponential(double rate) {
-    const double u = (static_cast<double>(next() >> 11) + 0.5) * 0x1.0p-53;  // in (0, 1)
-    return -std::log(u) / rate;
-  }
-
- private:
-  static std::uint64_t mix(std::uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  std::uint64_t next() { return mix(state_ += 0x9E3779B97F4A7C15ULL); }
-  std::uint64_t state_;
-};
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kMaxDraws = 1e8;  // per run: beyond it a run is refused, not ground through
@@ -95,7 +72,7 @@ double RunModel::mtbf_s() const { return failure_rate > 0 ? 1 / failure_rate : k
 
 RunOutcome simulate_run(const RunModel& m, std::uint64_t seed, std::uint64_t run) {
   check_model(m);
-  Stream rng(seed, run);
+  RandomStream rng(seed, run);
   RunOutcome out;
   const double recovery = m.restart_s + m.restore_s;
   auto next_failure = [&] { return m.failure_rate > 0 ? rng.exponential(m.failure_rate) : kInf; };

@@ -1,0 +1,121 @@
+// DDP steps with slow ranks, on the hand model of train_ddp_timeline_test (4 layers of 1 ms
+// forward and 2 ms backward, 1e6 B gradients each, 1 ms optimizer, copies of 2 us at 1e12
+// B/s, collectives at 1 ns per byte, buckets {p3}, {p2, p1}, {p0}).
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "sim/core/error.hpp"
+#include "sim/train/stragglers.hpp"
+
+namespace collsim {
+namespace {
+
+Time us(std::int64_t v) { return Time{v * Time::kPerUs}; }
+
+Workload hand_model() {
+  nlohmann::json j = {{"name", "hand"}, {"measured_on", "test"}, {"optimizer", {{"time", "1ms"}}}};
+  for (int i = 0; i < 4; ++i) {
+    j["parameters"].push_back({{"name", "p" + std::to_string(i)}, {"numel", 250000}, {"dtype", "float32"}, {"shape", {500, 500}}});
+    j["layers"].push_back({{"name", "L" + std::to_string(i)}, {"forward_time", "1ms"}, {"backward_time", "2ms"},
+                           {"params", {"p" + std::to_string(i)}}});
+  }
+  return parse_workload(j, "hand");
+}
+
+ComputeModel hand_device() {
+  DeviceSpec d;
+  d.name = "test";
+  d.hbm_bandwidth = Bandwidth{1e12};
+  d.fp32_flops = 1e15;
+  return ComputeModel{d, "fp32", 1.0};
+}
+
+Time one_ns_per_byte(CollectiveOp, Bytes b) { return Time{b.count * 1000}; }
+
+DdpOptions hand_options() {
+  DdpOptions o;
+  o.buckets.first_bucket_cap = Bytes{1'000'000};
+  o.buckets.bucket_cap = Bytes{2'000'000};
+  return o;
+}
+
+StragglerResult run(const StragglerSpec& spec, int ranks = 32) {
+  return simulate_stragglers(hand_model(), hand_device(), one_ns_per_byte, hand_options(), ranks, spec);
+}
+
+}  // namespace
+
+TEST_CASE("one rank at half speed in a 32-GPU DDP step: the step is its compute plus the exposed communication after it",
+          "[train][stragglers]") {
+  StragglerSpec spec;
+  spec.speeds = {{5, 0.5}};
+  const StragglerResult r = run(spec);
+  // At half speed every kernel doubles: forward 0-8 ms; L3 backward 8-12, copy-in p3 (4 us)
+  // -> 12.004, b0's 1 ms all-reduce 12.004-13.004; L2 -> 16.004, copy-in -> 16.008; L1 ->
+  // 20.008, copy-in -> 20.012, b1 (2 ms) 20.012-22.012; L0 -> 24.012, copy-in -> 24.016, b2
+  // 24.016-25.016. Finalize: copy-outs b0 (4 us) -> 24.020 and b1 (8 us) -> 24.028, b2's
+  // waits for its all-reduce: 25.016-25.020; the optimizer (2 ms) -> 27.020 ms.
+  // Its compute: 8 + 16 + (4 x 4 + 4 + 8 + 4) us + 2 = 26.032 ms; exposed after it: the
+  // wait 24.028 -> 25.016 = 0.988 ms; 26.032 + 0.988 = 27.020.
+  REQUIRE(r.steps.size() == 1);
+  CHECK(r.steps[0].slowest_rank == 5);
+  CHECK(r.first.iteration == us(27020));
+  CHECK(r.first.exposed_comm == us(988));
+  const RankWait& slow = r.ranks[5];
+  CHECK(slow.compute == us(26032));
+  CHECK(r.first.iteration == slow.compute + r.first.exposed_comm);
+  CHECK(slow.waiting == us(988));
+  // Every other rank computes 4 + 8 + 0.016 + 1 = 13.016 ms and waits the rest: 14.004 ms.
+  REQUIRE(r.ranks.size() == 32);
+  CHECK(r.ranks[0].compute == us(13016));
+  CHECK(r.ranks[0].waiting == us(14004));
+  // With every rank at speed 1 the step is 14.010 ms (train_ddp_timeline_test).
+  CHECK(r.nominal_iteration == us(14010));
+}
+
+TEST_CASE("jitter: seeded log-normal factors per rank and step, the same for the same seed", "[train][stragglers]") {
+  StragglerSpec spec;
+  spec.jitter_sigma = 0.05;
+  spec.steps = 50;
+  spec.seed = 7;
+  const StragglerResult a = run(spec), b = run(spec);
+  REQUIRE(a.steps.size() == 50);
+  for (std::size_t k = 0; k < a.steps.size(); ++k) {
+    CHECK(a.steps[k].iteration == b.steps[k].iteration);
+    CHECK(a.steps[k].slowest_rank == b.steps[k].slowest_rank);
+  }
+  spec.seed = 8;
+  const StragglerResult c = run(spec);
+  CHECK(c.mean != a.mean);
+  // The slowest of 32 ranks is almost always slower than the median: the mean step is
+  // longer than the nominal one; p50 <= p99 <= max.
+  CHECK(a.mean > a.nominal_iteration);
+  CHECK(a.p50 <= a.p99);
+  CHECK(a.p99 <= a.max);
+}
+
+TEST_CASE("straggler inputs out of range name their field", "[train][stragglers]") {
+  auto field_of = [](const StragglerSpec& s) {
+    try {
+      (void)run(s, 8);
+    } catch (const ConfigError& e) {
+      return e.field();
+    }
+    return std::string("no error");
+  };
+  StragglerSpec s;
+  s.speeds = {{8, 0.5}};  // ranks 0..7
+  CHECK(field_of(s) == "speeds");
+  s.speeds = {{1, 0.0}};
+  CHECK(field_of(s) == "speeds");
+  s.speeds = {{1, 11.0}};
+  CHECK(field_of(s) == "speeds");
+  s.speeds = {};
+  s.jitter_sigma = 3;
+  CHECK(field_of(s) == "jitter_sigma");
+  s.jitter_sigma = 0.1;
+  s.steps = 0;
+  CHECK(field_of(s) == "steps");
+}
+
+}  // namespace collsim
