@@ -22,7 +22,7 @@ PY
 # port u32, params_len u32, token char[128]; message header: type u32, id u32, length u64.
 cat >"$TMP/strangers.py" <<'PY'
 import os, socket, struct, sys, time
-port, hold = int(sys.argv[1]), float(sys.argv[2])
+port, hold, ready = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
 MAGIC = 0x43534d59
 def conn():
     for _ in range(200):
@@ -40,6 +40,7 @@ s = conn(); s.sendall(os.urandom(4096)); socks.append(s)                        
 s = conn(); s.sendall(hello("", params_len=0xFFFFFFF0) + struct.pack("<IIQ", 1, 0, 1 << 40)); socks.append(s)  # (b) giant
 s = conn(); s.sendall(struct.pack("<Iiii", 0x43534d58, 1, 2, 1234)); socks.append(s)            # old 16-byte hello
 socks.append(conn())                                                                             # (c) silent
+open(ready, "w").write("connected")  # the test starts its hello timeout clock from here
 time.sleep(hold)
 PY
 
@@ -49,8 +50,13 @@ port=$(free_port)
 args=(--world 2 --master 127.0.0.1:$port --algo ring --sizes 4MiB --iters 2 --timeout 30s)
 python3 "$TMP/measure.py" "$TMP/r0" "$EXEC" --rank 0 "${args[@]}" >"$TMP/out0" 2>"$TMP/err0" &
 r0=$!
-python3 "$TMP/strangers.py" "$port" 6 >"$TMP/strangers.out" 2>&1 &
+python3 "$TMP/strangers.py" "$port" 10 "$TMP/strangers.ready" >"$TMP/strangers.out" 2>&1 &
 st=$!
+# The silent stranger must have been connected longer than the hello timeout (3 s) when
+# rank 1 arrives: wait for the last connection, not for a fixed time from the start (on a
+# loaded machine rank 0 can take seconds to listen).
+for _ in $(seq 600); do [[ -f $TMP/strangers.ready ]] && break; sleep 0.05; done
+[[ -f $TMP/strangers.ready ]] || fail "the strangers never connected: $(cat "$TMP/strangers.out")"
 sleep 4
 # While rank 0 waits it listens on the master address only.
 ss -ltn "sport = :$port" | grep -q "127.0.0.1:$port" || fail "rank 0 not listening on 127.0.0.1:$port: $(ss -ltn)"
