@@ -8,7 +8,8 @@ packages=(cmake ninja-build g++ pkg-config libboost-graph-dev nlohmann-json3-dev
           libspdlog-dev libfmt-dev catch2 libbenchmark-dev libsimgrid-dev python3
           clang-14 libclang-rt-14-dev  # libFuzzer and the sanitizer build (scripts/fuzz.sh)
           python3-matplotlib  # collsim plan --report draws its PNG plots with matplotlib
-          libopenmpi-dev openmpi-bin)  # collsim-mpi: plans and sweeps over MPI ranks
+          libopenmpi-dev openmpi-bin  # collsim-mpi: plans and sweeps over MPI ranks
+          pybind11-dev python3-dev python3-pytest)  # the Python package (python/) and its tests
 if [[ ${1:-} == --python ]]; then
   packages+=(python3-torch python3-torchvision python3-numpy)
 fi

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/cli/captured_run.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/validators.hpp"
 #include "sim/core/atomic_file.hpp"
@@ -52,19 +53,6 @@ class WorkingFolder {
   std::error_code error_;
 };
 
-// Text a command writes on stdout outside its report goes nowhere while this lives.
-class StdoutMuted {
- public:
-  StdoutMuted() : saved_(std::cout.rdbuf(sink_.rdbuf())) {}
-  ~StdoutMuted() { std::cout.rdbuf(saved_); }
-  StdoutMuted(const StdoutMuted&) = delete;
-  StdoutMuted& operator=(const StdoutMuted&) = delete;
-
- private:
-  std::ostringstream sink_;
-  std::streambuf* saved_;
-};
-
 struct StoredRun {
   int exit_code = 0;
   std::optional<nlohmann::ordered_json> report;  // the JSON document of its report, if it made one
@@ -73,18 +61,10 @@ struct StoredRun {
 // Runs the collsim command line `args` in `dir`, in this process: the command's report
 // hands over its JSON document itself. Exit codes and messages are those of collsim.
 StoredRun run_stored(const std::vector<std::string>& args, const std::filesystem::path& dir) {
-  ReportOutput output;
-  output.capture_json();
-  const ThreadRunner runner;
-  CLI::App app{"collsim"};
-  app.require_subcommand(1);
-  add_commands(app, runner, output, false);
-  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
   const WorkingFolder folder(dir);
   if (!folder.entered()) return {126, std::nullopt};
-  const StdoutMuted muted;
-  const int rc = run_command_line(app, [&] { app.parse(reversed); });
-  return {rc, output.captured()};
+  CapturedRun run = run_captured(args, false);
+  return {run.exit_code, std::move(run.report)};
 }
 
 // "0.5.0" of "0.5.0+g7643b9a": the release, without the commit it was built from.

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/train/ddp_timeline.hpp"
+#include "tests/unit/ddp_hand_model.hpp"
 
 namespace collsim {
 namespace {
@@ -18,34 +19,10 @@ namespace {
 constexpr std::int64_t kUs = Time::kPerUs;
 Time us(std::int64_t v) { return Time{v * kUs}; }
 
-Workload hand_model(const std::vector<std::string>& owner = {"p0", "p1", "p2", "p3"}) {
-  nlohmann::json j = {{"name", "hand"}, {"measured_on", "test"}, {"optimizer", {{"time", "1ms"}}}};
-  for (int i = 0; i < 4; ++i) {
-    j["parameters"].push_back({{"name", "p" + std::to_string(i)}, {"numel", 250000}, {"dtype", "float32"}, {"shape", {500, 500}}});
-    j["layers"].push_back({{"name", "L" + std::to_string(i)}, {"forward_time", "1ms"}, {"backward_time", "2ms"},
-                           {"params", {owner[static_cast<std::size_t>(i)]}}});
-  }
-  return parse_workload(j, "hand");
-}
-
-ComputeModel hand_device() {
-  DeviceSpec d;
-  d.name = "test";
-  d.hbm_bandwidth = Bandwidth{1e12};
-  // PowerSGD's compression is FLOPs: without a peak its time was infinite, which wrapped
-  // into a garbage time before Time::from_seconds refused it.
-  d.fp32_flops = 1e15;
-  return ComputeModel{d, "fp32", 1.0};
-}
-
-Time one_ns_per_byte(CollectiveOp, Bytes b) { return Time{b.count * 1000}; }
-
-DdpOptions hand_options() {
-  DdpOptions o;
-  o.buckets.first_bucket_cap = Bytes{1'000'000};
-  o.buckets.bucket_cap = Bytes{2'000'000};
-  return o;
-}
+Workload hand_model(const std::vector<std::string>& owner = {"p0", "p1", "p2", "p3"}) { return hand::model(owner); }
+ComputeModel hand_device() { return hand::device(); }
+Time one_ns_per_byte(CollectiveOp op, Bytes b) { return hand::one_ns_per_byte(op, b); }
+DdpOptions hand_options() { return hand::options(); }
 
 DdpResult run(const DdpOptions& o, const Workload& w = hand_model()) {
   return simulate_ddp(w, hand_device(), one_ns_per_byte, o);

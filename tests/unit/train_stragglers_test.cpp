@@ -2,45 +2,18 @@
 // forward and 2 ms backward, 1e6 B gradients each, 1 ms optimizer, copies of 2 us at 1e12
 // B/s, collectives at 1 ns per byte, buckets {p3}, {p2, p1}, {p0}).
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
 #include "sim/train/stragglers.hpp"
+#include "tests/unit/ddp_hand_model.hpp"
 
 namespace collsim {
 namespace {
 
 Time us(std::int64_t v) { return Time{v * Time::kPerUs}; }
 
-Workload hand_model() {
-  nlohmann::json j = {{"name", "hand"}, {"measured_on", "test"}, {"optimizer", {{"time", "1ms"}}}};
-  for (int i = 0; i < 4; ++i) {
-    j["parameters"].push_back({{"name", "p" + std::to_string(i)}, {"numel", 250000}, {"dtype", "float32"}, {"shape", {500, 500}}});
-    j["layers"].push_back({{"name", "L" + std::to_string(i)}, {"forward_time", "1ms"}, {"backward_time", "2ms"},
-                           {"params", {"p" + std::to_string(i)}}});
-  }
-  return parse_workload(j, "hand");
-}
-
-ComputeModel hand_device() {
-  DeviceSpec d;
-  d.name = "test";
-  d.hbm_bandwidth = Bandwidth{1e12};
-  d.fp32_flops = 1e15;
-  return ComputeModel{d, "fp32", 1.0};
-}
-
-Time one_ns_per_byte(CollectiveOp, Bytes b) { return Time{b.count * 1000}; }
-
-DdpOptions hand_options() {
-  DdpOptions o;
-  o.buckets.first_bucket_cap = Bytes{1'000'000};
-  o.buckets.bucket_cap = Bytes{2'000'000};
-  return o;
-}
-
 StragglerResult run(const StragglerSpec& spec, int ranks = 32) {
-  return simulate_stragglers(hand_model(), hand_device(), one_ns_per_byte, hand_options(), ranks, spec);
+  return simulate_stragglers(hand::model(), hand::device(), hand::one_ns_per_byte, hand::options(), ranks, spec);
 }
 
 }  // namespace
