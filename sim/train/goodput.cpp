@@ -14,7 +14,7 @@ namespace collsim {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kMaxDraws = 1e8;  // per run: beyond it a run is refused, not ground through
+constexpr double kMaxDraws = 2e8;  // per estimate (a few seconds): beyond it a model is refused, not ground through
 
 // Segment lengths of work (whole steps), as (length, count): the full ones and the last.
 struct Segments {
@@ -32,23 +32,30 @@ Segments segments_of(const RunModel& m) {
   return s;
 }
 
-void check_model(const RunModel& m) {
+// Refuses a model whose estimate of `runs` runs would take more than kMaxDraws random
+// draws (runs x intervals x attempts per interval): a hang to the user, not an answer.
+void check_model(const RunModel& m, int runs = 1) {
   if (!(m.step_s > 0) || m.steps < 1 || !(m.failure_rate >= 0) || !(m.interval_s > 0) || !(m.checkpoint_s >= 0) ||
       !(m.restart_s >= 0) || !(m.restore_s >= 0)) {
     throw InternalError("RunModel: step > 0, steps >= 1, interval > 0 and the rest >= 0 expected");
   }
-  if (m.failure_rate == 0) return;
-  // Expected draws ~ segments x e^(lambda (segment + checkpoint + recovery)): in logs.
+  // Expected attempts per interval ~ e^(lambda (interval + checkpoint + recovery)): in logs.
   const Segments s = segments_of(m);
   const double segments = static_cast<double>(s.full) + (s.last_s > 0 ? 1 : 0);
   const double exponent = m.failure_rate * (s.full_s + m.checkpoint_s + m.restart_s + m.restore_s);
-  if (std::log(segments) + exponent > std::log(kMaxDraws)) {
+  const double log_draws = std::log(segments) + exponent + std::log(static_cast<double>(runs));
+  if (log_draws <= std::log(kMaxDraws)) return;
+  if (exponent > 10) {
     throw LimitError(fmt::format(
         "a run whose checkpoint interval plus checkpoint and recovery ({:.4g} s) is {:.3g} times the job's MTBF "
         "({:.4g} s) almost never reaches a checkpoint (about e^{:.3g} interruptions per interval): shorten the "
         "checkpoint interval, the checkpoint or the restart, or raise the MTBFs",
         s.full_s + m.checkpoint_s + m.restart_s + m.restore_s, exponent, m.mtbf_s(), exponent));
   }
+  throw LimitError(fmt::format(
+      "an estimate of {} runs x {:.4g} checkpoint intervals x {:.3g} attempts per interval needs about {:.3g} random "
+      "draws, more than the {:.0e} allowed per estimate: use fewer runs or a longer checkpoint interval",
+      runs, segments, std::exp(exponent), std::exp(log_draws), kMaxDraws));
 }
 
 // The expected wall time of one segment of `work_s` (Daly 2006, exponential failures,
@@ -109,7 +116,7 @@ RunOutcome simulate_run(const RunModel& m, std::uint64_t seed, std::uint64_t run
 
 GoodputEstimate monte_carlo(const RunModel& m, int runs, std::uint64_t seed) {
   if (runs < 1) throw InternalError("monte_carlo: runs must be >= 1");
-  check_model(m);
+  check_model(m, runs);
   GoodputEstimate e;
   e.runs = runs;
   double sum = 0, sum_sq = 0;

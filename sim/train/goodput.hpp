@@ -39,9 +39,10 @@ struct RunOutcome {
   std::int64_t failures = 0;
 };
 
-// Throws LimitError (exit 2, with the figures) when a run would take more than ~10^8
-// random draws: an interval so long against the MTBF that a checkpoint is almost never
-// reached. Deterministic for a (seed, run) pair: run r of a Monte Carlo estimate.
+// Throws LimitError (exit 2, with the figures) when a run, or in monte_carlo all its runs,
+// would take more than 2 x 10^8 random draws (a few seconds): an interval so long against
+// the MTBF that a checkpoint is almost never reached, or too many runs of too many
+// intervals. Deterministic for a (seed, run) pair: run r of a Monte Carlo estimate.
 [[nodiscard]] RunOutcome simulate_run(const RunModel& m, std::uint64_t seed, std::uint64_t run = 0);
 
 struct GoodputEstimate {

@@ -39,6 +39,8 @@ expect_error 2 "--runs" -- run --gpus 8 --step-time 5s --steps 10 --checkpoint-w
 expect_error 2 "--format" -- run --gpus 8 --step-time 5s --steps 10 --checkpoint-write 1min --format xml
 # An MTBF so short that a checkpoint interval is almost never reached: refused up front.
 expect_error 2 "almost never reaches a checkpoint" -- run --gpus 16384 --step-time 5s --steps 1000 --mtbf-gpu 1h --checkpoint-write 5min --checkpoint-interval 1h
+# So many intervals that the estimate would run for hours: refused up front, not a hang.
+expect_error 2 "use fewer runs" -- run --gpus 8 --step-time 1s --steps 1000000000000 --checkpoint-interval 1s --checkpoint-write 1s
 # Without failures: one checkpoint at the end, goodput = training / (training + checkpoint).
 "$COLLSIM" run --gpus 8 --step-time 1s --steps 100 --checkpoint-write 10s --format json >"$TMP/n.json" 2>&1 || fail "no failures"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert abs(d['goodput'] - 100/110) < 1e-12, d['goodput']" "$TMP/n.json" ||

@@ -118,6 +118,16 @@ TEST_CASE("a run that would almost never reach a checkpoint is refused, not grou
   CHECK_THROWS_AS(simulate_run(m, 1), LimitError);
 }
 
+TEST_CASE("an estimate that would take more than 2e8 draws is refused, failures or not", "[goodput]") {
+  RunModel m = no_failures();
+  m.steps = 1'000'000'000;  // 1e9 steps, a checkpoint after each: 1e9 intervals in one run
+  m.interval_s = m.step_s;
+  CHECK_THROWS_AS(monte_carlo(m, 1, 1), LimitError);
+  m.steps = 1'000'000;  // 1e6 intervals: one run is fine, 1,000 runs (1e9 draws) are not
+  CHECK_NOTHROW(monte_carlo(m, 1, 1));
+  CHECK_THROWS_WITH(monte_carlo(m, 1000, 1), Catch::Contains("use fewer runs"));
+}
+
 TEST_CASE("durations take ms, s, min, h and d", "[goodput][units]") {
   CHECK(parse_duration_s("30min") == 1800);
   CHECK(parse_duration_s("50000h") == 1.8e8);
