@@ -7,23 +7,6 @@
 
 namespace collsim::cli {
 
-namespace {
-
-// Text written to `stream` goes to `sink` while this lives.
-class Redirected {
- public:
-  Redirected(std::ostream& stream, std::ostringstream& sink) : stream_(stream), saved_(stream.rdbuf(sink.rdbuf())) {}
-  ~Redirected() { stream_.rdbuf(saved_); }
-  Redirected(const Redirected&) = delete;
-  Redirected& operator=(const Redirected&) = delete;
-
- private:
-  std::ostream& stream_;
-  std::streambuf* saved_;
-};
-
-}  // namespace
-
 CapturedRun run_captured(const std::vector<std::string>& args, bool keep_errors) {
   ReportOutput output;
   output.capture_json();

@@ -6,12 +6,27 @@
 #pragma once
 
 #include <optional>
+#include <ostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace collsim::cli {
+
+// Text written to `stream` goes to `sink` while this lives.
+class Redirected {
+ public:
+  Redirected(std::ostream& stream, std::ostringstream& sink) : stream_(stream), saved_(stream.rdbuf(sink.rdbuf())) {}
+  ~Redirected() { stream_.rdbuf(saved_); }
+  Redirected(const Redirected&) = delete;
+  Redirected& operator=(const Redirected&) = delete;
+
+ private:
+  std::ostream& stream_;
+  std::streambuf* saved_;
+};
 
 struct CapturedRun {
   int exit_code = 0;

@@ -27,6 +27,12 @@ Time Time::from_seconds(double s) {
   return Time{static_cast<std::int64_t>(ps)};
 }
 
+Time Time::scaled(double f) const {
+  const double v = std::round(static_cast<double>(ps) * f);
+  if (!(v > -kTwoTo63 && v < kTwoTo63)) units_detail::time_overflow();
+  return Time{static_cast<std::int64_t>(v)};
+}
+
 Time transfer_time(double bytes, double bytes_per_s) {
   if (bytes <= 0.0) return Time{0};
   if (!(bytes_per_s > 0.0)) throw std::invalid_argument("transfer_time: bandwidth must be positive");

@@ -65,6 +65,9 @@ struct Time {
   // Rounds to the nearest picosecond; throws OverflowError for a NaN, an infinity or a time
   // outside the clock's range.
   [[nodiscard]] static Time from_seconds(double s);
+  // This time times `f` (>= 0), rounded to the nearest picosecond; throws OverflowError
+  // past the clock's range.
+  [[nodiscard]] Time scaled(double f) const;
   // "Never": a flow without a rate, the start value of a minimum search.
   [[nodiscard]] static constexpr Time max() { return Time{INT64_MAX}; }
 

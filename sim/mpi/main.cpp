@@ -11,6 +11,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "sim/cli/captured_run.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/version.hpp"
@@ -53,8 +54,7 @@ int main(int argc, char** argv) {
     // What a worker would print repeats rank 0's (the same command on the same input), so
     // its output is kept, and handed to rank 0 only when this rank never served.
     std::ostringstream out, err;
-    std::streambuf* const saved_out = std::cout.rdbuf(out.rdbuf());
-    std::streambuf* const saved_err = std::cerr.rdbuf(err.rdbuf());
+    const collsim::cli::Redirected muted(std::cout, out), kept(std::cerr, err);
     spdlog::set_level(spdlog::level::off);
     try {
       rc = run(argc, argv, runner);
@@ -62,8 +62,6 @@ int main(int argc, char** argv) {
     } catch (const collsim::WorkerRankDone&) {
       rc = 0;
     }
-    std::cout.rdbuf(saved_out);
-    std::cerr.rdbuf(saved_err);
   }
   MPI_Finalize();
   return rc;

@@ -1,6 +1,5 @@
 #include "sim/plan/plan_batch.hpp"
 
-#include <cmath>
 #include <limits>
 
 #include "sim/core/error.hpp"
@@ -21,12 +20,9 @@ Workload with_micro_batch(const Workload& w, int micro) {
   const double f = static_cast<double>(micro) / static_cast<double>(w.batch_per_gpu);
   Workload out = w;
   out.batch_per_gpu = micro;
+  // A layer time times a large micro-batch can pass the clock: scaled() refuses, never wraps.
   auto scale = [f](std::optional<Time>& t) {
-    if (!t) return;
-    // A layer time times a large micro-batch can pass the clock: refuse, never wrap.
-    const double ps = static_cast<double>(t->ps) * f;
-    if (!(ps < 9223372036854775808.0)) units_detail::time_overflow();
-    t = Time{static_cast<std::int64_t>(std::llround(ps))};
+    if (t) t = t->scaled(f);
   };
   for (auto& l : out.layers) {
     scale(l.compute.forward_time);

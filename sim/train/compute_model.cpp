@@ -1,7 +1,5 @@
 #include "sim/train/compute_model.hpp"
 
-#include <cmath>
-
 #include "sim/core/error.hpp"
 
 namespace collsim {
@@ -9,9 +7,7 @@ namespace collsim {
 Time ComputeModel::at_speed(Time t) const {
   if (speed == 1.0) return t;
   if (!(speed > 0)) throw InternalError("ComputeModel: speed must be > 0");
-  const double ps = static_cast<double>(t.ps) / speed;
-  if (!(ps < 9223372036854775808.0)) units_detail::time_overflow();
-  return Time{static_cast<std::int64_t>(std::llround(ps))};
+  return t.scaled(1.0 / speed);
 }
 
 Time ComputeModel::flops(double f) const {

@@ -77,8 +77,10 @@ std::int64_t RunModel::steps_per_checkpoint() const {
 
 double RunModel::mtbf_s() const { return failure_rate > 0 ? 1 / failure_rate : kInf; }
 
-RunOutcome simulate_run(const RunModel& m, std::uint64_t seed, std::uint64_t run) {
-  check_model(m);
+namespace {
+
+// One run of a model already checked.
+RunOutcome play_run(const RunModel& m, std::uint64_t seed, std::uint64_t run) {
   RandomStream rng(seed, run);
   RunOutcome out;
   const double recovery = m.restart_s + m.restore_s;
@@ -114,6 +116,13 @@ RunOutcome simulate_run(const RunModel& m, std::uint64_t seed, std::uint64_t run
   return out;
 }
 
+}  // namespace
+
+RunOutcome simulate_run(const RunModel& m, std::uint64_t seed, std::uint64_t run) {
+  check_model(m);
+  return play_run(m, seed, run);
+}
+
 GoodputEstimate monte_carlo(const RunModel& m, int runs, std::uint64_t seed) {
   if (runs < 1) throw InternalError("monte_carlo: runs must be >= 1");
   check_model(m, runs);
@@ -122,7 +131,7 @@ GoodputEstimate monte_carlo(const RunModel& m, int runs, std::uint64_t seed) {
   double sum = 0, sum_sq = 0;
   for (int i = 0; i < runs; ++i) {
     // Run i's stream: the seed and the run number, whatever else is estimated.
-    const RunOutcome o = simulate_run(m, seed, static_cast<std::uint64_t>(i));
+    const RunOutcome o = play_run(m, seed, static_cast<std::uint64_t>(i));
     sum += o.wall_s;
     sum_sq += o.wall_s * o.wall_s;
     e.mean_lost_s += o.lost_s;
@@ -194,14 +203,22 @@ IntervalSearch search_interval(const RunModel& m, int runs, std::uint64_t seed, 
   const double g = (std::sqrt(5.0) - 1) / 2;
   auto f = [&](double x) { return expected_wall_s(at(std::exp(x))); };
   double c = hi - g * (hi - lo), d = lo + g * (hi - lo);
+  double fc = f(c), fd = f(d);
   for (int i = 0; i < 80; ++i) {
-    if (f(c) < f(d)) {
+    // Each step keeps one probe and evaluates one new point.
+    if (fc < fd) {
       hi = d;
+      d = c;
+      fd = fc;
+      c = hi - g * (hi - lo);
+      fc = f(c);
     } else {
       lo = c;
+      c = d;
+      fc = fd;
+      d = lo + g * (hi - lo);
+      fd = f(d);
     }
-    c = hi - g * (hi - lo);
-    d = lo + g * (hi - lo);
   }
   out.expected_optimum_s = std::exp((lo + hi) / 2);
   return out;
