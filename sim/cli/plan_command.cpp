@@ -50,6 +50,12 @@ struct ChildRun {
 // waits for it.
 ChildRun run_child(const std::vector<std::string>& argv) {
   ChildRun run;
+#ifdef __EMSCRIPTEN__
+  // In the browser (web/) there are no processes to start.
+  (void)argv;
+  run.spawn_error = ENOSYS;
+  return run;
+#else
   int pipefd[2];
   if (::pipe(pipefd) != 0) {
     run.spawn_error = errno;
@@ -82,6 +88,7 @@ ChildRun run_child(const std::vector<std::string>& argv) {
   }
   ::close(pipefd[0]);
   return run;
+#endif
 }
 
 // Runs the shipped plot script on DIR/plan.json; returns the PNG names it wrote, or an

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/chars_to_double.hpp"
 #include "sim/core/error.hpp"
 
 namespace collsim {
@@ -54,7 +55,7 @@ long double scaled_value(std::string_view text, const std::array<UnitScale, N>& 
   while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
   while (!rest.empty() && rest.back() == ' ') rest.remove_suffix(1);
   double number = 0.0;
-  const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), number);
+  const auto [end, ec] = chars_to_double(rest.data(), rest.data() + rest.size(), number);
   if (ec != std::errc{} || end == rest.data()) throw UnitError(quoted(text), std::string(expected));
   std::string_view unit(end, static_cast<std::size_t>(rest.data() + rest.size() - end));
   while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/chars_to_double.hpp"
 #include "sim/core/error.hpp"
 
 namespace collsim {
@@ -93,7 +94,7 @@ class SystemReader {
     NcclPcieLink l;
     const std::string& speed = required(e, "link_speed", "PCIe link speed, e.g. \"16.0 GT/s PCIe\"");
     double gts = 0.0;
-    const auto [ptr, ec] = std::from_chars(speed.data(), speed.data() + speed.size(), gts);
+    const auto [ptr, ec] = chars_to_double(speed.data(), speed.data() + speed.size(), gts);
     const std::string rest(ptr, speed.data() + speed.size());
     const bool unit_ok = rest == " GT/s" || rest == " GT/s PCIe" || rest == "GT/s";
     if (ec != std::errc() || !unit_ok || (gts != 8.0 && gts != 16.0 && gts != 32.0)) {

@@ -1,6 +1,12 @@
 // Units: parsing against the unit table, and transfer-time rounding.
 #include <catch2/catch.hpp>
 
+#include <charconv>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "sim/core/chars_to_double.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/size_list.hpp"
 #include "sim/core/unit_parse.hpp"
@@ -84,4 +90,28 @@ TEST_CASE("size lists: single, comma list, range with factor", "[core][units]") 
   CHECK_THROWS_AS(parse_size_list("4KiB:1KiB", 2), UnitError);
   CHECK_THROWS_AS(parse_size_list("1KiB:1MiB", 1.0), UnitError);
   CHECK_THROWS_AS(parse_size_list("lots", 2), UnitError);
+}
+
+// The web build's reading of a double (sim/core/chars_to_double.hpp) against GCC's
+// std::from_chars: the same value, the same end and the same error on every text here.
+TEST_CASE("scan_double reads what std::from_chars reads", "[core][units]") {
+  const std::vector<std::string> texts{"0",      "12.5",   "-3",    "1e3",     "1e",      "1e+",   "2.5E-2Gbps",
+                                       ".5",     "5.",     ".",     "-",       "+1",      " 1",    "0x10",
+                                       "inf",    "-Infinity", "nan", "1e999",  "12.5 Gbps", "abc", "",
+                                       "007",    "1.2.3",  "4e2x",  "16.0 GT/s PCIe"};
+  for (const auto& text : texts) {
+    CAPTURE(text);
+    double expected = -7.0, got = -7.0;
+    const char* first = text.data();
+    const char* last = text.data() + text.size();
+    const auto want = std::from_chars(first, last, expected);
+    const auto have = scan_double(first, last, got);
+    CHECK(have.ec == want.ec);
+    CHECK(have.ptr - first == want.ptr - first);
+    if (std::isnan(expected)) {
+      CHECK(std::isnan(got));
+    } else {
+      CHECK(got == expected);
+    }
+  }
 }
