@@ -9,7 +9,8 @@ packages=(cmake ninja-build g++ pkg-config libboost-graph-dev nlohmann-json3-dev
           clang-14 libclang-rt-14-dev  # libFuzzer and the sanitizer build (scripts/fuzz.sh)
           python3-matplotlib  # collsim plan --report draws its PNG plots with matplotlib
           libopenmpi-dev openmpi-bin  # collsim-mpi: plans and sweeps over MPI ranks
-          pybind11-dev python3-dev python3-pytest)  # the Python package (python/) and its tests
+          pybind11-dev python3-dev python3-pytest  # the Python package (python/) and its tests
+          emscripten chromium fonts-dejavu-core)  # the web explorer (web/) and its browser test
 if [[ ${1:-} == --python ]]; then
   packages+=(python3-torch python3-torchvision python3-numpy)
 fi

@@ -14,6 +14,10 @@ phase() { echo "== $1 (at ${SECONDS}s)"; }
 phase "build (Release)"
 "$root/scripts/build.sh"
 
+phase "build (web explorer: WebAssembly)"
+# build-web/site, which the browser test (ctest web.explorer, headless chromium) loads.
+"$root/scripts/build_web.sh" "$root/build-web"
+
 phase "build (clang: ASan + UBSan + libFuzzer)"
 # One sanitizer tree for the unit tests and the fuzz targets; only those: the CLI tests
 # run on the Release build.
