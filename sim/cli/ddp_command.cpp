@@ -1,9 +1,11 @@
 // `collsim ddp`: one DDP training step of a workload on a topology.
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -19,6 +21,11 @@
 #include "sim/measure/calibration.hpp"
 #include "sim/report/ddp_report.hpp"
 #include "sim/report/trace_writer.hpp"
+#include "sim/algo/registry.hpp"
+#include "sim/algo/symbolic_executor.hpp"
+#include "sim/coll/topology_facts.hpp"
+#include "sim/core/unit_parse.hpp"
+#include "sim/train/elastic.hpp"
 #include "sim/train/stragglers.hpp"
 
 namespace collsim::cli {
@@ -38,27 +45,45 @@ struct DdpCommandArgs {
   double jitter = 0;
   std::optional<int> steps;  // unset: 100 with --jitter, else 1
   std::uint64_t seed = 1;
+  std::vector<std::string> membership;  // "STEP:RANKS"
+  std::string rendezvous;               // a duration; empty: torchelastic's default wait
+  std::string comm_init;                // a duration; empty: not modelled
 };
 
-// --rank-speed 3:0.5,7:0.8 as (rank, speed) pairs; ranges are checked by simulate_stragglers.
-std::vector<std::pair<int, double>> rank_speeds(const std::vector<std::string>& items) {
-  std::vector<std::pair<int, double>> out;
+// "A:B" items of a comma list (--rank-speed, --membership) as number pairs, each part read
+// whole; `expected` says what the flag takes.
+template <typename First, typename Second>
+std::vector<std::pair<First, Second>> pairs_option(const char* flag, const std::vector<std::string>& items,
+                                                   const char* expected) {
+  const auto whole = [](const std::string& text, auto parse) {
+    std::size_t used = 0;
+    const auto v = parse(text, &used);
+    if (used != text.size()) throw std::invalid_argument(text);
+    return v;
+  };
+  std::vector<std::pair<First, Second>> out;
   for (const auto& item : items) {
     const auto colon = item.find(':');
-    std::size_t used_rank = 0, used_speed = 0;
     try {
       if (colon == std::string::npos) throw std::invalid_argument(item);
-      const std::string rank = item.substr(0, colon), speed = item.substr(colon + 1);
-      const int r = std::stoi(rank, &used_rank);
-      const double f = std::stod(speed, &used_speed);
-      if (used_rank != rank.size() || used_speed != speed.size()) throw std::invalid_argument(item);
-      out.emplace_back(r, f);
+      const std::string a = item.substr(0, colon), b = item.substr(colon + 1);
+      const int first = whole(a, [](const std::string& t, std::size_t* u) { return std::stoi(t, u); });
+      if constexpr (std::is_same_v<Second, double>) {
+        out.emplace_back(first, whole(b, [](const std::string& t, std::size_t* u) { return std::stod(t, u); }));
+      } else {
+        out.emplace_back(first, whole(b, [](const std::string& t, std::size_t* u) { return std::stoi(t, u); }));
+      }
     } catch (const std::logic_error&) {
-      throw ConfigError("--rank-speed", "", fmt::format("\"{}\"", item),
-                        "RANK:SPEED pairs, comma-separated (e.g. 3:0.5 for rank 3 at half speed)");
+      throw ConfigError(flag, "", fmt::format("\"{}\"", item), expected);
     }
   }
   return out;
+}
+
+// --rank-speed 3:0.5,7:0.8 as (rank, speed) pairs; ranges are checked by simulate_stragglers.
+std::vector<std::pair<int, double>> rank_speeds(const std::vector<std::string>& items) {
+  return pairs_option<int, double>("--rank-speed", items,
+                                   "RANK:SPEED pairs, comma-separated (e.g. 3:0.5 for rank 3 at half speed)");
 }
 
 StragglerSpec straggler_option(const DdpCommandArgs& a) {
@@ -67,8 +92,9 @@ StragglerSpec straggler_option(const DdpCommandArgs& a) {
   s.jitter_sigma = a.jitter;
   s.steps = a.steps ? *a.steps : (a.jitter > 0 ? 100 : 1);
   s.seed = a.seed;
-  if (a.steps && *a.steps > 1 && a.jitter == 0) {
-    throw ConfigError("--steps", "", std::to_string(*a.steps), "--jitter beside it (without jitter every step is the same)");
+  if (a.steps && *a.steps > 1 && a.jitter == 0 && a.membership.empty()) {
+    throw ConfigError("--steps", "", std::to_string(*a.steps),
+                      "--jitter or --membership beside it (without them every step is the same)");
   }
   return s;
 }
@@ -78,13 +104,87 @@ std::optional<Calibration> calibration_option(const DdpCommandArgs& a) {
   return load_calibration_file(a.calibration);
 }
 
-// The topology with the --calibration file's link classes applied, if one is given.
-Topology calibrated_topology(const DdpCommandArgs& a, const std::optional<Calibration>& cal) {
-  Topology topo = load_topology_option(a.topology, a.ranks);
+// The topology (its first `ranks` ranks) with the --calibration file's link classes applied, if one is given.
+Topology calibrated_topology(const DdpCommandArgs& a, const std::optional<Calibration>& cal, std::optional<int> ranks) {
+  Topology topo = load_topology_option(a.topology, ranks);
   if (cal) {
     apply_calibration(topo, *cal);
   }
   return topo;
+}
+
+// The job on one set of ranks: the topology cut to them, its links and collective costs.
+struct JobAtRanks {
+  Topology topo;
+  std::unique_ptr<LinkGraph> graph;
+  CommSpec comm;
+  std::unique_ptr<CollectiveCostCache> cache;
+};
+
+std::shared_ptr<JobAtRanks> job_at(const DdpCommandArgs& a, const std::optional<Calibration>& cal,
+                                   const CommSpec& requested, const DdpOptions& o, std::optional<int> ranks) {
+  auto job = std::make_shared<JobAtRanks>();
+  job->topo = calibrated_topology(a, cal, ranks);
+  job->graph = std::make_unique<LinkGraph>(job->topo);
+  job->comm = resolve_comm_spec(requested, job->topo, o.backend == DdpBackend::Nccl);
+  job->cache = std::make_unique<CollectiveCostCache>(*job->graph, job->comm);
+  return job;
+}
+
+// The all-reduce schedules a step on `job` used, rebuilt over its ranks and proved by the
+// symbolic executor (as `collsim schedule --verify`); a schedule that fails is a bug (exit 1).
+std::vector<ScheduleProof> prove_schedules(const JobAtRanks& job, const DdpResult& step) {
+  std::vector<ScheduleProof> proofs;
+  const int ranks = job.topo.rank_count();
+  for (const BucketTiming& b : step.buckets) {
+    const auto p = job.cache->prediction(CollectiveOp::AllReduce, b.wire_bytes);
+    if (!p || std::any_of(proofs.begin(), proofs.end(), [&](const auto& q) { return q.algorithm == p->algorithm; })) continue;
+    AlgorithmOptions opt;
+    opt.channels = p->channels;
+    opt.host_of_rank = topology_facts(job.topo).host_of_rank;
+    const Schedule s = build_schedule(p->algorithm, Collective{CollectiveOp::AllReduce, ranks, 0, Bytes{1 << 20}}, opt);
+    const Verification v = verify_schedule(s);
+    if (!v.ok) throw InternalError(fmt::format("{} on {} ranks failed verification: {}", p->algorithm, ranks, v.error));
+    proofs.push_back({p->algorithm, ranks, v.transfers});
+  }
+  return proofs;
+}
+
+std::optional<Time> duration_flag(const char* flag, const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  try {
+    return Time::from_seconds(parse_duration_s(text));
+  } catch (const UnitError& e) {
+    throw ConfigError(flag, "", e.value(), e.expected());
+  }
+}
+
+// --membership with --steps: the run across its changes of membership (simulate_elastic).
+ElasticResult run_elastic(const DdpCommandArgs& a, const std::optional<Calibration>& cal, const CommSpec& requested,
+                          const DdpOptions& o, const Workload& w, const std::shared_ptr<JobAtRanks>& first) {
+  if (!a.steps) throw ConfigError("--membership", "", "", "--steps beside it (the run's length)");
+  if (!a.rank_speed.empty() || a.jitter > 0) {
+    throw ConfigError("--membership", "", "", "no --rank-speed or --jitter beside it (elastic runs have nominal ranks)");
+  }
+  std::vector<MembershipChange> changes;
+  for (const auto& [step, ranks] : pairs_option<int, int>("--membership", a.membership,
+                                                          "STEP:RANKS pairs, comma-separated (e.g. 5:24: from step 5 on, the first 24 ranks)")) {
+    changes.push_back({step, ranks});
+  }
+  RebuildCosts costs;
+  costs.rendezvous = duration_flag("--rendezvous", a.rendezvous);
+  costs.comm_init = duration_flag("--comm-init", a.comm_init);
+  const int max_ranks = load_topology_option(a.topology, std::nullopt).rank_count();
+  const MembershipFn at = [&](int ranks) {
+    const auto job = ranks == first->topo.rank_count() ? first : job_at(a, cal, requested, o, ranks);
+    const CollectiveCostFn cost = [job](CollectiveOp op, Bytes b) { return job->cache->time(op, b); };
+    MembershipModel m;
+    m.step = simulate_ddp(w, compute_model_option(a.ddp, w, job->topo), cost, o);
+    m.cost = cost;
+    m.proofs = prove_schedules(*job, m.step);
+    return m;
+  };
+  return simulate_elastic(w, *a.steps, first->topo.rank_count(), max_ranks, changes, costs, at);
 }
 
 void run_ddp(const DdpCommandArgs& a, ReportOutput& output) {
@@ -94,7 +194,9 @@ void run_ddp(const DdpCommandArgs& a, ReportOutput& output) {
     if (stragglers.active()) throw ConfigError("--rank-speed", "", "", "--sharding ddp (stragglers are modelled for DDP steps)");
     if (a.bucket_mb != 25) throw ConfigError("--bucket-mb", "", fmt::format("{}", a.bucket_mb), "--sharding ddp (ZeRO buckets: --reduce-bucket-mb)");
     const OutputFormat format = parse_format_option(a.format);
-    run_sharded(a.sharding, a.ddp, calibrated_topology(a, cal), output, format, a.trace, cal ? cal->protocol : std::nullopt);
+    if (!a.membership.empty()) throw ConfigError("--membership", "", "", "--sharding ddp (elastic runs are modelled for DDP)");
+    run_sharded(a.sharding, a.ddp, calibrated_topology(a, cal, a.ranks), output, format, a.trace,
+                cal ? cal->protocol : std::nullopt);
     return;
   }
   const CommSpec requested = comm_spec_option(a.ddp, cal ? cal->protocol : std::nullopt);
@@ -102,17 +204,17 @@ void run_ddp(const DdpCommandArgs& a, ReportOutput& output) {
   o.buckets.bucket_cap = bucket_cap_option("--bucket-mb", a.bucket_mb);
   if (!a.ddp.comm_slowdown && cal && cal->ddp) o.compute_slowdown = cal->ddp->comm_slowdown;
   const OutputFormat format = parse_format_option(a.format);
-  Topology topo = calibrated_topology(a, cal);
+  const auto job = job_at(a, cal, requested, o, a.ranks);
+  const Topology& topo = job->topo;
+  const CommSpec& comm = job->comm;
+  CollectiveCostCache& cache = *job->cache;
   const Workload w = load_workload_option(a.ddp.workload);
   const ComputeModel cm = compute_model_option(a.ddp, w, topo);
-  LinkGraph graph(topo);
-  const CommSpec comm = resolve_comm_spec(requested, topo, o.backend == DdpBackend::Nccl);
   if (cal && cal->protocol && comm.protocols == "ideal") {
     spdlog::warn("{}: protocol-model constants are not used by ddp here: its collectives run the ideal protocol "
                  "(CPU ranks, --backend gloo or --protocol ideal); its link classes are applied",
                  a.calibration);
   }
-  CollectiveCostCache cache(graph, comm);
   DdpReport rep;
   const CollectiveCostFn cost = [&](CollectiveOp op, Bytes b) { return cache.time(op, b); };
   if (stragglers.active()) {
@@ -124,6 +226,7 @@ void run_ddp(const DdpCommandArgs& a, ReportOutput& output) {
   } else {
     rep.result = simulate_ddp(w, cm, cost, o);
   }
+  if (!a.membership.empty()) rep.elastic = run_elastic(a, cal, requested, o, w, job);
   if (cache.broadcast_approximated()) {
     spdlog::warn("algorithm {} has no broadcast: buffer broadcasts are costed as all-reduces of the same bytes", comm.algorithms);
   }
@@ -167,7 +270,13 @@ void add_ddp_command(CLI::App& app, ReportOutput& output) {
   cmd->add_option("--jitter", args->jitter,
                   "Per-step compute jitter: sigma of a log-normal time factor per rank and step (0.05 = ~5 %)")
       ->capture_default_str();
-  cmd->add_option("--steps", args->steps, "Steps drawn with --jitter (default 100)");
+  cmd->add_option("--steps", args->steps, "Steps drawn with --jitter (default 100), or the run's steps with --membership");
+  cmd->add_option("--membership", args->membership,
+                  "Elastic run: STEP:RANKS pairs, comma-separated (5:24 = from step 5 on, the first 24 ranks); with --steps")
+      ->delimiter(',');
+  cmd->add_option("--rendezvous", args->rendezvous,
+                  "Rendezvous time per change of membership (default: torchelastic's 30 s last-call wait below the largest size, else 0)");
+  cmd->add_option("--comm-init", args->comm_init, "NCCL communicator init per change of membership (default: not modelled)");
   cmd->add_option("--seed", args->seed, "Seed of the jitter (same seed, same output)")->capture_default_str();
   cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
   cmd->callback([args, &output] { run_ddp(*args, output); });

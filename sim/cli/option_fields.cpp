@@ -7,9 +7,9 @@ namespace collsim::cli {
 
 namespace {
 
-// Field of DdpOptions, ShardingOptions, CommSpec, StragglerSpec, simulate_sharded's
+// Field of DdpOptions, ShardingOptions, CommSpec, StragglerSpec, simulate_elastic, simulate_sharded's
 // arguments or the calibration fit -> the flag of `collsim ddp`, `sweep` or `validate` that sets it.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 18> kFlags{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 19> kFlags{{
     {"accumulate", "--accumulate"},
     {"hook", "--hook"},
     {"bucket_cap", "--bucket-mb"},
@@ -28,6 +28,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 18> kFlags{{
     {"speeds", "--rank-speed"},
     {"jitter_sigma", "--jitter"},
     {"steps", "--steps"},
+    {"membership", "--membership"},
 }};
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Writes one DDP step prediction: iteration, forward, backward, optimizer, copies, total
 // and exposed communication (ms), overlap (%), and the per-bucket table (bytes, ready,
 // launch, start, end in ms from the step's start) as a table, JSON or CSV; with slow ranks,
-// who waited for whom (each rank's compute and waiting) and, with jitter, the step times.
+// who waited for whom (each rank's compute and waiting) and, with jitter, the step times;
+// for an elastic run, each membership's step and schedules and each rebuild's cost.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 
 #include "sim/report/collective_table.hpp"
 #include "sim/train/ddp_timeline.hpp"
+#include "sim/train/elastic.hpp"
 #include "sim/train/stragglers.hpp"
 
 namespace collsim {
@@ -30,6 +32,7 @@ struct DdpReport {
   std::optional<StragglerResult> stragglers;
   std::uint64_t straggler_seed = 1;
   double jitter_sigma = 0;
+  std::optional<ElasticResult> elastic;  // --membership: the run across its changes of membership
 };
 
 // The report in each format; the views read `report`, which must outlive them.
