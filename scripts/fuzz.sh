@@ -46,8 +46,9 @@ declare -A seeds=(
   [nccl_xml]="tests/data/nccl-xml/*.xml"
   [exec_hello]="tests/fuzz/seeds/exec_hello/*"
   [work_journal]="tests/fuzz/seeds/work_journal/*"
+  [link_scenario]="examples/scenarios/*.json"
 )
-all="topology workload plan calibration nccl_tests_log json_lines golden_baseline units nccl_xml exec_hello work_journal"
+all="topology workload plan calibration nccl_tests_log json_lines golden_baseline units nccl_xml exec_hello work_journal link_scenario"
 selected=${targets//,/ }
 selected=${selected:-$all}
 for t in $selected; do

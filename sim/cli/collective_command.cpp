@@ -40,6 +40,7 @@ struct CollectiveArgs {
   bool exact = false;
   std::string format = "table";
   std::string trace;
+  std::string scenario;
 };
 
 void run_collective(const CollectiveArgs& a, ReportOutput& output) {
@@ -113,10 +114,17 @@ void run_collective(const CollectiveArgs& a, ReportOutput& output) {
   LinkGraph graph(topo);
   CollectiveReport report;
   report.topology = topo.name;
+  CollectiveRequest with_events = req;
+  if (!a.scenario.empty()) {
+    if (a.crossover) throw ConfigError("--crossover", "", "", "no --scenario beside it (crossovers are of the healthy topology)");
+    with_events.scenario = std::make_shared<const LinkScenario>(load_link_scenario(a.scenario, topo));
+    report.scenario = a.scenario;
+  }
   for (Bytes s : sizes) {
     const Collective c{*op, topo.rank_count(), a.root, nccl_tests_size(*op, topo.rank_count(), s)};
     try {
-      report.rows.push_back(predict_collective(graph, c, req));
+      if (with_events.scenario) report.healthy.push_back(predict_collective(graph, c, req));
+      report.rows.push_back(predict_collective(graph, c, with_events));
     } catch (const std::invalid_argument& e) {
       throw ConfigError("--algo", "", fmt::format("\"{}\" with --protocol \"{}\"", a.algo, a.protocol),
                         fmt::format("a combination that can run on {} ({})", topo.name, e.what()));
@@ -130,7 +138,7 @@ void run_collective(const CollectiveArgs& a, ReportOutput& output) {
   if (!a.trace.empty()) {
     std::ostringstream out;
     const CollectivePrediction& row = report.rows.front();
-    write_collective_trace(out, row, replay_collective(graph, row, req), topo.name);
+    write_collective_trace(out, row, replay_collective(graph, row, with_events), topo.name);
     write_file_atomically(a.trace, out.str(), "--trace");
   }
   if (a.crossover) report.crossovers = find_crossovers(graph, report.rows, req);
@@ -168,6 +176,9 @@ void add_collective_command(CLI::App& app, ReportOutput& output) {
   cmd->add_flag("--crossover", args->crossover, "Also find where the chosen algorithm/protocol changes (bisection)");
   cmd->add_flag("--exact", args->exact,
                 "Replay every transfer (by default ring and hier_ring use the step-per-phase fast path when it is exact)");
+  cmd->add_option("--scenario", args->scenario,
+                  "Link and NIC events during the collective (JSON: degrade, fail, restore at a time); every transfer is "
+                  "replayed, and the healthy time is reported beside");
   cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
   cmd->add_option("--trace", args->trace,
                   "Also write the collective (one --sizes value) as a Chrome trace event JSON file (Perfetto): every "

@@ -1,9 +1,13 @@
 #include "sim/coll/flow_driver.hpp"
 
+#include <algorithm>
+
 namespace collsim {
 
-FlowDriver::FlowDriver(const Topology& topo) {
+FlowDriver::FlowDriver(const Topology& topo, const LinkScenario* scenario)
+    : topo_(topo), scenario_(scenario && !scenario->events.empty() ? scenario : nullptr) {
   for (const auto& link : topo.links) net_.add_link(link.bandwidth);
+  if (scenario_) failed_.assign(topo.links.size(), false);
 }
 
 void FlowDriver::add(std::uint32_t owner, const FlowPlan& plan, Time now) {
@@ -15,10 +19,69 @@ void FlowDriver::add(std::uint32_t owner, const FlowPlan& plan, Time now) {
 }
 
 void FlowDriver::launch(std::uint32_t owner, const FlowPlan& plan, Time now) {
-  const FlowId f = net_.start_flow(now, plan.links, plan.wire, plan.cap);
-  if (owner_of_flow_.size() <= f) owner_of_flow_.resize(f + 1);
+  // A flow that starts after a failure takes a detour from the start (its latency is
+  // the planned route's).
+  const std::span<const LinkId> route = last_fail_ ? usable(plan.links, *last_fail_) : plan.links;
+  const FlowId f = net_.start_flow(now, route, plan.wire, plan.cap);
+  if (owner_of_flow_.size() <= f) {
+    owner_of_flow_.resize(f + 1);
+    route_of_flow_.resize(f + 1);
+  }
   owner_of_flow_[f] = owner;
+  route_of_flow_[f] = route;
   ++flows_;
+}
+
+std::optional<Time> FlowDriver::next_event_time() const {
+  if (!scenario_ || next_event_ >= scenario_->events.size()) return std::nullopt;
+  return scenario_->events[next_event_].at;
+}
+
+std::span<const LinkId> FlowDriver::usable(std::span<const LinkId> route, const LinkEvent& why) {
+  if (std::none_of(route.begin(), route.end(), [&](LinkId l) { return failed_[l]; })) return route;
+  const NodeIndex from = topo_.links[route.front()].from;
+  const NodeIndex to = topo_.links[route.back()].to;
+  std::vector<LinkId> detour = route_avoiding(topo_, from, to, failed_);
+  if (detour.empty()) throw_cut_off(topo_, *scenario_, why, from, to, failed_);
+  detours_.push_back(std::move(detour));
+  return detours_.back();
+}
+
+void FlowDriver::apply_events_at(Time t) {
+  std::vector<FlowId> done;
+  net_.complete_until(t, done);  // nothing ends before t: the caller checked
+  waiting_.advance_to(t);
+  std::vector<LinkId> newly_failed;
+  const LinkEvent* fail = nullptr;
+  while (next_event_ < scenario_->events.size() && scenario_->events[next_event_].at == t) {
+    const LinkEvent& e = scenario_->events[next_event_++];
+    for (LinkId l : e.links) {
+      switch (e.action) {
+        case LinkAction::Degrade:
+          net_.set_capacity(l, e.bandwidth);
+          break;
+        case LinkAction::Restore:
+          failed_[l] = false;
+          net_.set_capacity(l, topo_.links[l].bandwidth);
+          break;
+        case LinkAction::Fail:
+          if (!failed_[l]) newly_failed.push_back(l);
+          failed_[l] = true;
+          fail = &e;
+          break;
+      }
+    }
+  }
+  if (fail) last_fail_ = fail;
+  if (std::none_of(failed_.begin(), failed_.end(), [](bool b) { return b; })) last_fail_ = nullptr;
+  // Flows on a link that failed now move to detours around every failed link.
+  for (LinkId l : newly_failed) {
+    for (FlowId f : net_.flows_on(l)) {
+      const std::span<const LinkId> route = usable(route_of_flow_[f], *last_fail_);
+      net_.reroute(f, route);
+      route_of_flow_[f] = route;
+    }
+  }
 }
 
 }  // namespace collsim

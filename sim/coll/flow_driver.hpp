@@ -2,13 +2,19 @@
 // bytes on a FlowNetwork built from the topology's links. Owners are plain ids (a
 // transfer, a step slot). Flows due at the same instant all start before the network
 // re-solves its rates, so an incast of N flows is solved once, not N times. Shared by
-// the full replay and the fast path so both drive flows identically.
+// the full replay and the fast path so both drive flows identically. With a link
+// scenario (link_scenario.hpp, full replay only) its events are applied at their times:
+// after the flows that end at that instant, before the flows that start at it.
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <optional>
+#include <span>
 #include <vector>
 
 #include "sim/coll/flow_plan.hpp"
+#include "sim/coll/link_scenario.hpp"
 #include "sim/core/event_queue.hpp"
 #include "sim/net/flow_network.hpp"
 #include "sim/topo/topology.hpp"
@@ -17,7 +23,7 @@ namespace collsim {
 
 class FlowDriver {
  public:
-  explicit FlowDriver(const Topology& topo);
+  explicit FlowDriver(const Topology& topo, const LinkScenario* scenario = nullptr);
 
   // Starts `owner`'s flow at `now`: after plan.latency its bytes flow.
   void add(std::uint32_t owner, const FlowPlan& plan, Time now);
@@ -30,8 +36,11 @@ class FlowDriver {
     while (true) {
       const auto tq = waiting_.next_time();
       const auto tn = net_.next_completion();
-      if (!tq && !tn) break;
-      if (tn && (!tq || *tn <= *tq)) {
+      if (!tq && !tn) break;  // events after the last flow change nothing
+      const auto te = next_event_time();
+      if (te && (!tn || *te < *tn) && (!tq || *te <= *tq)) {
+        apply_events_at(*te);
+      } else if (tn && (!tq || *tn <= *tq)) {
         done.clear();
         net_.complete_until(*tn, done);
         waiting_.advance_to(*tn);
@@ -54,7 +63,18 @@ class FlowDriver {
     FlowPlan plan;
   };
   void launch(std::uint32_t owner, const FlowPlan& plan, Time now);
+  [[nodiscard]] std::optional<Time> next_event_time() const;
+  void apply_events_at(Time t);
+  // `route`, or a detour around the failed links between its two ends (stored in detours_).
+  [[nodiscard]] std::span<const LinkId> usable(std::span<const LinkId> route, const LinkEvent& why);
 
+  const Topology& topo_;
+  const LinkScenario* scenario_ = nullptr;
+  std::size_t next_event_ = 0;
+  const LinkEvent* last_fail_ = nullptr;   // the failure the current detours answer
+  std::vector<bool> failed_;              // per link, while a scenario has it failed
+  std::deque<std::vector<LinkId>> detours_;  // stable storage of the routes flows were moved to
+  std::vector<std::span<const LinkId>> route_of_flow_;
   FlowNetwork net_;
   BasicEventQueue<Waiting> waiting_;
   std::vector<std::uint32_t> owner_of_flow_;

@@ -11,6 +11,7 @@
 
 #include "sim/algo/registry.hpp"
 #include "sim/coll/cost_model.hpp"
+#include "sim/coll/link_scenario.hpp"
 #include "sim/topo/link_graph.hpp"
 
 namespace collsim {
@@ -37,6 +38,9 @@ struct CollectiveRequest {
   // `protocols` came from "auto": an algorithm NCCL does not run (nccl_algorithm) gets the
   // ideal protocol instead of NCCL's.
   bool protocols_auto = false;
+  // Link and NIC events during the collective (link_scenario.hpp): every candidate is
+  // replayed transfer by transfer with them.
+  std::shared_ptr<const LinkScenario> scenario;
 };
 
 struct CollectivePrediction {

@@ -38,7 +38,7 @@ struct Dependents {
 class Player {
  public:
   Player(const Schedule& s, LinkGraph& g, const PlayOptions& o)
-      : s_(s), graph_(g), opt_(o), deps_(s), driver_(g.topology()) {
+      : s_(s), graph_(g), opt_(o), deps_(s), driver_(g.topology(), o.scenario) {
     if (opt_.record_timings) timings_.resize(s.size());
   }
 

@@ -32,9 +32,12 @@ struct StepCost {
   std::optional<Bandwidth> flow_cap;  // per-flow wire rate cap (a channel's bandwidth)
 };
 
+struct LinkScenario;
+
 struct PlayOptions {
   bool record_timings = false;
   StepCost cost;
+  const LinkScenario* scenario = nullptr;  // link events during the play (link_scenario.hpp)
 };
 
 struct PlayResult {

@@ -92,6 +92,36 @@ void FlowNetwork::set_rate(FlowId id, double rate) {
   if (f.finish != Time::max()) pending_.push(Pending{f.finish, id, f.version});
 }
 
+void FlowNetwork::set_capacity(LinkId l, Bandwidth capacity) {
+  if (!(capacity.bytes_per_s > 0)) throw InternalError("FlowNetwork link capacity must be positive");
+  links_[l].capacity = capacity.bytes_per_s;
+  mark_dirty(l);
+}
+
+void FlowNetwork::reroute(FlowId id, std::span<const LinkId> route) {
+  Flow& f = flows_[id];
+  if (!f.active || route.empty()) throw InternalError("FlowNetwork::reroute needs an active flow and a route");
+  // Bytes sent until now at the old rate; the flow then waits for its new rate.
+  if (f.rate > 0 && now_ > f.last_update) {
+    f.remaining = std::max(0.0, f.remaining - f.rate * (now_ - f.last_update).seconds());
+  }
+  f.last_update = now_;
+  f.rate = 0;
+  f.finish = Time::max();
+  ++f.version;
+  for (LinkId l : f.route) {
+    auto& on_link = links_[l].flows;
+    on_link.erase(std::find(on_link.begin(), on_link.end(), id));
+    mark_dirty(l);
+  }
+  f.route = route;
+  for (LinkId l : f.route) {
+    if (l >= links_.size()) throw InternalError("flow route names an unknown link");
+    links_[l].flows.push_back(id);
+    mark_dirty(l);
+  }
+}
+
 double FlowNetwork::solo_rate(const std::span<const LinkId> route, double cap) const {
   double rate = cap > 0 ? cap : std::numeric_limits<double>::infinity();
   for (LinkId l : route) rate = std::min(rate, links_[l].capacity);

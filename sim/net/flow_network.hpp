@@ -40,6 +40,15 @@ class FlowNetwork {
   // in which their final rates were set).
   void complete_until(Time t, std::vector<FlowId>& done);
 
+  // Link events (a degraded or restored link): the link's capacity from now on; rates of
+  // the flows crossing it are solved again at the next query. `capacity` must be positive.
+  void set_capacity(LinkId l, Bandwidth capacity);
+  // The active flows crossing `l`, in the order they joined it.
+  [[nodiscard]] std::vector<FlowId> flows_on(LinkId l) const { return links_[l].flows; }
+  // Moves an active flow's remaining bytes onto `route` (a failed link's flows); the same
+  // storage rule as start_flow. Its rate is solved again at the next query.
+  void reroute(FlowId f, std::span<const LinkId> route);
+
   [[nodiscard]] Time now() const { return now_; }
   [[nodiscard]] std::size_t active_flows() const { return active_; }
   // Current rate of an active flow in bytes/s (after pending recomputation).

@@ -80,11 +80,20 @@ void write_table(std::ostream& out, const CollectiveReport& r) {
     fmt::print(out, "# crossover: {}/{} -> {}/{} at {} B\n", x.from_algorithm, to_string(x.from_protocol),
                x.to_algorithm, to_string(x.to_protocol), x.at.count);
   }
+  for (std::size_t i = 0; i < r.healthy.size() && i < r.rows.size(); ++i) {
+    const double with = r.rows[i].time.us(), without = r.healthy[i].time.us();
+    fmt::print(out, "# scenario {}: {} B takes {:.2f} us against {:.2f} us healthy ({:+.1f} %)\n", r.scenario,
+               r.rows[i].collective.size.count, with, without, 100.0 * (with - without) / without);
+  }
 }
 
 Json report_json(const CollectiveReport& r) {
   Json doc = report_document({{"topology", r.topology}, {"rows", json_rows(columns(), r.rows)}});
   if (!r.crossovers.empty()) doc["crossovers"] = json_rows(crossover_columns(), r.crossovers);
+  if (!r.scenario.empty()) {
+    doc["scenario"] = r.scenario;
+    doc["healthy_rows"] = json_rows(columns(), r.healthy);
+  }
   return doc;
 }
 

@@ -17,6 +17,10 @@ struct CollectiveReport {
   std::string topology;
   std::vector<CollectivePrediction> rows;
   std::vector<Crossover> crossovers;  // where the chosen (algorithm, protocol) changes
+  // With link events (--scenario FILE): the file, and per row the same collective on the
+  // healthy topology.
+  std::string scenario;
+  std::vector<CollectivePrediction> healthy;
 };
 
 // The report in each format; the views read `report`, which must outlive them.

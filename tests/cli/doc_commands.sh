@@ -4,7 +4,7 @@
 #
 # Each runnable block of README.md and docs/*.md runs with bash -eu -o pipefail, on its own,
 # in a fresh empty directory that holds links to the repository's input folders
-# (topologies, workloads, plans, results, tests, scripts), with the just-built collsim and
+# (topologies, workloads, plans, results, tests, scripts, examples), with the just-built collsim and
 # collsim-exec first on PATH and COLLSIM_ROOT set to the repository root. A block that exits
 # non-zero fails the test, naming the file and line of the command that failed.
 source "$(dirname "$0")/lib.bash"
@@ -38,7 +38,7 @@ failures=0
 while read -r n rel fence; do
   work="$TMP/run/$n"
   mkdir -p "$work"
-  for d in topologies workloads plans results tests scripts; do ln -s "$COLLSIM_ROOT/$d" "$work/$d"; done
+  for d in topologies workloads plans results tests scripts examples; do ln -s "$COLLSIM_ROOT/$d" "$work/$d"; done
   # Line 1 of the script is the trap; block line k is script line k + 1 and doc line fence + k.
   { echo 'trap '\''echo "$LINENO" > "'"$work"'/.failed"'\'' ERR'; cat "$TMP/blocks/$n.sh"; } > "$TMP/blocks/$n.run"
   rc=0

@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "sim/core/error.hpp"
 #include "sim/net/flow_network.hpp"
 
 using namespace collsim;
@@ -112,4 +113,40 @@ TEST_CASE("zero-byte flows complete immediately", "[net]") {
   const LinkId route[] = {l};
   net.start_flow(Time::from_us(5), route, Bytes{0});
   CHECK(net.next_completion()->ps == Time::from_us(5).ps);
+}
+
+TEST_CASE("a link degraded mid-flow slows the flow from then on", "[net][events]") {
+  // 1e9 B at 1e9 B/s; at 0.5 s the link drops to 0.5e9 B/s: the last 0.5e9 B take 1 s.
+  FlowNetwork net;
+  const LinkId l = net.add_link(Bandwidth{1e9});
+  const LinkId route[] = {l};
+  (void)net.start_flow(Time{}, route, Bytes{1'000'000'000});
+  std::vector<FlowId> done;
+  net.complete_until(Time::from_ms(500), done);
+  CHECK(done.empty());
+  net.set_capacity(l, Bandwidth{0.5e9});
+  CHECK(net.next_completion() == Time::from_ms(1500));
+  CHECK_THROWS_AS(net.set_capacity(l, Bandwidth{0}), InternalError);
+}
+
+TEST_CASE("a rerouted flow keeps the bytes it sent and leaves its old links to others", "[net][events]") {
+  // Flows f (on a) and g (on a): 0.5e9 B/s each. At 0.25 s f moves to b (2e9 B/s) with
+  // 1e9 - 0.125e9 = 0.875e9 B left: it ends 0.4375 s later; g, alone on a, gets 1e9 B/s.
+  FlowNetwork net;
+  const LinkId a = net.add_link(Bandwidth{1e9}), b = net.add_link(Bandwidth{2e9});
+  const LinkId on_a[] = {a};
+  const LinkId on_b[] = {b};
+  const FlowId f = net.start_flow(Time{}, on_a, Bytes{1'000'000'000});
+  const FlowId g = net.start_flow(Time{}, on_a, Bytes{1'000'000'000});
+  std::vector<FlowId> done;
+  net.complete_until(Time::from_ms(250), done);
+  CHECK(net.flows_on(a) == std::vector<FlowId>{f, g});
+  net.reroute(f, on_b);
+  CHECK(net.flows_on(a) == std::vector<FlowId>{g});
+  CHECK(net.rate(f) == 2e9);
+  CHECK(net.rate(g) == 1e9);
+  const auto finish = run_all(net, 2);
+  CHECK(finish[f] == Time::from_us(250'000 + 437'500).ps);
+  // g: 0.875e9 B left at 0.25 s, at 1e9 B/s: 0.875 s more.
+  CHECK(finish[g] == Time::from_us(250'000 + 875'000).ps);
 }
