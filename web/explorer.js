@@ -28,6 +28,7 @@ const engine = {
 
 // ---------------------------------------------------------------- inputs
 const STAR_FILE = 'explorer-star.json';
+const LARGE_CLUSTER_HOSTS = 512;
 const topologyRanks = new Map();  // topology choice -> its number of ranks (files only)
 
 function numberInput(id, fallback) {
@@ -331,7 +332,20 @@ function start(module) {
   explorerState.engineLoadedMs = performance.now();
   engine.module = module;
   $('version').textContent = `engine: collsim ${engine.version()} (WebAssembly, running in this page)`;
-  for (const name of engine.list('/collsim/topologies')) addTopologyOption(`shipped:${name}`, `shipped: ${name}`);
+  // Cluster files of thousands of hosts take seconds per command even natively (the whole
+  // fabric is built and checked each time): offered by the CLI, not by this page.
+  const tooLarge = [];
+  for (const name of engine.list('/collsim/topologies')) {
+    const text = engine.module.FS.readFile(`/collsim/topologies/${name}.json`, { encoding: 'utf8' });
+    const generator = JSON.parse(text).generator;
+    if (generator && generator.kind === 'cluster' && generator.hosts > LARGE_CLUSTER_HOSTS) {
+      tooLarge.push(name);
+    } else {
+      addTopologyOption(`shipped:${name}`, `shipped: ${name}`);
+    }
+  }
+  $('large-note').textContent = tooLarge.length === 0 ? ''
+    : `Not offered here (more than ${LARGE_CLUSTER_HOSTS} hosts: seconds per run in a browser tab; use the CLI): ${tooLarge.join(', ')}.`;
   for (const name of engine.list('/collsim/workloads')) {
     $('workload').append(Object.assign(document.createElement('option'), { value: name, textContent: name }));
   }

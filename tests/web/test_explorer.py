@@ -155,6 +155,14 @@ def test_uploaded_topology_with_an_error_shows_the_cli_message(page, tmp_path):
     assert page.evaluate("document.getElementById('error').hidden")
 
 
+def test_clusters_too_large_for_a_tab_are_named_not_offered(page):
+    offered = page.evaluate("[...document.getElementById('topology').options].map(o => o.value)")
+    assert "shipped:h100-fat-tree-1024" in offered and "shipped:dgx-h100" in offered
+    for name in ("h100-fat-tree-16384", "h100-rail-131072"):
+        assert f"shipped:{name}" not in offered
+        assert name in text_of(page, "#large-note")
+
+
 def test_a_shipped_topology_runs(page, tmp_path):
     set_input(page, "topology", "shipped:dgx-h100", "change")
     assert page.evaluate("document.getElementById('n').value") == "8"
