@@ -49,6 +49,8 @@ void add_trace_check_command(CLI::App& app);  // hidden: collsim check-trace FIL
 
 // --topology FILE (or the built-in node when empty), cut to the first `ranks` ranks.
 [[nodiscard]] Topology load_topology_option(const std::string& path, std::optional<int> ranks);
+// A duration flag ("5min", "30s") in seconds; throws ConfigError naming `flag`.
+[[nodiscard]] double duration_option(const char* flag, const std::string& text);
 // Parses --format; throws ConfigError naming the flag.
 [[nodiscard]] OutputFormat parse_format_option(const std::string& text);
 // The --help footer of a command that takes --algo: each algorithm and its description.

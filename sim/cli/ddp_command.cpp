@@ -24,7 +24,6 @@
 #include "sim/algo/registry.hpp"
 #include "sim/algo/symbolic_executor.hpp"
 #include "sim/coll/topology_facts.hpp"
-#include "sim/core/unit_parse.hpp"
 #include "sim/train/elastic.hpp"
 #include "sim/train/stragglers.hpp"
 
@@ -136,12 +135,12 @@ std::shared_ptr<JobAtRanks> job_at(const DdpCommandArgs& a, const std::optional<
 std::vector<ScheduleProof> prove_schedules(const JobAtRanks& job, const DdpResult& step) {
   std::vector<ScheduleProof> proofs;
   const int ranks = job.topo.rank_count();
+  AlgorithmOptions opt;
+  opt.host_of_rank = topology_facts(job.topo).host_of_rank;
   for (const BucketTiming& b : step.buckets) {
     const auto p = job.cache->prediction(CollectiveOp::AllReduce, b.wire_bytes);
     if (!p || std::any_of(proofs.begin(), proofs.end(), [&](const auto& q) { return q.algorithm == p->algorithm; })) continue;
-    AlgorithmOptions opt;
     opt.channels = p->channels;
-    opt.host_of_rank = topology_facts(job.topo).host_of_rank;
     const Schedule s = build_schedule(p->algorithm, Collective{CollectiveOp::AllReduce, ranks, 0, Bytes{1 << 20}}, opt);
     const Verification v = verify_schedule(s);
     if (!v.ok) throw InternalError(fmt::format("{} on {} ranks failed verification: {}", p->algorithm, ranks, v.error));
@@ -150,13 +149,10 @@ std::vector<ScheduleProof> prove_schedules(const JobAtRanks& job, const DdpResul
   return proofs;
 }
 
+// An optional duration flag (empty: not given).
 std::optional<Time> duration_flag(const char* flag, const std::string& text) {
   if (text.empty()) return std::nullopt;
-  try {
-    return Time::from_seconds(parse_duration_s(text));
-  } catch (const UnitError& e) {
-    throw ConfigError(flag, "", e.value(), e.expected());
-  }
+  return Time::from_seconds(duration_option(flag, text));
 }
 
 // --membership with --steps: the run across its changes of membership (simulate_elastic).

@@ -3,6 +3,7 @@
 #include "sim/cli/commands.hpp"
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/unit_parse.hpp"
 #include "sim/topo/generators.hpp"
 #include "sim/topo/loader.hpp"
 
@@ -18,6 +19,14 @@ Topology load_topology_option(const std::string& path, std::optional<int> ranks)
     t.ranks.resize(static_cast<std::size_t>(*ranks));
   }
   return t;
+}
+
+double duration_option(const char* flag, const std::string& text) {
+  try {
+    return parse_duration_s(text);
+  } catch (const UnitError& e) {
+    throw ConfigError(flag, "", e.value(), e.expected());
+  }
 }
 
 OutputFormat parse_format_option(const std::string& text) {

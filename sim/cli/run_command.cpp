@@ -31,14 +31,6 @@ struct RunArgs {
   std::string format = "table";
 };
 
-double duration_option(const char* flag, const std::string& text) {
-  try {
-    return parse_duration_s(text);
-  } catch (const UnitError& e) {
-    throw ConfigError(flag, "", e.value(), e.expected());
-  }
-}
-
 // Failures per second of `count` parts, each failing once per MTBF on average.
 double rate_of(const char* flag, const std::string& text, int count, double& mtbf_s) {
   if (text.empty()) return 0;

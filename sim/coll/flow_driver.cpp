@@ -41,10 +41,14 @@ std::span<const LinkId> FlowDriver::usable(std::span<const LinkId> route, const 
   if (std::none_of(route.begin(), route.end(), [&](LinkId l) { return failed_[l]; })) return route;
   const NodeIndex from = topo_.links[route.front()].from;
   const NodeIndex to = topo_.links[route.back()].to;
-  std::vector<LinkId> detour = route_avoiding(topo_, from, to, failed_);
-  if (detour.empty()) throw_cut_off(topo_, *scenario_, why, from, to, failed_);
-  detours_.push_back(std::move(detour));
-  return detours_.back();
+  const auto [known, added] = detour_of_.try_emplace({from, to});
+  if (added) {
+    std::vector<LinkId> detour = route_avoiding(topo_, from, to, failed_);
+    if (detour.empty()) throw_cut_off(topo_, *scenario_, why, from, to, failed_);
+    detours_.push_back(std::move(detour));
+    known->second = detours_.back();
+  }
+  return known->second;
 }
 
 void FlowDriver::apply_events_at(Time t) {
@@ -61,11 +65,15 @@ void FlowDriver::apply_events_at(Time t) {
           net_.set_capacity(l, e.bandwidth);
           break;
         case LinkAction::Restore:
+          if (failed_[l]) detour_of_.clear();
           failed_[l] = false;
           net_.set_capacity(l, topo_.links[l].bandwidth);
           break;
         case LinkAction::Fail:
-          if (!failed_[l]) newly_failed.push_back(l);
+          if (!failed_[l]) {
+            newly_failed.push_back(l);
+            detour_of_.clear();
+          }
           failed_[l] = true;
           fail = &e;
           break;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <optional>
 #include <span>
 #include <vector>
@@ -74,6 +75,9 @@ class FlowDriver {
   const LinkEvent* last_fail_ = nullptr;   // the failure the current detours answer
   std::vector<bool> failed_;              // per link, while a scenario has it failed
   std::deque<std::vector<LinkId>> detours_;  // stable storage of the routes flows were moved to
+  // The detour between two nodes under the current failures (many transfers share a pair);
+  // emptied whenever a link fails or comes back.
+  std::map<std::pair<NodeIndex, NodeIndex>, std::span<const LinkId>> detour_of_;
   std::vector<std::span<const LinkId>> route_of_flow_;
   FlowNetwork net_;
   BasicEventQueue<Waiting> waiting_;
