@@ -187,11 +187,10 @@ void run_ddp(const DdpCommandArgs& a, ReportOutput& output) {
   const std::optional<Calibration> cal = calibration_option(a);
   const StragglerSpec stragglers = straggler_option(a);
   if (a.sharding.sharding != "ddp") {
-    if (stragglers.active()) throw ConfigError("--rank-speed", "", "", "--sharding ddp (stragglers are modelled for DDP steps)");
     if (a.bucket_mb != 25) throw ConfigError("--bucket-mb", "", fmt::format("{}", a.bucket_mb), "--sharding ddp (ZeRO buckets: --reduce-bucket-mb)");
     const OutputFormat format = parse_format_option(a.format);
     if (!a.membership.empty()) throw ConfigError("--membership", "", "", "--sharding ddp (elastic runs are modelled for DDP)");
-    run_sharded(a.sharding, a.ddp, calibrated_topology(a, cal, a.ranks), output, format, a.trace,
+    run_sharded(a.sharding, a.ddp, calibrated_topology(a, cal, a.ranks), output, format, a.trace, stragglers,
                 cal ? cal->protocol : std::nullopt);
     return;
   }
@@ -214,9 +213,9 @@ void run_ddp(const DdpCommandArgs& a, ReportOutput& output) {
   DdpReport rep;
   const CollectiveCostFn cost = [&](CollectiveOp op, Bytes b) { return cache.time(op, b); };
   if (stragglers.active()) {
-    StragglerResult sr = simulate_stragglers(w, cm, cost, o, topo.rank_count(), stragglers);
-    rep.result = sr.first;
-    rep.stragglers = std::move(sr);
+    DdpStragglers sr = simulate_stragglers(w, cm, cost, o, topo.rank_count(), stragglers);
+    rep.result = std::move(sr.first);
+    rep.stragglers = std::move(static_cast<StragglerResult&>(sr));
     rep.straggler_seed = stragglers.seed;
     rep.jitter_sigma = stragglers.jitter_sigma;
   } else {
@@ -261,7 +260,7 @@ void add_ddp_command(CLI::App& app, ReportOutput& output) {
                   "and its \"ddp\" section's compute slowdown while communicating");
   cmd->add_option("--trace", args->trace, "Also write the step as a Chrome trace event JSON file (Perfetto, chrome://tracing); DDP and --sharding");
   cmd->add_option("--rank-speed", args->rank_speed,
-                  "Slow ranks: RANK:SPEED pairs, comma-separated (3:0.5 = rank 3 computes at half speed); DDP only")
+                  "Slow ranks: RANK:SPEED pairs, comma-separated (3:0.5 = rank 3 computes at half speed); DDP and --sharding")
       ->delimiter(',');
   cmd->add_option("--jitter", args->jitter,
                   "Per-step compute jitter: sigma of a log-normal time factor per rank and step (0.05 = ~5 %)")

@@ -76,7 +76,7 @@ ShardingOptions make_sharding_options(const ShardingArgs& a, const DdpArgs& ddp,
 }
 
 void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo, ReportOutput& output, OutputFormat format,
-                 const std::string& trace, const std::optional<ProtocolModel>& model) {
+                 const std::string& trace, const StragglerSpec& stragglers, const std::optional<ProtocolModel>& model) {
   const CommSpec requested = comm_spec_option(ddp, model);
   for (CollectiveOp op : {CollectiveOp::AllGather, CollectiveOp::ReduceScatter, CollectiveOp::AllReduce}) {
     if (requested.request(op).algorithms.empty()) {
@@ -104,7 +104,15 @@ void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo
   const CommSpec comm = resolve_comm_spec(requested, topo, true);
   GroupCollectiveCost cost(graph, comm, o.ranks_per_node);
   ShardedReport rep;
-  rep.result = simulate_sharded(w, cm, cost.function(), o, ranks);
+  if (stragglers.active()) {
+    ShardedStragglers sr = simulate_sharded_stragglers(w, cm, cost.function(), o, ranks, stragglers);
+    rep.result = std::move(sr.first);
+    rep.stragglers = std::move(static_cast<StragglerResult&>(sr));
+    rep.straggler_seed = stragglers.seed;
+    rep.jitter_sigma = stragglers.jitter_sigma;
+  } else {
+    rep.result = simulate_sharded(w, cm, cost.function(), o, ranks);
+  }
   rep.workload = w.name;
   rep.topology = topo.name;
   rep.device = cm.device.name;

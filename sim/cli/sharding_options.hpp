@@ -11,6 +11,7 @@
 #include "sim/cli/report_output.hpp"
 #include "sim/report/collective_table.hpp"
 #include "sim/train/sharding.hpp"
+#include "sim/train/stragglers.hpp"
 
 namespace collsim::cli {
 
@@ -31,9 +32,10 @@ void add_sharding_options(CLI::App* cmd, ShardingArgs& a);
 // away from their defaults are rejected for a sharded strategy.
 [[nodiscard]] ShardingOptions make_sharding_options(const ShardingArgs& a, const DdpArgs& ddp, int default_ranks_per_node);
 
-// Runs one sharded step and writes the report; a non-empty `trace` path also gets the
-// step as a Chrome trace event JSON file.
+// Runs one sharded step (with `stragglers`' slow ranks, if any) and writes the report; a
+// non-empty `trace` path also gets the step as a Chrome trace event JSON file.
 void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo, ReportOutput& output, OutputFormat format,
-                 const std::string& trace, const std::optional<ProtocolModel>& model = std::nullopt);
+                 const std::string& trace, const StragglerSpec& stragglers,
+                 const std::optional<ProtocolModel>& model = std::nullopt);
 
 }  // namespace collsim::cli

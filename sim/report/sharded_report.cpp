@@ -4,6 +4,7 @@
 #include <fmt/ostream.h>
 
 #include "sim/report/step_summary.hpp"
+#include "sim/report/straggler_report.hpp"
 
 namespace collsim {
 
@@ -68,6 +69,7 @@ void write_table(std::ostream& out, const ShardedReport& rep) {
   write_field_lines(out, summary(r));
   out << "\n";
   write_text_table(out, unit_columns(), rows(r));
+  if (rep.stragglers) write_stragglers(out, *rep.stragglers, rep.jitter_sigma, rep.straggler_seed);
 }
 
 Json report_json(const ShardedReport& rep) {
@@ -77,6 +79,7 @@ Json report_json(const ShardedReport& rep) {
   doc["micro_steps"] = rep.accumulate;
   add_fields(doc, summary(rep.result));
   doc["units"] = json_rows(unit_columns(), rows(rep.result));
+  if (rep.stragglers) doc["stragglers"] = stragglers_json(*rep.stragglers, rep.jitter_sigma, rep.straggler_seed);
   return doc;
 }
 

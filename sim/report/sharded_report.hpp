@@ -1,14 +1,17 @@
 // Writes one ZeRO / FSDP step prediction: iteration, forward, backward, optimizer, total,
 // busy and exposed communication (ms), overlap (%), elements gathered and reduced per rank,
 // peak unsharded bytes, and per-unit (FSDP) or per-bucket (ZeRO-1/2) collective times in
-// ms from the step's start, as a table, JSON or CSV.
+// ms from the step's start, as a table, JSON or CSV; with slow ranks, who waited for whom.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 
 #include "sim/report/collective_table.hpp"
 #include "sim/train/sharded_timeline.hpp"
+#include "sim/train/stragglers.hpp"
 
 namespace collsim {
 
@@ -21,7 +24,10 @@ struct ShardedReport {
   int ranks = 1;
   int ranks_per_node = 0;  // HYBRID_SHARD's shard group (0: not hybrid)
   int accumulate = 1;
-  ShardedResult result;
+  ShardedResult result;  // with stragglers: step 0, at its slowest rank's speed
+  std::optional<StragglerResult> stragglers;
+  std::uint64_t straggler_seed = 1;
+  double jitter_sigma = 0;
 };
 
 // The report in each format; the views read `report`, which must outlive them.

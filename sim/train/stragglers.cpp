@@ -31,10 +31,6 @@ void check(const StragglerSpec& spec, int ranks) {
   }
 }
 
-// A rank's compute in a step: forward, backward, bucket copies, hook kernels, optimizer
-// and the rest, all on its own GPU.
-Time compute_of(const DdpResult& r) { return r.forward + r.backward + r.copies + r.hook_compute + r.optimizer + r.other_compute; }
-
 Time percentile(std::vector<Time> v, double p) {
   std::sort(v.begin(), v.end());
   const auto i = static_cast<std::size_t>(std::ceil(p * static_cast<double>(v.size()))) - 1;
@@ -43,51 +39,90 @@ Time percentile(std::vector<Time> v, double p) {
 
 }  // namespace
 
-StragglerResult simulate_stragglers(const Workload& w, const ComputeModel& cm, const CollectiveCostFn& cost,
-                                    const DdpOptions& o, int ranks, const StragglerSpec& spec) {
+std::vector<std::pair<int, double>> slowest_per_step(const StragglerSpec& spec, int ranks) {
   check(spec, ranks);
   std::vector<double> base(static_cast<std::size_t>(ranks), 1.0);
   for (const auto& [rank, speed] : spec.speeds) base[static_cast<std::size_t>(rank)] = speed;
+  const int steps = spec.jitter_sigma > 0 ? spec.steps : 1;
+  std::vector<std::pair<int, double>> out;
+  for (int k = 0; k < steps; ++k) {
+    RandomStream rng(spec.seed, static_cast<std::uint64_t>(k));
+    std::pair<int, double> slowest{0, 0};
+    for (std::size_t r = 0; r < base.size(); ++r) {
+      // Time factor e^(sigma z): median 1; speed is its inverse.
+      const double speed = spec.jitter_sigma > 0 ? base[r] / std::exp(spec.jitter_sigma * rng.normal()) : base[r];
+      if (r == 0 || speed < slowest.second) slowest = {static_cast<int>(r), speed};
+    }
+    out.push_back(slowest);
+  }
+  return out;
+}
+
+StragglerResult play_stragglers(int ranks, const StragglerSpec& spec, const StepAtSpeed& play) {
+  const auto slowest = slowest_per_step(spec, ranks);
+  StragglerResult out;
+  const StepTimes nominal = play(1.0);
+  out.nominal_iteration = nominal.iteration;
+  std::vector<Time> iterations;
+  for (std::size_t k = 0; k < slowest.size(); ++k) {
+    const auto [rank, speed] = slowest[k];
+    const StepTimes t = play(speed);
+    out.steps.push_back(StragglerStep{rank, speed, t.iteration});
+    iterations.push_back(t.iteration);
+    if (k > 0) continue;
+    // Step 0's speeds again (the same stream) for every rank's own compute and wait.
+    RandomStream rng(spec.seed, 0);
+    std::vector<double> base(static_cast<std::size_t>(ranks), 1.0);
+    for (const auto& [r, s] : spec.speeds) base[static_cast<std::size_t>(r)] = s;
+    for (std::size_t q = 0; q < base.size(); ++q) {
+      const double own_speed = spec.jitter_sigma > 0 ? base[q] / std::exp(spec.jitter_sigma * rng.normal()) : base[q];
+      // Every kernel scales with the speed: the nominal compute over it (to within the
+      // rounding of each kernel to whole ps; the slowest rank's is the played one).
+      const Time own = static_cast<int>(q) == rank
+                           ? t.compute
+                           : Time{static_cast<std::int64_t>(std::llround(static_cast<double>(nominal.compute.ps) / own_speed))};
+      out.ranks.push_back(RankWait{static_cast<int>(q), own_speed, own, t.iteration - own});
+    }
+  }
+  long double sum = 0;
+  for (const Time& t : iterations) sum += static_cast<long double>(t.ps);
+  out.mean = Time{static_cast<std::int64_t>(std::llround(static_cast<double>(sum / static_cast<long double>(iterations.size()))))};
+  out.p50 = percentile(iterations, 0.5);
+  out.p99 = percentile(iterations, 0.99);
+  out.max = *std::max_element(iterations.begin(), iterations.end());
+  return out;
+}
+
+DdpStragglers simulate_stragglers(const Workload& w, const ComputeModel& cm, const CollectiveCostFn& cost,
+                                  const DdpOptions& o, int ranks, const StragglerSpec& spec) {
   const BucketPlan plan = ddp_bucket_plan(w, o);
   auto play = [&](double speed) {
     ComputeModel at = cm;
     at.speed = cm.speed * speed;
     return simulate_ddp(w, at, cost, o, plan);
   };
-  StragglerResult out;
-  const DdpResult nominal = play(1.0);
-  out.nominal_iteration = nominal.iteration;
-  const Time nominal_compute = compute_of(nominal);
-  const int steps = spec.jitter_sigma > 0 ? spec.steps : 1;
-  std::vector<double> speed(base.size());
-  std::vector<Time> iterations;
-  for (int k = 0; k < steps; ++k) {
-    RandomStream rng(spec.seed, static_cast<std::uint64_t>(k));
-    for (std::size_t r = 0; r < base.size(); ++r) {
-      // Time factor e^(sigma z): median 1; speed is its inverse.
-      speed[r] = spec.jitter_sigma > 0 ? base[r] / std::exp(spec.jitter_sigma * rng.normal()) : base[r];
-    }
-    const auto slowest = static_cast<std::size_t>(std::min_element(speed.begin(), speed.end()) - speed.begin());
-    DdpResult r = play(speed[slowest]);
-    out.steps.push_back(StragglerStep{static_cast<int>(slowest), speed[slowest], r.iteration});
-    iterations.push_back(r.iteration);
-    if (k == 0) {
-      for (std::size_t q = 0; q < speed.size(); ++q) {
-        // Every kernel scales with the speed: the nominal compute over it (to within the
-        // rounding of each kernel to whole ps; the slowest rank's is the played one).
-        const Time own = q == slowest ? compute_of(r)
-                                      : Time{static_cast<std::int64_t>(std::llround(static_cast<double>(nominal_compute.ps) / speed[q]))};
-        out.ranks.push_back(RankWait{static_cast<int>(q), speed[q], own, r.iteration - own});
-      }
-      out.first = std::move(r);
-    }
-  }
-  long double sum = 0;
-  for (const Time& t : iterations) sum += static_cast<long double>(t.ps);
-  out.mean = Time{static_cast<std::int64_t>(std::llround(static_cast<double>(sum / steps)))};
-  out.p50 = percentile(iterations, 0.5);
-  out.p99 = percentile(iterations, 0.99);
-  out.max = *std::max_element(iterations.begin(), iterations.end());
+  DdpStragglers out;
+  static_cast<StragglerResult&>(out) = play_stragglers(ranks, spec, [&](double speed) {
+    const DdpResult r = play(speed);
+    return StepTimes{r.iteration, r.forward + r.backward + r.copies + r.hook_compute + r.optimizer + r.other_compute};
+  });
+  out.first = play(out.steps.front().slowest_speed);
+  return out;
+}
+
+ShardedStragglers simulate_sharded_stragglers(const Workload& w, const ComputeModel& cm, const GroupCostFn& cost,
+                                              const ShardingOptions& o, int ranks, const StragglerSpec& spec) {
+  auto play = [&](double speed) {
+    ComputeModel at = cm;
+    at.speed = cm.speed * speed;
+    return simulate_sharded(w, at, cost, o, ranks);
+  };
+  ShardedStragglers out;
+  static_cast<StragglerResult&>(out) = play_stragglers(ranks, spec, [&](double speed) {
+    const ShardedResult r = play(speed);
+    return StepTimes{r.iteration, r.iteration - r.exposed_comm};
+  });
+  out.first = play(out.steps.front().slowest_speed);
   return out;
 }
 

@@ -12,7 +12,7 @@ namespace {
 
 Time us(std::int64_t v) { return Time{v * Time::kPerUs}; }
 
-StragglerResult run(const StragglerSpec& spec, int ranks = 32) {
+DdpStragglers run(const StragglerSpec& spec, int ranks = 32) {
   return simulate_stragglers(hand::model(), hand::device(), hand::one_ns_per_byte, hand::options(), ranks, spec);
 }
 
@@ -22,7 +22,7 @@ TEST_CASE("one rank at half speed in a 32-GPU DDP step: the step is its compute 
           "[train][stragglers]") {
   StragglerSpec spec;
   spec.speeds = {{5, 0.5}};
-  const StragglerResult r = run(spec);
+  const DdpStragglers r = run(spec);
   // At half speed every kernel doubles: forward 0-8 ms; L3 backward 8-12, copy-in p3 (4 us)
   // -> 12.004, b0's 1 ms all-reduce 12.004-13.004; L2 -> 16.004, copy-in -> 16.008; L1 ->
   // 20.008, copy-in -> 20.012, b1 (2 ms) 20.012-22.012; L0 -> 24.012, copy-in -> 24.016, b2
@@ -46,19 +46,46 @@ TEST_CASE("one rank at half speed in a 32-GPU DDP step: the step is its compute 
   CHECK(r.nominal_iteration == us(14010));
 }
 
+TEST_CASE("one rank at half speed in a ZeRO-2 step: the same rule for a sharded step", "[train][stragglers]") {
+  // The hand model under ZeRO-2 on 4 ranks: gradients 2 B per element (Adam mixed), reduce
+  // bucket 1e6 B = 500,000 elements, so bucket 0 = {p3, p2} (reduced in p1's hook, at the
+  // end of L1's backward) and bucket 1 = {p1, p0} (at the end of backward). Reduce-scatter
+  // 3 ms and all-gather 1 ms, whatever the size; optimizer 1 ms over a 1/4 shard.
+  ShardingOptions o;
+  o.strategy = Sharding::Zero2;
+  o.reduce_bucket_bytes = Bytes{1'000'000};
+  const GroupCostFn cost = [](CollectiveOp op, Bytes, CommGroup) { return us(op == CollectiveOp::ReduceScatter ? 3000 : 1000); };
+  StragglerSpec spec;
+  spec.speeds = {{2, 0.5}};
+  const ShardedStragglers r = simulate_sharded_stragglers(hand::model(), hand::device(), cost, o, 4, spec);
+  // At half speed: forward 0-8 ms; backward L3 8-12, L2 12-16, L1 16-20, L0 20-24; bucket 0
+  // reduces 20-23, bucket 1 24-27; the optimizer (0.5 ms) 27-27.5; the updated parameters
+  // all-gathered in two chunks 27.5-29.5 ms. Compute 8 + 16 + 0.5 = 24.5 ms, exposed 5 ms.
+  CHECK(r.steps[0].slowest_rank == 2);
+  CHECK(r.first.iteration == us(29500));
+  CHECK(r.first.exposed_comm == us(5000));
+  CHECK(r.ranks[2].compute == us(24500));
+  CHECK(r.ranks[2].waiting == r.first.exposed_comm);
+  // Nominal: forward 0-4, backward 4-12, bucket 0 10-13, bucket 1 13-16, optimizer
+  // 16-16.25, gathers -18.25 ms (sharded_timeline_test). Rank 0 computes 12.25 ms.
+  CHECK(r.nominal_iteration == us(18250));
+  CHECK(r.ranks[0].compute == us(12250));
+  CHECK(r.ranks[0].waiting == us(17250));
+}
+
 TEST_CASE("jitter: seeded log-normal factors per rank and step, the same for the same seed", "[train][stragglers]") {
   StragglerSpec spec;
   spec.jitter_sigma = 0.05;
   spec.steps = 50;
   spec.seed = 7;
-  const StragglerResult a = run(spec), b = run(spec);
+  const DdpStragglers a = run(spec), b = run(spec);
   REQUIRE(a.steps.size() == 50);
   for (std::size_t k = 0; k < a.steps.size(); ++k) {
     CHECK(a.steps[k].iteration == b.steps[k].iteration);
     CHECK(a.steps[k].slowest_rank == b.steps[k].slowest_rank);
   }
   spec.seed = 8;
-  const StragglerResult c = run(spec);
+  const DdpStragglers c = run(spec);
   CHECK(c.mean != a.mean);
   // The slowest of 32 ranks is almost always slower than the median: the mean step is
   // longer than the nominal one; p50 <= p99 <= max.
