@@ -29,7 +29,7 @@ __all__ = ["CollsimError", "collective", "collective_report", "ddp", "sweep", "p
            "command", "to_dataframe", "__version__"]
 
 # Options that name a JSON file: a dict given for one is written to a temporary file.
-_FILE_OPTIONS = {"topology", "workload", "calibration", "plan", "scenario"}
+_FILE_OPTIONS = {"topology", "workload", "calibration", "plan", "scenario", "failures"}
 
 
 class CollsimError(Exception):

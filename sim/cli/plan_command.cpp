@@ -32,6 +32,7 @@ struct PlanArgs {
   std::string plan;
   std::string format = "table";
   std::string report;
+  std::string failures;  // a JSON file with one "failures" object, replacing the plan's
   RunControlArgs run;
 };
 
@@ -133,12 +134,14 @@ std::vector<std::string> render_plots(const std::filesystem::path& dir, std::str
 
 void run_plan_command(const CLI::App& cmd, const PlanArgs& a, const WorkRunner& runner, ReportOutput& output) {
   const OutputFormat format = parse_format_option(a.format);
-  const Plan plan = load_plan_file(resolve_shipped_file(a.plan, "plans"));
+  Plan plan = load_plan_file(resolve_shipped_file(a.plan, "plans"));
+  if (!a.failures.empty()) plan.failures = load_failures_file(a.failures);
   PlanReport rep;
   rep.plan = &plan;
   // What the results depend on: the plan file, its topologies and its workload files.
   std::vector<std::string> inputs{file_text(plan.source)};
   for (const auto& c : plan.candidates) inputs.push_back(c.topology.dump());
+  if (!a.failures.empty()) inputs.push_back(file_text(a.failures));
   for (const auto& w : plan.workloads) {
     rep.workload_names.push_back(w.name);
     rep.activations_known.push_back(load_workload_file(w.path).activation_bytes_per_sample().count > 0);
@@ -176,6 +179,10 @@ void add_plan_command(CLI::App& app, const WorkRunner& runner, ReportOutput& out
   cmd->add_option("plan", args->plan, "Plan JSON file, or the name of a shipped plan (dgx-h100-clusters)")->required();
   cmd->add_option("--format", args->format, "table, json or csv (stdout)")->capture_default_str()->configurable(false);
   cmd->add_option("--report", args->report, "Folder for report.md, plan.json, plan.csv and PNG plots")->configurable(false);
+  cmd->add_option("--failures", args->failures,
+                  "JSON file of one \"failures\" object (MTBFs, checkpoint, restart, steps; docs/sharding-and-planning.md): "
+                  "rank clusters by expected time-to-train with failures")
+      ->configurable(false);
   add_run_control_options(cmd, args->run);
   cmd->callback([cmd, args, &runner, &output] { run_plan_command(*cmd, *args, runner, output); });
 }

@@ -241,6 +241,9 @@ Bytes JsonFields::size(std::string_view key) {
   (void)required(key);
   return *optional_size(key);
 }
+std::optional<double> JsonFields::optional_duration_s(std::string_view key) {
+  return parse_unit_field<double>(*this, key, kExpectedDuration, parse_duration_s);
+}
 
 std::string JsonFields::choice(std::string_view key, const std::vector<std::string>& choices) {
   const std::string s = string(key);

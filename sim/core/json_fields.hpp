@@ -59,6 +59,8 @@ class JsonFields {
   [[nodiscard]] std::optional<Time> optional_time(std::string_view key, Time max);
   [[nodiscard]] Bytes size(std::string_view key);
   [[nodiscard]] std::optional<Bytes> optional_size(std::string_view key);
+  // A duration of minutes to years in seconds (parse_duration_s: an MTBF, a checkpoint).
+  [[nodiscard]] std::optional<double> optional_duration_s(std::string_view key);
   // A string that must be one of `choices`.
   [[nodiscard]] std::string choice(std::string_view key, const std::vector<std::string>& choices);
   [[nodiscard]] const nlohmann::json& array(std::string_view key);

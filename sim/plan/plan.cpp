@@ -350,9 +350,13 @@ Plan parse_plan(const nlohmann::json& doc, const std::string& source, const std:
                         "a candidate name used once");
     }
   }
+  if (const auto* s = f.optional("stragglers")) plan.stragglers = parse_plan_stragglers(*s, source, "/stragglers");
+  if (const auto* s = f.optional("failures")) plan.failures = parse_plan_failures(*s, source, "/failures");
   f.finish();
   return plan;
 }
+
+PlanFailures load_failures_file(const std::string& path) { return parse_plan_failures(read_json_file(path), path, ""); }
 
 Plan load_plan_file(const std::string& path) {
   const auto doc = read_json_file(path);

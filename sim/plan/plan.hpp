@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/algo/registry.hpp"
+#include "sim/plan/plan_reliability.hpp"
 #include "sim/topo/topology.hpp"
 #include "sim/train/sharding.hpp"
 
@@ -76,6 +77,8 @@ struct Plan {
   std::vector<PlanWorkload> workloads;
   std::vector<PlanStrategyVariant> variants;  // every strategy expanded, plan order
   std::vector<std::string> strategy_names;
+  std::optional<PlanStragglers> stragglers;  // slow GPUs in every step
+  std::optional<PlanFailures> failures;      // interruptions over the run: rank on time-to-train
 
   // The variants of one named strategy, in plan order.
   [[nodiscard]] std::vector<const PlanStrategyVariant*> variants_of(const std::string& strategy) const;
@@ -86,6 +89,8 @@ struct Plan {
 // smallest world size to check them; workload files are checked to exist and parse.
 [[nodiscard]] Plan load_plan_file(const std::string& path);
 [[nodiscard]] Plan parse_plan(const nlohmann::json& doc, const std::string& source, const std::string& base_dir);
+// `plan --failures FILE`: a JSON file holding one "failures" object, which replaces the plan's.
+[[nodiscard]] PlanFailures load_failures_file(const std::string& path);
 
 // The candidate's topology at `world` ranks (hosts substituted, or the first ranks kept).
 [[nodiscard]] Topology plan_topology(const PlanCandidate& c, int world);

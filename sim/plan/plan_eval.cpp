@@ -20,6 +20,7 @@
 #include "sim/train/ddp_timeline.hpp"
 #include "sim/train/device_catalogue.hpp"
 #include "sim/train/sharded_timeline.hpp"
+#include "sim/train/stragglers.hpp"
 
 namespace collsim {
 
@@ -59,6 +60,8 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
   std::optional<AffineCollectiveCost> ddp_cost;
   Bytes largest_bucket{0};
   for (const auto& l : loaded) largest_bucket = std::max(largest_bucket, l.largest_bucket);
+  // Slow GPUs at this world size (none without the plan's "stragglers").
+  const StragglerSpec stragglers = plan.stragglers ? straggler_spec(*plan.stragglers, world) : StragglerSpec{};
   std::vector<PlanRow> rows;
   for (std::size_t wi = 0; wi < loaded.size(); ++wi) {
     const Loaded& l = loaded[wi];
@@ -101,10 +104,13 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
           o.buckets.bucket_cap = v.bucket_cap;
           o.gradient_as_bucket_view = v.gradient_as_bucket_view;
           o.accumulate = v.sharding.accumulate;
-          const DdpResult r = simulate_ddp(w, cm, [&](CollectiveOp op, Bytes b) { return ddp_cost->time(op, b); }, o);
+          const CollectiveCostFn cost = [&](CollectiveOp op, Bytes b) { return ddp_cost->time(op, b); };
+          const DdpResult r = simulate_ddp(w, cm, cost, o);
           row.step = r.iteration;
+          row.nominal_step = r.iteration;
           row.comm_total = r.comm_total;
           row.exposed_comm = r.exposed_comm;
+          if (stragglers.active()) row.step = simulate_stragglers(w, cm, cost, o, world, stragglers).mean;
           mi.ddp_bucket_cap = o.buckets.bucket_cap;
           mi.gradient_as_bucket_view = v.gradient_as_bucket_view;
         } else {
@@ -112,14 +118,21 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
           const ShardingOptions& o = mi.sharding;
           const ShardedResult r = simulate_sharded(w, cm, sharded->function(), o, world);
           row.step = r.iteration;
+          row.nominal_step = r.iteration;
           row.comm_total = r.comm_total;
           row.exposed_comm = r.exposed_comm;
+          if (stragglers.active()) row.step = simulate_sharded_stragglers(w, cm, sharded->function(), o, world, stragglers).mean;
           const bool units = o.strategy != Sharding::Zero1 && o.strategy != Sharding::Zero2;
           if (units) mi.largest_unit = largest_unit_bytes(w, o);
         }
         ++simulations;
         row.memory = estimate_memory(mi);
         row.status = row.memory.fits ? PlanStatus::Ok : PlanStatus::DoesNotFit;
+        if (plan.failures) {
+          const StatePrecision& pr = v.sharding.precision;
+          row.run = plan_run(*plan.failures, static_cast<double>(row.step.ps) / kPsPerS, world, node_ranks,
+                             w.parameter_count(), pr.param_bytes + pr.optimizer_bytes);
+        }
         const double step_ps = static_cast<double>(row.step.ps);
         row.samples_per_s = step_ps > 0 ? static_cast<double>(global) * kPsPerS / step_ps : 0;
         row.exposed_percent = step_ps > 0 ? 100.0 * static_cast<double>(row.exposed_comm.ps) / step_ps : 0;
@@ -164,6 +177,11 @@ std::vector<Loaded> load_workloads(const Plan& plan) {
 
 }  // namespace
 
+std::optional<double> PlanRow::run_cost() const {
+  if (!run || !run->wall_s) return std::nullopt;
+  return cost_per_hour * *run->wall_s / 3600;
+}
+
 void finish_plan_rows(std::vector<PlanRow>& rows) {
   // Strong scaling at fixed global batch: the same candidate, workload and variant at its
   // smallest simulated world size is the base; perfect scaling keeps T x N constant.
@@ -185,11 +203,19 @@ void finish_plan_rows(std::vector<PlanRow>& rows) {
     if (r.status != PlanStatus::Ok) continue;
     const bool dominated = std::any_of(rows.begin(), rows.end(), [&](const PlanRow& o) {
       if (&o == &r || o.status != PlanStatus::Ok || o.workload != r.workload) return false;
+      if (r.run) {
+        // With failures: the expected time and cost of the whole run; a run that never
+        // ends is dominated by any that does.
+        if (!r.run->wall_s) return o.run && o.run->wall_s;
+        if (!o.run || !o.run->wall_s) return false;
+        const double ow = *o.run->wall_s, rw = *r.run->wall_s, oc = *o.run_cost(), rc = *r.run_cost();
+        return ow <= rw && oc <= rc && (ow < rw || oc < rc);
+      }
       const bool no_worse = o.step <= r.step && o.cost_per_million <= r.cost_per_million;
       const bool better = o.step < r.step || o.cost_per_million < r.cost_per_million;
       return no_worse && better;
     });
-    r.pareto = !dominated;
+    r.pareto = !dominated && (!r.run || r.run->wall_s);
   }
 }
 

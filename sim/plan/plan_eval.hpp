@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,9 @@ struct PlanRow {
   int world = 0;
   PlanStatus status = PlanStatus::Ok;
   int micro_batch = 0;            // samples per GPU per micro-step (0 when BatchInvalid)
-  Time step;                      // one optimizer step (all accumulation micro-steps)
+  Time step;                      // one optimizer step (all accumulation micro-steps); with
+                                  // the plan's stragglers, the mean over its drawn steps
+  Time nominal_step;              // the same with every GPU at nominal speed
   Time comm_total, exposed_comm;
   double samples_per_s = 0;       // global batch / step
   double exposed_percent = 0;     // exposed_comm / step x 100
@@ -38,7 +41,11 @@ struct PlanRow {
   MemoryEstimate memory;
   double cost_per_hour = 0;       // world x price per GPU-hour
   double cost_per_million = 0;    // cost of 1e6 samples at this step time
-  bool pareto = false;            // not dominated on (step, cost_per_million) within its workload
+  std::optional<PlanRun> run;     // with the plan's failures: the whole run
+  bool pareto = false;            // not dominated within its workload on (step, cost_per_million),
+                                  // or with failures on (expected wall time, cost of the run)
+  // The run's expected cost: GPUs x price per GPU-hour x wall time (none: no run or no end).
+  [[nodiscard]] std::optional<double> run_cost() const;
 };
 
 struct PlanResult {

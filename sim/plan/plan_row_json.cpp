@@ -30,6 +30,27 @@ MemoryEstimate memory_from_json(const nlohmann::json& j) {
   return m;
 }
 
+nlohmann::json run_to_json(const std::optional<PlanRun>& run) {
+  if (!run) return nullptr;
+  return {{"checkpoint_bytes", run->checkpoint.count}, {"checkpoint_s", run->checkpoint_s},
+          {"interval_s", run->interval_s},             {"mtbf_s", run->mtbf_s},
+          {"wall_s", run->wall_s ? nlohmann::json(*run->wall_s) : nlohmann::json()},
+          {"goodput", run->goodput},                   {"interruptions", run->interruptions}};
+}
+
+std::optional<PlanRun> run_from_json(const nlohmann::json& j) {
+  if (j.is_null()) return std::nullopt;
+  PlanRun run;
+  run.checkpoint = Bytes{j.at("checkpoint_bytes").get<std::int64_t>()};
+  run.checkpoint_s = j.at("checkpoint_s").get<double>();
+  run.interval_s = j.at("interval_s").get<double>();
+  run.mtbf_s = j.at("mtbf_s").get<double>();
+  if (!j.at("wall_s").is_null()) run.wall_s = j.at("wall_s").get<double>();
+  run.goodput = j.at("goodput").get<double>();
+  run.interruptions = j.at("interruptions").get<double>();
+  return run;
+}
+
 }  // namespace
 
 nlohmann::json plan_row_to_json(const PlanRow& r) {
@@ -40,6 +61,8 @@ nlohmann::json plan_row_to_json(const PlanRow& r) {
           {"status", to_string(r.status)},
           {"micro_batch", r.micro_batch},
           {"step_ps", r.step.ps},
+          {"nominal_step_ps", r.nominal_step.ps},
+          {"run", run_to_json(r.run)},
           {"comm_total_ps", r.comm_total.ps},
           {"exposed_comm_ps", r.exposed_comm.ps},
           {"samples_per_s", r.samples_per_s},
@@ -61,6 +84,8 @@ PlanRow plan_row_from_json(const nlohmann::json& j) {
     r.status = *status;
     r.micro_batch = j.at("micro_batch").get<int>();
     r.step = Time{j.at("step_ps").get<std::int64_t>()};
+    r.nominal_step = Time{j.at("nominal_step_ps").get<std::int64_t>()};
+    r.run = run_from_json(j.at("run"));
     r.comm_total = Time{j.at("comm_total_ps").get<std::int64_t>()};
     r.exposed_comm = Time{j.at("exposed_comm_ps").get<std::int64_t>()};
     r.samples_per_s = j.at("samples_per_s").get<double>();

@@ -1,6 +1,7 @@
 // The one-page markdown report of a capacity plan: candidates and prices, the Pareto set,
 // recommendations per workload, the full table, plots and the assumptions behind it.
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include <fmt/format.h>
@@ -20,9 +21,25 @@ std::string md_row(const std::vector<std::string>& cells) {
 
 std::string describe(const PlanReport& rep, const PlanRow& r) {
   const Plan& p = *rep.plan;
-  return fmt::format("**{}** with {} on {} GPUs ({:.3f} ms/step, {:.1f} samples/s, {:.2f} {} per million samples)",
+  const std::string run = r.run && r.run->wall_s ? fmt::format("; with failures the run takes {:.1f} h at {:.1f} % goodput "
+                                                               "and costs {:.0f} {}",
+                                                               *r.run->wall_s / 3600, 100 * r.run->goodput, *r.run_cost(),
+                                                               p.currency)
+                                                 : "";
+  return fmt::format("**{}** with {} on {} GPUs ({:.3f} ms/step, {:.1f} samples/s, {:.2f} {} per million samples{})",
                      p.candidates[r.candidate].name, p.variants[r.variant].label, r.world,
-                     static_cast<double>(r.step.ps) / Time::kPerMs, r.samples_per_s, r.cost_per_million, p.currency);
+                     static_cast<double>(r.step.ps) / Time::kPerMs, r.samples_per_s, r.cost_per_million, p.currency, run);
+}
+
+// What "fast" and "cheap" mean: per step, or with the plan's failures over the whole run
+// (a run that never ends is neither).
+double time_key(const PlanRow& r) {
+  if (!r.run) return static_cast<double>(r.step.ps);
+  return r.run->wall_s ? *r.run->wall_s : std::numeric_limits<double>::infinity();
+}
+double cost_key(const PlanRow& r) {
+  if (!r.run) return r.cost_per_million;
+  return r.run_cost().value_or(std::numeric_limits<double>::infinity());
 }
 
 void recommendations(std::ostream& out, const PlanReport& rep) {
@@ -34,8 +51,8 @@ void recommendations(std::ostream& out, const PlanReport& rep) {
     const PlanRow* cheapest = nullptr;
     for (const auto& r : rows) {
       if (r.workload != wi || r.status != PlanStatus::Ok) continue;
-      if (!fastest || r.step < fastest->step) fastest = &r;
-      if (!cheapest || r.cost_per_million < cheapest->cost_per_million) cheapest = &r;
+      if (!fastest || time_key(r) < time_key(*fastest)) fastest = &r;
+      if (!cheapest || cost_key(r) < cost_key(*cheapest)) cheapest = &r;
     }
     if (!fastest) {
       fmt::print(out, "  - no combination fits in GPU memory: add a sharded strategy, activation checkpointing or more GPUs\n");
@@ -46,8 +63,8 @@ void recommendations(std::ostream& out, const PlanReport& rep) {
     // The fastest Pareto point whose cost is within 10 % of the cheapest.
     const PlanRow* balanced = nullptr;
     for (const auto& r : rows) {
-      if (r.workload != wi || !r.pareto || r.cost_per_million > 1.10 * cheapest->cost_per_million) continue;
-      if (!balanced || r.step < balanced->step) balanced = &r;
+      if (r.workload != wi || !r.pareto || cost_key(r) > 1.10 * cost_key(*cheapest)) continue;
+      if (!balanced || time_key(r) < time_key(*balanced)) balanced = &r;
     }
     if (balanced && balanced != cheapest) fmt::print(out, "  - fastest within 10 % of the cheapest cost: {}\n", describe(rep, *balanced));
     std::map<std::string, int> unfit;  // strategy label -> combinations that do not fit
@@ -76,8 +93,9 @@ void write_plan_markdown(std::ostream& out, const PlanReport& rep, const std::ve
     out << md_row({c.name, c.gpu_model, c.gpus_per_host ? std::to_string(c.gpus_per_host) : "-", c.algorithm + "/" + c.protocol,
                    c.price.describe(), sizes});
   }
-  fmt::print(out, "\n## Pareto-best (step time, cost per million samples), per workload\n\n");
-  const auto cols = plan_columns();
+  fmt::print(out, "\n## Pareto-best ({}), per workload\n\n",
+             p.failures ? "expected time and cost of the run with failures" : "step time, cost per million samples");
+  const auto cols = plan_columns(rep);
   out << md_row(cols);
   out << md_row(std::vector<std::string>(cols.size(), "---"));
   // Per workload, fastest first (rows keep plan order on ties).
@@ -86,7 +104,7 @@ void write_plan_markdown(std::ostream& out, const PlanReport& rep, const std::ve
     if (r.pareto) pareto.push_back(&r);
   }
   std::stable_sort(pareto.begin(), pareto.end(), [](const PlanRow* a, const PlanRow* b) {
-    return a->workload != b->workload ? a->workload < b->workload : a->step < b->step;
+    return a->workload != b->workload ? a->workload < b->workload : time_key(*a) < time_key(*b);
   });
   for (const PlanRow* r : pareto) out << md_row(plan_row_cells(rep, *r));
   fmt::print(out, "\n## Recommendations\n\n");
@@ -125,6 +143,11 @@ void write_plan_markdown(std::ostream& out, const PlanReport& rep, const std::ve
              "fast and at least as cheap, and better in one.\n"
              "- Sharded strategies: all-gathers and reduce-scatters over all GPUs, every node's GPUs or one GPU per "
              "node (HYBRID_SHARD), the concurrent groups played together so that they share NICs and fabric links.\n");
+  for (const auto& line : plan_assumption_lines(p)) fmt::print(out, "- {}.\n", line);
+  if (p.failures) {
+    fmt::print(out, "- With failures the Pareto-best set and the recommendations rank on the run's expected wall time "
+                    "and cost (GPUs x price per GPU-hour x expected wall time), not on one step.\n");
+  }
 }
 
 }  // namespace collsim

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 namespace collsim {
 
@@ -15,6 +16,7 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 struct Cells {
   std::string candidate, workload, strategy, world, micro, status;
   std::string step_ms, samples_s, efficiency, exposed, memory_gib, margin_gib, per_hour, per_million, pareto;
+  std::string train_h, goodput, run_cost;  // with the plan's failures
 };
 
 Cells cells(const PlanReport& rep, const PlanRow& r) {
@@ -28,7 +30,7 @@ Cells cells(const PlanReport& rep, const PlanRow& r) {
   c.per_hour = fmt::format("{:.2f}", r.cost_per_hour);
   if (r.status == PlanStatus::BatchInvalid) {
     for (std::string* cell : {&c.micro, &c.step_ms, &c.samples_s, &c.efficiency, &c.exposed, &c.memory_gib,
-                              &c.margin_gib, &c.per_million}) {
+                              &c.margin_gib, &c.per_million, &c.train_h, &c.goodput, &c.run_cost}) {
       cell->assign(1, '-');
     }
     return c;
@@ -42,6 +44,12 @@ Cells cells(const PlanReport& rep, const PlanRow& r) {
   c.margin_gib = fmt::format("{:.2f}", static_cast<double>(r.memory.margin_bytes) / kGiB);
   c.per_million = fmt::format("{:.2f}", r.cost_per_million);
   c.pareto = r.pareto ? "yes" : "";
+  if (r.run) {
+    // "never": interruptions come faster than a step, a checkpoint and a restart.
+    c.train_h = r.run->wall_s ? fmt::format("{:.1f}", *r.run->wall_s / 3600) : "never";
+    c.goodput = r.run->wall_s ? fmt::format("{:.1f}", 100 * r.run->goodput) : "0.0";
+    c.run_cost = r.run->wall_s ? fmt::format("{:.0f}", *r.run_cost()) : "never";
+  }
   return c;
 }
 
@@ -58,7 +66,7 @@ std::vector<Line> lines(const PlanReport& rep) {
   return out;
 }
 
-Json number_or_null(const std::string& s) { return s == "-" ? Json() : Json(std::stod(s)); }
+Json number_or_null(const std::string& s) { return s == "-" || s == "never" ? Json() : Json(std::stod(s)); }
 
 // A column whose table and CSV cell is `field`, in JSON the cell read back as a number
 // (null for "-"), unless `json` says otherwise. Text left-aligned, numbers right-aligned.
@@ -74,9 +82,10 @@ Column<Line> json_only(const char* name, std::function<Json(const Line&)> json) 
   return {.name = name, .value = std::move(json), .shown = kInJson};
 }
 
-const std::vector<Column<Line>>& columns() {
+// The columns; with the plan's failures, the run's too, before the Pareto mark.
+std::vector<Column<Line>> columns(const PlanReport& rep) {
   const auto text = [](std::string Cells::*field) { return [field](const Line& l) { return Json(l.cells.*field); }; };
-  static const std::vector<Column<Line>> cols{
+  std::vector<Column<Line>> cols{
       cell("candidate", &Cells::candidate, text(&Cells::candidate), Align::Left),
       cell("workload", &Cells::workload, text(&Cells::workload), Align::Left),
       cell("strategy", &Cells::strategy, text(&Cells::strategy), Align::Left),
@@ -104,8 +113,24 @@ const std::vector<Column<Line>>& columns() {
                 }),
       cell("cost_per_hour", &Cells::per_hour, [](const Line& l) { return Json(std::stod(l.cells.per_hour)); }),
       cell("cost_per_m_samples", &Cells::per_million),
-      cell("pareto", &Cells::pareto, [](const Line& l) { return Json(l.row->pareto); }),
   };
+  if (rep.plan->stragglers) {
+    cols.insert(cols.begin() + 8, json_only("nominal_step_ps", [](const Line& l) { return Json(l.row->nominal_step.ps); }));
+  }
+  if (rep.plan->failures) {
+    cols.push_back(cell("train_hours", &Cells::train_h));
+    cols.push_back(cell("goodput_pct", &Cells::goodput));
+    cols.push_back(cell("run_cost", &Cells::run_cost));
+    cols.push_back(json_only("run", [](const Line& l) {
+      const auto& run = l.row->run;
+      if (!run) return Json();
+      return Json{{"checkpoint_bytes", run->checkpoint.count}, {"checkpoint_s", run->checkpoint_s},
+                  {"checkpoint_interval_s", run->interval_s}, {"job_mtbf_s", run->mtbf_s},
+                  {"expected_wall_s", run->wall_s ? Json(*run->wall_s) : Json()}, {"goodput", run->goodput},
+                  {"expected_interruptions", run->interruptions}};
+    }));
+  }
+  cols.push_back(cell("pareto", &Cells::pareto, [](const Line& l) { return Json(l.row->pareto); }));
   return cols;
 }
 
@@ -114,8 +139,10 @@ void write_table(std::ostream& out, const PlanReport& rep) {
   fmt::print(out, "# collsim plan: {} ({} combinations, {} simulated); costs in {}\n", p.name, rep.result.rows.size(),
              rep.result.simulations, p.currency);
   fmt::print(out, "# scaling_eff_pct: strong scaling at fixed global batch, T(base) x base / (T x gpus), base = the\n"
-                  "# smallest world size of the same candidate/workload/strategy; pareto: best on (step_ms, cost_per_m_samples) per workload\n");
-  write_text_table(out, columns(), lines(rep), {.trim = true});
+                  "# smallest world size of the same candidate/workload/strategy; pareto: best on {} per workload\n",
+             p.failures ? "(train_hours, run_cost)" : "(step_ms, cost_per_m_samples)");
+  for (const auto& line : plan_assumption_lines(p)) fmt::print(out, "# {}\n", line);
+  write_text_table(out, columns(rep), lines(rep), {.trim = true});
 }
 
 Json report_json(const PlanReport& rep) {
@@ -130,16 +157,16 @@ Json report_json(const PlanReport& rep) {
       {{"plan", p.name}, {"source", p.source}, {"currency", p.currency},
        {"scaling", "strong scaling at fixed global batch: T(base) x base / (T x gpus), base = smallest world size of the same candidate, workload and strategy"},
        {"simulations", rep.result.simulations}, {"candidates", std::move(candidates)},
-       {"rows", json_rows(columns(), lines(rep))}});
+       {"rows", json_rows(columns(rep), lines(rep))}});
 }
 
-void write_csv(std::ostream& o, const PlanReport& r) { write_csv_table(o, columns(), lines(r)); }
+void write_csv(std::ostream& o, const PlanReport& r) { write_csv_table(o, columns(r), lines(r)); }
 
 }  // namespace
 
-std::vector<std::string> plan_columns() {
+std::vector<std::string> plan_columns(const PlanReport& report) {
   std::vector<std::string> names;
-  for (const auto& c : columns()) {
+  for (const auto& c : columns(report)) {
     if (c.shown & kInTable) names.push_back(c.name);
   }
   return names;
@@ -148,8 +175,35 @@ std::vector<std::string> plan_columns() {
 std::vector<std::string> plan_row_cells(const PlanReport& report, const PlanRow& row) {
   const Line line{&row, cells(report, row)};
   std::vector<std::string> out;
-  for (const auto& c : columns()) {
+  for (const auto& c : columns(report)) {
     if (c.shown & kInTable) out.push_back(text_cell(c, line));
+  }
+  return out;
+}
+
+std::vector<std::string> plan_assumption_lines(const Plan& p) {
+  std::vector<std::string> out;
+  if (const auto& s = p.stragglers) {
+    std::string what;
+    if (s->slow_fraction > 0) what = fmt::format("{:g} of the GPUs (rounded) at {:g}x speed", s->slow_fraction, s->slow_speed);
+    if (s->jitter_sigma > 0) {
+      what += fmt::format("{}log-normal jitter sigma {:g} per GPU and step", what.empty() ? "" : ", ", s->jitter_sigma);
+    }
+    out.push_back(fmt::format("stragglers: {}; step_ms is the mean over {} seeded step(s) (seed {}) at the slowest GPU's pace",
+                              what, s->jitter_sigma > 0 ? s->steps : 1, s->seed));
+  }
+  if (const auto& f = p.failures) {
+    std::vector<std::string> mtbf;
+    if (f->mtbf_gpu_s) mtbf.push_back(fmt::format("{:g} h per GPU", *f->mtbf_gpu_s / 3600));
+    if (f->mtbf_host_s) mtbf.push_back(fmt::format("{:g} h per host", *f->mtbf_host_s / 3600));
+    if (f->mtbf_link_s) mtbf.push_back(fmt::format("{:g} h per link ({:g} per GPU)", *f->mtbf_link_s / 3600, f->links_per_gpu));
+    out.push_back(fmt::format(
+        "failures ({}): {} steps; MTBF {}; checkpoint {}; restart {:g} s; restore {}; train_hours is the expected "
+        "wall time at the checkpoint interval that minimises it (Daly's closed form for exponential failures)",
+        f->source, f->steps, fmt::join(mtbf, ", "),
+        f->checkpoint_write_s ? fmt::format("written in {:g} s", *f->checkpoint_write_s)
+                              : fmt::format("= model states at {:g} GB/s", f->storage_bandwidth->bytes_per_s / 1e9),
+        f->restart_s, f->restore_s ? fmt::format("{:g} s", *f->restore_s) : std::string("= the write")));
   }
   return out;
 }

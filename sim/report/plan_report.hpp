@@ -26,8 +26,11 @@ struct PlanReport {
 
 // The column names and one row's cells exactly as the table and CSV print them ("-" where
 // a combination was not simulated).
-[[nodiscard]] std::vector<std::string> plan_columns();
+[[nodiscard]] std::vector<std::string> plan_columns(const PlanReport& report);
 [[nodiscard]] std::vector<std::string> plan_row_cells(const PlanReport& report, const PlanRow& row);
+
+// What the plan assumes about slow GPUs and failures, one line each (none without them).
+[[nodiscard]] std::vector<std::string> plan_assumption_lines(const Plan& plan);
 
 // In sim/report/plan_markdown.cpp. `plots`: PNG file names written beside report.md (empty when none); `plot_note`: why
 // plots are missing, printed in their place.

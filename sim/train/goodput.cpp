@@ -167,6 +167,39 @@ double daly_interval_s(double checkpoint_s, double mtbf_s) {
   return std::sqrt(2 * c * m) * (1 + std::sqrt(c / (2 * m)) / 3 + c / (18 * m)) - c;
 }
 
+double expected_optimum_interval_s(const RunModel& m) {
+  if (!(m.failure_rate > 0)) throw InternalError("expected_optimum_interval_s: a failure rate expected");
+  // Golden section on log(interval) from a quarter to four times Daly's interval.
+  const double centre = std::max(daly_interval_s(m.checkpoint_s, m.mtbf_s()), m.step_s);
+  auto at = [&](double interval) {
+    RunModel v = m;
+    v.interval_s = interval;
+    return v;
+  };
+  double lo = std::log(centre / 4), hi = std::log(centre * 4);
+  const double g = (std::sqrt(5.0) - 1) / 2;
+  auto f = [&](double x) { return expected_wall_s(at(std::exp(x))); };
+  double c = hi - g * (hi - lo), d = lo + g * (hi - lo);
+  double fc = f(c), fd = f(d);
+  for (int i = 0; i < 80; ++i) {
+    // Each step keeps one probe and evaluates one new point.
+    if (fc < fd) {
+      hi = d;
+      d = c;
+      fd = fc;
+      c = hi - g * (hi - lo);
+      fc = f(c);
+    } else {
+      lo = c;
+      c = d;
+      fc = fd;
+      d = lo + g * (hi - lo);
+      fd = f(d);
+    }
+  }
+  return std::exp((lo + hi) / 2);
+}
+
 IntervalSearch search_interval(const RunModel& m, int runs, std::uint64_t seed, int count) {
   if (!(m.failure_rate > 0) || count < 3) throw InternalError("search_interval: a failure rate and >= 3 points expected");
   const double centre = std::max(daly_interval_s(m.checkpoint_s, m.mtbf_s()), m.step_s);
@@ -198,29 +231,7 @@ IntervalSearch search_interval(const RunModel& m, int runs, std::uint64_t seed, 
     const double b = (x2 * x2 * (y0 - y1) + x1 * x1 * (y2 - y0) + x0 * x0 * (y1 - y2)) / denom;
     if (a > 0) out.mc_optimum_s = std::exp(std::clamp(-b / (2 * a), x0, x2));
   }
-  // The closed form's minimum: golden section on log(interval) over the same range.
-  double lo = std::log(centre / 4), hi = std::log(centre * 4);
-  const double g = (std::sqrt(5.0) - 1) / 2;
-  auto f = [&](double x) { return expected_wall_s(at(std::exp(x))); };
-  double c = hi - g * (hi - lo), d = lo + g * (hi - lo);
-  double fc = f(c), fd = f(d);
-  for (int i = 0; i < 80; ++i) {
-    // Each step keeps one probe and evaluates one new point.
-    if (fc < fd) {
-      hi = d;
-      d = c;
-      fd = fc;
-      c = hi - g * (hi - lo);
-      fc = f(c);
-    } else {
-      lo = c;
-      c = d;
-      fc = fd;
-      d = lo + g * (hi - lo);
-      fd = f(d);
-    }
-  }
-  out.expected_optimum_s = std::exp((lo + hi) / 2);
+  out.expected_optimum_s = expected_optimum_interval_s(m);
   return out;
 }
 

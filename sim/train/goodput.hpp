@@ -65,6 +65,11 @@ struct GoodputEstimate {
 // sqrt(2 C M) (1 + sqrt(C / 2M) / 3 + C / 18M) - C for C < 2M, else M.
 [[nodiscard]] double daly_interval_s(double checkpoint_s, double mtbf_s);
 
+// The checkpoint interval that minimises expected_wall_s (golden section on log(interval),
+// a quarter to four times Daly's); needs a failure rate above 0. Throws LimitError as
+// expected_wall_s does for a model that almost never reaches a checkpoint.
+[[nodiscard]] double expected_optimum_interval_s(const RunModel& m);
+
 struct IntervalPoint {
   double interval_s = 0;   // after rounding to whole steps
   double mc_wall_s = 0;    // Monte Carlo mean

@@ -6,6 +6,7 @@
 #include "sim/plan/plan.hpp"
 #include "sim/plan/plan_batch.hpp"
 #include "sim/plan/plan_eval.hpp"
+#include "sim/train/goodput.hpp"
 
 namespace collsim {
 namespace {
@@ -152,6 +153,63 @@ TEST_CASE("strong-scaling efficiency and the Pareto set on hand-made rows", "[pl
   CHECK_FALSE(rows[3].pareto);
   CHECK_FALSE(rows[4].pareto);
   CHECK_FALSE(rows[5].pareto);
+}
+
+TEST_CASE("a run with failures per row: the job's MTBF, the checkpoint of the model states, the closed form", "[plan]") {
+  // 16 GPUs on 2 hosts, 2 links per GPU: 16 / 1000 h + 2 / 500 h + 32 / 4000 h = 0.028 per
+  // hour, a job MTBF of 35.714 h. 1e9 parameters x (2 + 12) B = 14 GB at 7 GB/s: 2 s.
+  PlanFailures f;
+  f.mtbf_gpu_s = 1000 * 3600.0;
+  f.mtbf_host_s = 500 * 3600.0;
+  f.mtbf_link_s = 4000 * 3600.0;
+  f.links_per_gpu = 2;
+  f.storage_bandwidth = Bandwidth{7e9};
+  f.restart_s = 300;
+  f.steps = 100'000;
+  const PlanRun run = plan_run(f, 1.0, 16, 8, 1'000'000'000, 14);
+  CHECK(run.mtbf_s == Approx(3600 / 0.028));
+  CHECK(run.checkpoint == Bytes{14'000'000'000});
+  CHECK(run.checkpoint_s == Approx(2.0));
+  // At its interval the wall time is expected_wall_s's, and no other interval does better.
+  RunModel m;
+  m.step_s = 1;
+  m.steps = 100'000;
+  m.failure_rate = 0.028 / 3600;
+  m.checkpoint_s = 2;
+  m.restart_s = 300;
+  m.restore_s = 2;
+  m.interval_s = run.interval_s;
+  REQUIRE(run.wall_s);
+  CHECK(*run.wall_s == Approx(expected_wall_s(m)).epsilon(1e-12));
+  CHECK(run.goodput == Approx(100'000 / *run.wall_s));
+  CHECK(run.interruptions == Approx(m.failure_rate * *run.wall_s));
+  for (double k : {0.5, 0.8, 1.25, 2.0}) {
+    m.interval_s = run.interval_s * k;
+    CHECK(expected_wall_s(m) >= *run.wall_s);
+  }
+  CHECK(run.interval_s == Approx(daly_interval_s(2, run.mtbf_s)).epsilon(0.1));
+  // Interruptions every few seconds against a 10-minute restart: the run never ends.
+  f.mtbf_gpu_s = 16.0;
+  CHECK_FALSE(plan_run(f, 1.0, 16, 8, 1'000'000'000, 14).wall_s);
+}
+
+TEST_CASE("with failures the Pareto set is on the run's time and cost, and a run that never ends is not in it", "[plan]") {
+  // A: faster per step, but its run takes 10 h for 1,000 per hour; B: 8 h at 100 per hour;
+  // C never ends.
+  std::vector<PlanRow> rows{row(0, 16, 40, 16.0), row(0, 8, 60, 12.0), row(1, 8, 30, 10.0)};
+  const double walls[] = {36000, 28800};
+  const double hourly[] = {1000, 100, 50};
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    rows[i].cost_per_hour = hourly[i];
+    rows[i].run = PlanRun{};
+    if (i < 2) rows[i].run->wall_s = walls[i];
+  }
+  finish_plan_rows(rows);
+  CHECK_FALSE(rows[0].pareto);
+  CHECK(rows[1].pareto);
+  CHECK_FALSE(rows[2].pareto);
+  CHECK(*rows[1].run_cost() == Approx(800));
+  CHECK_FALSE(rows[2].run_cost());
 }
 
 }  // namespace collsim
