@@ -1,5 +1,7 @@
 // `collsim collective`: one collective over a range of sizes (nccl-tests columns), and
 // optionally the Perfetto trace of one size.
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -14,6 +16,7 @@
 #include "sim/coll/selection.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/random_stream.hpp"
 #include "sim/core/size_list.hpp"
 #include "sim/core/unit_parse.hpp"
 #include "sim/measure/calibration.hpp"
@@ -41,7 +44,43 @@ struct CollectiveArgs {
   std::string format = "table";
   std::string trace;
   std::string scenario;
+  std::vector<std::string> rank_delay;  // "RANK:DURATION"
+  std::string arrival_jitter;           // a duration: half-normal scale of every rank's arrival
+  std::uint64_t seed = 1;
 };
+
+// When each rank enters the collective, from the first rank's entry: --rank-delay's fixed
+// delays plus, with --arrival-jitter SIGMA, |z| x SIGMA per rank (a half-normal, drawn in
+// rank order from the seed's stream); empty when neither is given.
+std::vector<Time> rank_arrivals(const CollectiveArgs& a, int ranks) {
+  if (a.rank_delay.empty() && a.arrival_jitter.empty()) return {};
+  const char* expected = "RANK:DELAY pairs, comma-separated, each delay a time with a unit (e.g. 3:50us)";
+  std::vector<Time> at(static_cast<std::size_t>(ranks));
+  for (const auto& [rank, text] : rank_pairs_option("--rank-delay", a.rank_delay, expected)) {
+    if (rank < 0 || rank >= ranks) {
+      throw ConfigError("--rank-delay", "", std::to_string(rank), fmt::format("a rank from 0 to {}", ranks - 1));
+    }
+    try {
+      at[static_cast<std::size_t>(rank)] = parse_time(text, kMaxTaskTime);
+    } catch (const UnitError& e) {
+      throw ConfigError("--rank-delay", "", e.value(), e.expected());
+    }
+  }
+  if (!a.arrival_jitter.empty()) {
+    Time sigma;
+    try {
+      sigma = parse_time(a.arrival_jitter, kMaxTaskTime);
+    } catch (const UnitError& e) {
+      throw ConfigError("--arrival-jitter", "", e.value(), e.expected());
+    }
+    RandomStream rng(a.seed, 0);
+    for (Time& t : at) t += Time{static_cast<std::int64_t>(std::llround(std::abs(rng.normal()) * static_cast<double>(sigma.ps)))};
+  }
+  // Time runs from the first rank's entry.
+  const Time first = *std::min_element(at.begin(), at.end());
+  for (Time& t : at) t = t - first;
+  return at;
+}
 
 void run_collective(const CollectiveArgs& a, ReportOutput& output) {
   const auto op = enum_from<CollectiveOp>(a.op);
@@ -120,10 +159,16 @@ void run_collective(const CollectiveArgs& a, ReportOutput& output) {
     with_events.scenario = std::make_shared<const LinkScenario>(load_link_scenario(a.scenario, topo));
     report.scenario = a.scenario;
   }
+  report.rank_arrival = rank_arrivals(a, topo.rank_count());
+  if (!report.rank_arrival.empty()) {
+    if (a.crossover) throw ConfigError("--crossover", "", "", "no --rank-delay or --arrival-jitter beside it (crossovers are of ranks on time)");
+    with_events.rank_arrival = std::make_shared<const std::vector<Time>>(report.rank_arrival);
+  }
+  const bool reference = with_events.scenario || with_events.rank_arrival;
   for (Bytes s : sizes) {
     const Collective c{*op, topo.rank_count(), a.root, nccl_tests_size(*op, topo.rank_count(), s)};
     try {
-      if (with_events.scenario) report.healthy.push_back(predict_collective(graph, c, req));
+      if (reference) report.healthy.push_back(predict_collective(graph, c, req));
       report.rows.push_back(predict_collective(graph, c, with_events));
     } catch (const std::invalid_argument& e) {
       throw ConfigError("--algo", "", fmt::format("\"{}\" with --protocol \"{}\"", a.algo, a.protocol),
@@ -179,6 +224,13 @@ void add_collective_command(CLI::App& app, ReportOutput& output) {
   cmd->add_option("--scenario", args->scenario,
                   "Link and NIC events during the collective (JSON: degrade, fail, restore at a time); every transfer is "
                   "replayed, and the healthy time is reported beside");
+  cmd->add_option("--rank-delay", args->rank_delay,
+                  "Late ranks: RANK:DELAY pairs, comma-separated (3:50us = rank 3 enters the collective 50 us after the "
+                  "first); every transfer is replayed, and the on-time result is reported beside")
+      ->delimiter(',');
+  cmd->add_option("--arrival-jitter", args->arrival_jitter,
+                  "Every rank enters |z| x SIGMA late (half-normal, z drawn per rank from --seed), e.g. 20us");
+  cmd->add_option("--seed", args->seed, "Seed of --arrival-jitter (same seed, same output)")->capture_default_str();
   cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
   cmd->add_option("--trace", args->trace,
                   "Also write the collective (one --sizes value) as a Chrome trace event JSON file (Perfetto): every "

@@ -51,6 +51,12 @@ void add_trace_check_command(CLI::App& app);  // hidden: collsim check-trace FIL
 [[nodiscard]] Topology load_topology_option(const std::string& path, std::optional<int> ranks);
 // A duration flag ("5min", "30s") in seconds; throws ConfigError naming `flag`.
 [[nodiscard]] double duration_option(const char* flag, const std::string& text);
+// "RANK:VALUE" items of a comma list (--rank-speed, --membership, --rank-delay): the
+// number before the colon read whole, the text after it as given; ConfigError naming
+// `flag` with `expected` for an item without a colon or a number.
+[[nodiscard]] std::vector<std::pair<int, std::string>> rank_pairs_option(const char* flag,
+                                                                        const std::vector<std::string>& items,
+                                                                        const char* expected);
 // Parses --format; throws ConfigError naming the flag.
 [[nodiscard]] OutputFormat parse_format_option(const std::string& text);
 // The --help footer of a command that takes --algo: each algorithm and its description.

@@ -49,31 +49,22 @@ struct DdpCommandArgs {
   std::string comm_init;                // a duration; empty: not modelled
 };
 
-// "A:B" items of a comma list (--rank-speed, --membership) as number pairs, each part read
-// whole; `expected` says what the flag takes.
-template <typename First, typename Second>
-std::vector<std::pair<First, Second>> pairs_option(const char* flag, const std::vector<std::string>& items,
-                                                   const char* expected) {
-  const auto whole = [](const std::string& text, auto parse) {
+// "RANK:NUMBER" items (--rank-speed, --membership), the number read whole.
+template <typename Second>
+std::vector<std::pair<int, Second>> pairs_option(const char* flag, const std::vector<std::string>& items,
+                                                 const char* expected) {
+  std::vector<std::pair<int, Second>> out;
+  for (const auto& [first, text] : rank_pairs_option(flag, items, expected)) {
     std::size_t used = 0;
-    const auto v = parse(text, &used);
-    if (used != text.size()) throw std::invalid_argument(text);
-    return v;
-  };
-  std::vector<std::pair<First, Second>> out;
-  for (const auto& item : items) {
-    const auto colon = item.find(':');
     try {
-      if (colon == std::string::npos) throw std::invalid_argument(item);
-      const std::string a = item.substr(0, colon), b = item.substr(colon + 1);
-      const int first = whole(a, [](const std::string& t, std::size_t* u) { return std::stoi(t, u); });
       if constexpr (std::is_same_v<Second, double>) {
-        out.emplace_back(first, whole(b, [](const std::string& t, std::size_t* u) { return std::stod(t, u); }));
+        out.emplace_back(first, std::stod(text, &used));
       } else {
-        out.emplace_back(first, whole(b, [](const std::string& t, std::size_t* u) { return std::stoi(t, u); }));
+        out.emplace_back(first, std::stoi(text, &used));
       }
+      if (used != text.size()) throw std::invalid_argument(text);
     } catch (const std::logic_error&) {
-      throw ConfigError(flag, "", fmt::format("\"{}\"", item), expected);
+      throw ConfigError(flag, "", fmt::format("\"{}:{}\"", first, text), expected);
     }
   }
   return out;
@@ -81,7 +72,7 @@ std::vector<std::pair<First, Second>> pairs_option(const char* flag, const std::
 
 // --rank-speed 3:0.5,7:0.8 as (rank, speed) pairs; ranges are checked by simulate_stragglers.
 std::vector<std::pair<int, double>> rank_speeds(const std::vector<std::string>& items) {
-  return pairs_option<int, double>("--rank-speed", items,
+  return pairs_option<double>("--rank-speed", items,
                                    "RANK:SPEED pairs, comma-separated (e.g. 3:0.5 for rank 3 at half speed)");
 }
 
@@ -163,7 +154,7 @@ ElasticResult run_elastic(const DdpCommandArgs& a, const std::optional<Calibrati
     throw ConfigError("--membership", "", "", "no --rank-speed or --jitter beside it (elastic runs have nominal ranks)");
   }
   std::vector<MembershipChange> changes;
-  for (const auto& [step, ranks] : pairs_option<int, int>("--membership", a.membership,
+  for (const auto& [step, ranks] : pairs_option<int>("--membership", a.membership,
                                                           "STEP:RANKS pairs, comma-separated (e.g. 5:24: from step 5 on, the first 24 ranks)")) {
     changes.push_back({step, ranks});
   }

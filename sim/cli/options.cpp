@@ -1,3 +1,5 @@
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include "sim/cli/commands.hpp"
@@ -27,6 +29,24 @@ double duration_option(const char* flag, const std::string& text) {
   } catch (const UnitError& e) {
     throw ConfigError(flag, "", e.value(), e.expected());
   }
+}
+
+std::vector<std::pair<int, std::string>> rank_pairs_option(const char* flag, const std::vector<std::string>& items,
+                                                          const char* expected) {
+  std::vector<std::pair<int, std::string>> out;
+  for (const auto& item : items) {
+    const auto colon = item.find(':');
+    std::size_t used = 0;
+    try {
+      if (colon == std::string::npos) throw std::invalid_argument(item);
+      const int first = std::stoi(item.substr(0, colon), &used);
+      if (used != colon) throw std::invalid_argument(item);
+      out.emplace_back(first, item.substr(colon + 1));
+    } catch (const std::logic_error&) {
+      throw ConfigError(flag, "", fmt::format("\"{}\"", item), expected);
+    }
+  }
+  return out;
 }
 
 OutputFormat parse_format_option(const std::string& text) {

@@ -10,11 +10,11 @@ FlowDriver::FlowDriver(const Topology& topo, const LinkScenario* scenario)
   if (scenario_) failed_.assign(topo.links.size(), false);
 }
 
-void FlowDriver::add(std::uint32_t owner, const FlowPlan& plan, Time now) {
-  if (plan.latency.ps == 0) {
+void FlowDriver::add(std::uint32_t owner, const FlowPlan& plan, Time now, Time from) {
+  if (plan.latency.ps == 0 && from == now) {
     launch(owner, plan, now);
   } else {
-    waiting_.schedule(now + plan.latency, Waiting{owner, plan});
+    waiting_.schedule(from + plan.latency, Waiting{owner, plan});
   }
 }
 

@@ -26,8 +26,10 @@ class FlowDriver {
  public:
   explicit FlowDriver(const Topology& topo, const LinkScenario* scenario = nullptr);
 
-  // Starts `owner`'s flow at `now`: after plan.latency its bytes flow.
-  void add(std::uint32_t owner, const FlowPlan& plan, Time now);
+  // Starts `owner`'s flow at `from` (the current time `now`, or later): after
+  // plan.latency its bytes flow.
+  void add(std::uint32_t owner, const FlowPlan& plan, Time now, Time from);
+  void add(std::uint32_t owner, const FlowPlan& plan, Time now) { add(owner, plan, now, now); }
 
   // Runs until nothing is in flight, calling on_done(owner, t) as each flow ends; the
   // callback may add() more flows.

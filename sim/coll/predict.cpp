@@ -24,11 +24,12 @@ struct CommTime {
 // The fast path when the algorithm has a phased form and every step is uniform; else
 // the full flow-level replay of every transfer.
 CommTime play_collective(LinkGraph& graph, const Collective& c, const std::string& algo, const CollectiveCost& cost,
-                         bool exact, const LinkScenario* scenario) {
+                         const CollectiveRequest& request) {
   PlayOptions play;
   play.cost = cost.step;
-  play.scenario = scenario;
-  if (!exact && !scenario) {
+  play.scenario = request.scenario.get();
+  if (request.rank_arrival) play.rank_arrival = *request.rank_arrival;
+  if (!request.exact && !request.scenario && !request.rank_arrival) {
     if (const auto phased = phased_schedule(algo, c, cost.options)) {
       const PhasedResult fast = play_phased(*phased, graph, play);
       if (fast.exact) return CommTime{fast.duration, phased->transfers(), true};
@@ -122,7 +123,7 @@ CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, c
     if (!cost.options.channel_orders.empty() && nccl_counterpart(algo) == NcclAlgorithm::Ring) {
       pin_channel_hops(graph, *nccl_graph(), cost.options);
     }
-    const CommTime comm = play_collective(graph, c, algo, cost, request.exact, request.scenario.get());
+    const CommTime comm = play_collective(graph, c, algo, cost, request);
     graph.clear_pinned_routes();
     // A single rank communicates nothing: no launch either (NCCL: time 0).
     Time t = comm.transfers == 0 ? Time{} : comm.duration + cost.base_latency;
@@ -158,6 +159,7 @@ CollectiveReplay replay_collective(LinkGraph& graph, const CollectivePrediction&
   play.cost = cost.step;
   play.record_timings = true;
   play.scenario = request.scenario.get();
+  if (request.rank_arrival) play.rank_arrival = *request.rank_arrival;
   PlayResult r = play_schedule(s, graph, play);
   graph.clear_pinned_routes();
   return CollectiveReplay{std::move(s), std::move(r.timings), r.duration, cost.base_latency};

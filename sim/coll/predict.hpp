@@ -41,6 +41,9 @@ struct CollectiveRequest {
   // Link and NIC events during the collective (link_scenario.hpp): every candidate is
   // replayed transfer by transfer with them.
   std::shared_ptr<const LinkScenario> scenario;
+  // When each rank enters the collective (empty: together at 0; PlayOptions::rank_arrival):
+  // every candidate is replayed transfer by transfer with them, and its time runs from 0.
+  std::shared_ptr<const std::vector<Time>> rank_arrival;
 };
 
 struct CollectivePrediction {

@@ -1,5 +1,7 @@
 #include "sim/coll/schedule_player.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
@@ -62,7 +64,11 @@ class Player {
       finish(t, now);
       return;
     }
-    driver_.add(t, plan_flow(tr, graph_, opt_.cost), now);
+    Time from = now;
+    if (!opt_.rank_arrival.empty()) {
+      from = std::max({now, opt_.rank_arrival[static_cast<std::size_t>(tr.src)], opt_.rank_arrival[static_cast<std::size_t>(tr.dst)]});
+    }
+    driver_.add(t, plan_flow(tr, graph_, opt_.cost), now, from);
   }
 
   void finish(TransferId t, Time now) {
@@ -91,6 +97,9 @@ PlayResult play_schedule(const Schedule& schedule, LinkGraph& graph, const PlayO
   if (schedule.ranks() != graph.topology().rank_count()) {
     throw InternalError(fmt::format("schedule for {} ranks played on a topology of {} ranks", schedule.ranks(),
                                     graph.topology().rank_count()));
+  }
+  if (!options.rank_arrival.empty() && options.rank_arrival.size() != static_cast<std::size_t>(schedule.ranks())) {
+    throw InternalError(fmt::format("{} rank arrival times for {} ranks", options.rank_arrival.size(), schedule.ranks()));
   }
   Player p(schedule, graph, options);
   return p.run();

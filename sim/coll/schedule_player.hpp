@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "sim/algo/schedule.hpp"
@@ -38,6 +39,10 @@ struct PlayOptions {
   bool record_timings = false;
   StepCost cost;
   const LinkScenario* scenario = nullptr;  // link events during the play (link_scenario.hpp)
+  // When each rank enters the collective (empty: all at 0). A transfer starts no earlier
+  // than both its ranks have entered: NCCL's sender needs the receiver's kernel running
+  // (its buffer ready) before data moves.
+  std::span<const Time> rank_arrival;
 };
 
 struct PlayResult {

@@ -1,5 +1,7 @@
 #include "sim/report/collective_table.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
@@ -70,6 +72,22 @@ const std::vector<Column<Crossover>>& crossover_columns() {
   return cols;
 }
 
+// The late ranks, latest first (at most 16 named), and how many entered at 0.
+void write_late_ranks(std::ostream& out, const std::vector<Time>& at) {
+  std::vector<std::size_t> late;
+  for (std::size_t k = 0; k < at.size(); ++k) {
+    if (at[k].ps > 0) late.push_back(k);
+  }
+  std::stable_sort(late.begin(), late.end(), [&](std::size_t x, std::size_t y) { return at[x] > at[y]; });
+  std::string named;
+  for (std::size_t i = 0; i < late.size() && i < 16; ++i) {
+    named += fmt::format("{}rank {} at {:.2f} us", i ? ", " : "", late[i], at[late[i]].us());
+  }
+  if (late.size() > 16) named += fmt::format(", {} more", late.size() - 16);
+  fmt::print(out, "# late ranks: {} of {} enter after the first: {}; a transfer starts once both its ranks have entered\n",
+             late.size(), at.size(), named.empty() ? "none" : named);
+}
+
 void write_table(std::ostream& out, const CollectiveReport& r) {
   if (!r.rows.empty()) {
     const auto& c = r.rows.front().collective;
@@ -80,20 +98,33 @@ void write_table(std::ostream& out, const CollectiveReport& r) {
     fmt::print(out, "# crossover: {}/{} -> {}/{} at {} B\n", x.from_algorithm, to_string(x.from_protocol),
                x.to_algorithm, to_string(x.to_protocol), x.at.count);
   }
+  if (!r.rank_arrival.empty()) write_late_ranks(out, r.rank_arrival);
+  const Time last = r.rank_arrival.empty() ? Time{} : *std::max_element(r.rank_arrival.begin(), r.rank_arrival.end());
+  const std::string reference = r.scenario.empty() ? "with every rank on time"
+                                : r.rank_arrival.empty() ? "healthy"
+                                                         : "healthy and with every rank on time";
   for (std::size_t i = 0; i < r.healthy.size() && i < r.rows.size(); ++i) {
     const double with = r.rows[i].time.us(), without = r.healthy[i].time.us();
-    fmt::print(out, "# scenario {}: {} B takes {:.2f} us against {:.2f} us healthy ({:+.1f} %)\n", r.scenario,
-               r.rows[i].collective.size.count, with, without, 100.0 * (with - without) / without);
+    const std::string what = r.scenario.empty() ? "late ranks" : fmt::format("scenario {}", r.scenario);
+    const std::string after = r.rank_arrival.empty() ? ""
+                                                     : fmt::format(" ({:.2f} us after the last rank entered)", with - last.us());
+    fmt::print(out, "# {}: {} B takes {:.2f} us{} against {:.2f} us {} ({:+.1f} %)\n", what, r.rows[i].collective.size.count,
+               with, after, without, reference, 100.0 * (with - without) / without);
   }
 }
 
 Json report_json(const CollectiveReport& r) {
   Json doc = report_document({{"topology", r.topology}, {"rows", json_rows(columns(), r.rows)}});
   if (!r.crossovers.empty()) doc["crossovers"] = json_rows(crossover_columns(), r.crossovers);
-  if (!r.scenario.empty()) {
-    doc["scenario"] = r.scenario;
-    doc["healthy_rows"] = json_rows(columns(), r.healthy);
+  if (!r.scenario.empty()) doc["scenario"] = r.scenario;
+  if (!r.rank_arrival.empty()) {
+    Json late = Json::array();
+    for (std::size_t k = 0; k < r.rank_arrival.size(); ++k) {
+      if (r.rank_arrival[k].ps > 0) late.push_back({{"rank", k}, {"arrival_us", r.rank_arrival[k].us()}, {"arrival_ps", r.rank_arrival[k].ps}});
+    }
+    doc["late_ranks"] = std::move(late);
   }
+  if (!r.healthy.empty()) doc["healthy_rows"] = json_rows(columns(), r.healthy);
   return doc;
 }
 

@@ -20,6 +20,9 @@ struct CollectiveReport {
   // With link events (--scenario FILE): the file, and per row the same collective on the
   // healthy topology.
   std::string scenario;
+  // With late ranks (--rank-delay, --arrival-jitter): when each rank entered (ps from the
+  // first); `healthy` then holds the same collectives with every rank on time.
+  std::vector<Time> rank_arrival;
   std::vector<CollectivePrediction> healthy;
 };
 

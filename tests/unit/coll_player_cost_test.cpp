@@ -81,5 +81,29 @@ TEST_CASE("a join finishes with its last dependency and costs nothing", "[coll][
   REQUIRE(play_schedule(s, st.graph).duration == (kL * 2 + kSOverB) * 2);
 }
 
+TEST_CASE("a late rank: a transfer starts once both its ranks have entered", "[coll][player]") {
+  Star st;
+  // 0 -> 1 then 1 -> 2, rank 2 entering at 5 ms. The first transfer runs at once (2L +
+  // S/B, ending at 1.002 ms); the second waits for rank 2 and ends at 5 ms + 2L + S/B.
+  Schedule s(Collective{CollectiveOp::AllReduce, 4, 0, Bytes{kS}}, "test");
+  const int c = s.add_chunk(ChunkSpec{Bytes{kS}});
+  const TransferId a = s.add(Transfer{0, 1, Bytes{kS}, c, TransferKind::Reduce}, {});
+  s.add(Transfer{1, 2, Bytes{kS}, c, TransferKind::Copy}, {a});
+  const std::vector<Time> arrival{Time{}, Time{}, Time::from_ms(5), Time{}};
+  PlayOptions o;
+  o.rank_arrival = arrival;
+  o.record_timings = true;
+  const PlayResult r = play_schedule(s, st.graph, o);
+  CHECK(r.timings[0].end == kL * 2 + kSOverB);
+  CHECK(r.duration == Time::from_ms(5) + kL * 2 + kSOverB);
+  // A receiver that is late holds its sender too: rank 1 entering at 5 ms delays 0 -> 1,
+  // and 1 -> 2 follows it: 5 ms + 2 x (2L + S/B).
+  const std::vector<Time> late_receiver{Time{}, Time::from_ms(5), Time{}, Time{}};
+  o.rank_arrival = late_receiver;
+  CHECK(play_schedule(s, st.graph, o).duration == Time::from_ms(5) + (kL * 2 + kSOverB) * 2);
+  // On time: 2 x (2L + S/B).
+  CHECK(play_schedule(s, st.graph).duration == (kL * 2 + kSOverB) * 2);
+}
+
 }  // namespace
 }  // namespace collsim
