@@ -21,9 +21,7 @@
 #include "sim/measure/calibration.hpp"
 #include "sim/report/ddp_report.hpp"
 #include "sim/report/trace_writer.hpp"
-#include "sim/algo/registry.hpp"
-#include "sim/algo/symbolic_executor.hpp"
-#include "sim/coll/topology_facts.hpp"
+#include "sim/cli/schedule_proofs.hpp"
 #include "sim/train/elastic.hpp"
 #include "sim/train/stragglers.hpp"
 
@@ -121,57 +119,47 @@ std::shared_ptr<JobAtRanks> job_at(const DdpCommandArgs& a, const std::optional<
   return job;
 }
 
-// The all-reduce schedules a step on `job` used, rebuilt over its ranks and proved by the
-// symbolic executor (as `collsim schedule --verify`); a schedule that fails is a bug (exit 1).
-std::vector<ScheduleProof> prove_schedules(const JobAtRanks& job, const DdpResult& step) {
-  std::vector<ScheduleProof> proofs;
-  const int ranks = job.topo.rank_count();
-  AlgorithmOptions opt;
-  opt.host_of_rank = topology_facts(job.topo).host_of_rank;
-  for (const BucketTiming& b : step.buckets) {
-    const auto p = job.cache->prediction(CollectiveOp::AllReduce, b.wire_bytes);
-    if (!p || std::any_of(proofs.begin(), proofs.end(), [&](const auto& q) { return q.algorithm == p->algorithm; })) continue;
-    opt.channels = p->channels;
-    const Schedule s = build_schedule(p->algorithm, Collective{CollectiveOp::AllReduce, ranks, 0, Bytes{1 << 20}}, opt);
-    const Verification v = verify_schedule(s);
-    if (!v.ok) throw InternalError(fmt::format("{} on {} ranks failed verification: {}", p->algorithm, ranks, v.error));
-    proofs.push_back({p->algorithm, ranks, v.transfers});
-  }
-  return proofs;
-}
-
 // An optional duration flag (empty: not given).
 std::optional<Time> duration_flag(const char* flag, const std::string& text) {
   if (text.empty()) return std::nullopt;
   return Time::from_seconds(duration_option(flag, text));
 }
 
-// --membership with --steps: the run across its changes of membership (simulate_elastic).
-ElasticResult run_elastic(const DdpCommandArgs& a, const std::optional<Calibration>& cal, const CommSpec& requested,
-                          const DdpOptions& o, const Workload& w, const std::shared_ptr<JobAtRanks>& first) {
+// --membership with --steps: the changes, their costs and the topology's size (DDP and sharded).
+ElasticArgs elastic_option(const DdpCommandArgs& a) {
   if (!a.steps) throw ConfigError("--membership", "", "", "--steps beside it (the run's length)");
   if (!a.rank_speed.empty() || a.jitter > 0) {
     throw ConfigError("--membership", "", "", "no --rank-speed or --jitter beside it (elastic runs have nominal ranks)");
   }
-  std::vector<MembershipChange> changes;
+  ElasticArgs e;
+  e.steps = *a.steps;
   for (const auto& [step, ranks] : pairs_option<int>("--membership", a.membership,
-                                                          "STEP:RANKS pairs, comma-separated (e.g. 5:24: from step 5 on, the first 24 ranks)")) {
-    changes.push_back({step, ranks});
+                                                     "STEP:RANKS pairs, comma-separated (e.g. 5:24: from step 5 on, the first 24 ranks)")) {
+    e.changes.push_back({step, ranks});
   }
-  RebuildCosts costs;
-  costs.rendezvous = duration_flag("--rendezvous", a.rendezvous);
-  costs.comm_init = duration_flag("--comm-init", a.comm_init);
-  const int max_ranks = load_topology_option(a.topology, std::nullopt).rank_count();
+  e.costs.rendezvous = duration_flag("--rendezvous", a.rendezvous);
+  e.costs.comm_init = duration_flag("--comm-init", a.comm_init);
+  e.max_ranks = load_topology_option(a.topology, std::nullopt).rank_count();
+  return e;
+}
+
+// A DDP run across its changes of membership (simulate_elastic).
+ElasticResult run_elastic(const DdpCommandArgs& a, const std::optional<Calibration>& cal, const CommSpec& requested,
+                          const DdpOptions& o, const Workload& w, const std::shared_ptr<JobAtRanks>& first) {
+  const ElasticArgs e = elastic_option(a);
   const MembershipFn at = [&](int ranks) {
     const auto job = ranks == first->topo.rank_count() ? first : job_at(a, cal, requested, o, ranks);
     const CollectiveCostFn cost = [job](CollectiveOp op, Bytes b) { return job->cache->time(op, b); };
+    const DdpResult step = simulate_ddp(w, compute_model_option(a.ddp, w, job->topo), cost, o);
+    std::vector<std::pair<CollectiveOp, Bytes>> collectives;
+    for (const BucketTiming& b : step.buckets) collectives.emplace_back(CollectiveOp::AllReduce, b.wire_bytes);
     MembershipModel m;
-    m.step = simulate_ddp(w, compute_model_option(a.ddp, w, job->topo), cost, o);
+    m.step = ElasticStep{step.iteration, step.exposed_comm};
     m.cost = cost;
-    m.proofs = prove_schedules(*job, m.step);
+    m.proofs = prove_schedules(job->topo, *job->cache, collectives);
     return m;
   };
-  return simulate_elastic(w, *a.steps, first->topo.rank_count(), max_ranks, changes, costs, at);
+  return simulate_elastic(ddp_model_state(w), e.steps, first->topo.rank_count(), e.max_ranks, e.changes, e.costs, at);
 }
 
 void run_ddp(const DdpCommandArgs& a, ReportOutput& output) {
@@ -180,8 +168,12 @@ void run_ddp(const DdpCommandArgs& a, ReportOutput& output) {
   if (a.sharding.sharding != "ddp") {
     if (a.bucket_mb != 25) throw ConfigError("--bucket-mb", "", fmt::format("{}", a.bucket_mb), "--sharding ddp (ZeRO buckets: --reduce-bucket-mb)");
     const OutputFormat format = parse_format_option(a.format);
-    if (!a.membership.empty()) throw ConfigError("--membership", "", "", "--sharding ddp (elastic runs are modelled for DDP)");
-    run_sharded(a.sharding, a.ddp, calibrated_topology(a, cal, a.ranks), output, format, a.trace, stragglers,
+    std::optional<ElasticArgs> elastic;
+    if (!a.membership.empty()) {
+      elastic = elastic_option(a);
+      elastic->topology_at = [&a, &cal](int ranks) { return calibrated_topology(a, cal, ranks); };
+    }
+    run_sharded(a.sharding, a.ddp, calibrated_topology(a, cal, a.ranks), output, format, a.trace, stragglers, elastic,
                 cal ? cal->protocol : std::nullopt);
     return;
   }

@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 #include <sstream>
 
@@ -9,6 +10,8 @@
 
 #include "sim/algo/registry.hpp"
 #include "sim/cli/validators.hpp"
+#include "sim/cli/schedule_proofs.hpp"
+#include "sim/coll/collective_cost.hpp"
 #include "sim/coll/group_collective_cost.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
@@ -75,8 +78,54 @@ ShardingOptions make_sharding_options(const ShardingArgs& a, const DdpArgs& ddp,
   return o;
 }
 
+namespace {
+
+// One membership of an elastic sharded run: its topology, links and collective costs.
+struct ShardedJob {
+  Topology topo;
+  std::unique_ptr<LinkGraph> graph;
+  std::unique_ptr<CollectiveCostCache> world;  // the whole job's collectives (proofs)
+  std::unique_ptr<CollectiveCostCache> state;  // the rebuild's broadcast and all-to-all, NCCL's choice
+};
+
+// The sharded run across `e`'s changes of membership: each membership's step on its ranks,
+// its schedules proved, and the rebuilds (the replicated state broadcast, the sharded
+// state re-sharded).
+ElasticResult run_sharded_elastic(const ElasticArgs& e, const CommSpec& requested, const ShardingOptions& o,
+                                  const Workload& w, const DdpArgs& ddp, int ranks) {
+  const MembershipFn at = [&](int r) {
+    if (r % o.ranks_per_node != 0) {
+      throw ConfigError("--membership", "", std::to_string(r),
+                        fmt::format("rank counts that are whole nodes of {} ranks (HYBRID_SHARD's shard groups)", o.ranks_per_node));
+    }
+    auto job = std::make_shared<ShardedJob>();
+    job->topo = e.topology_at(r);
+    job->graph = std::make_unique<LinkGraph>(job->topo);
+    const CommSpec comm = resolve_comm_spec(requested, job->topo, true);
+    CommSpec any = comm;
+    any.algorithms = "auto";  // an all-to-all whatever --algo lists
+    job->world = std::make_unique<CollectiveCostCache>(*job->graph, comm);
+    job->state = std::make_unique<CollectiveCostCache>(*job->graph, resolve_comm_spec(any, job->topo, true));
+    GroupCollectiveCost cost(*job->graph, comm, o.ranks_per_node);
+    const ShardedResult step = simulate_sharded(w, compute_model_option(ddp, w, job->topo), cost.function(), o, r);
+    std::vector<std::pair<CollectiveOp, Bytes>> collectives;
+    for (const CommTask& t : step.program.comm) {
+      if (const auto op = enum_from<CollectiveOp>(t.category)) collectives.emplace_back(*op, t.bytes);
+    }
+    MembershipModel m;
+    m.step = ElasticStep{step.iteration, step.exposed_comm};
+    m.cost = [job](CollectiveOp op, Bytes b) { return job->state->time(op, b); };
+    m.proofs = prove_schedules(job->topo, *job->world, collectives);
+    return m;
+  };
+  return simulate_elastic(sharded_model_state(w, o), e.steps, ranks, e.max_ranks, e.changes, e.costs, at);
+}
+
+}  // namespace
+
 void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo, ReportOutput& output, OutputFormat format,
-                 const std::string& trace, const StragglerSpec& stragglers, const std::optional<ProtocolModel>& model) {
+                 const std::string& trace, const StragglerSpec& stragglers, const std::optional<ElasticArgs>& elastic,
+                 const std::optional<ProtocolModel>& model) {
   const CommSpec requested = comm_spec_option(ddp, model);
   for (CollectiveOp op : {CollectiveOp::AllGather, CollectiveOp::ReduceScatter, CollectiveOp::AllReduce}) {
     if (requested.request(op).algorithms.empty()) {
@@ -113,6 +162,7 @@ void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo
   } else {
     rep.result = simulate_sharded(w, cm, cost.function(), o, ranks);
   }
+  if (elastic) rep.elastic = run_sharded_elastic(*elastic, requested, o, w, ddp, ranks);
   rep.workload = w.name;
   rep.topology = topo.name;
   rep.device = cm.device.name;

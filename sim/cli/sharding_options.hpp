@@ -2,7 +2,9 @@
 // one sharded step (table, JSON or CSV on stdout).
 #pragma once
 
+#include <functional>
 #include <optional>
+#include <vector>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -11,6 +13,7 @@
 #include "sim/cli/report_output.hpp"
 #include "sim/report/collective_table.hpp"
 #include "sim/train/sharding.hpp"
+#include "sim/train/elastic.hpp"
 #include "sim/train/stragglers.hpp"
 
 namespace collsim::cli {
@@ -32,10 +35,21 @@ void add_sharding_options(CLI::App* cmd, ShardingArgs& a);
 // away from their defaults are rejected for a sharded strategy.
 [[nodiscard]] ShardingOptions make_sharding_options(const ShardingArgs& a, const DdpArgs& ddp, int default_ranks_per_node);
 
-// Runs one sharded step (with `stragglers`' slow ranks, if any) and writes the report; a
-// non-empty `trace` path also gets the step as a Chrome trace event JSON file.
+// An elastic run (--steps, --membership): its changes, their given costs, and the job's
+// topology at a rank count (the first N ranks, calibrated).
+struct ElasticArgs {
+  int steps = 0;
+  std::vector<MembershipChange> changes;
+  RebuildCosts costs;
+  int max_ranks = 0;
+  std::function<Topology(int ranks)> topology_at;
+};
+
+// Runs one sharded step (with `stragglers`' slow ranks, if any; across `elastic`'s changes
+// of membership, if given) and writes the report; a non-empty `trace` path also gets the
+// step as a Chrome trace event JSON file.
 void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo, ReportOutput& output, OutputFormat format,
-                 const std::string& trace, const StragglerSpec& stragglers,
+                 const std::string& trace, const StragglerSpec& stragglers, const std::optional<ElasticArgs>& elastic,
                  const std::optional<ProtocolModel>& model = std::nullopt);
 
 }  // namespace collsim::cli

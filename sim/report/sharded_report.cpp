@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "sim/report/elastic_report.hpp"
 #include "sim/report/step_summary.hpp"
 #include "sim/report/straggler_report.hpp"
 
@@ -70,6 +71,7 @@ void write_table(std::ostream& out, const ShardedReport& rep) {
   out << "\n";
   write_text_table(out, unit_columns(), rows(r));
   if (rep.stragglers) write_stragglers(out, *rep.stragglers, rep.jitter_sigma, rep.straggler_seed);
+  if (rep.elastic) write_elastic(out, *rep.elastic);
 }
 
 Json report_json(const ShardedReport& rep) {
@@ -80,6 +82,7 @@ Json report_json(const ShardedReport& rep) {
   add_fields(doc, summary(rep.result));
   doc["units"] = json_rows(unit_columns(), rows(rep.result));
   if (rep.stragglers) doc["stragglers"] = stragglers_json(*rep.stragglers, rep.jitter_sigma, rep.straggler_seed);
+  if (rep.elastic) doc["elastic"] = elastic_json(*rep.elastic);
   return doc;
 }
 

@@ -11,6 +11,7 @@
 
 #include "sim/report/collective_table.hpp"
 #include "sim/train/sharded_timeline.hpp"
+#include "sim/train/elastic.hpp"
 #include "sim/train/stragglers.hpp"
 
 namespace collsim {
@@ -28,6 +29,7 @@ struct ShardedReport {
   std::optional<StragglerResult> stragglers;
   std::uint64_t straggler_seed = 1;
   double jitter_sigma = 0;
+  std::optional<ElasticResult> elastic;  // --membership: the run across its changes of membership
 };
 
 // The report in each format; the views read `report`, which must outlive them.

@@ -36,21 +36,49 @@ void check_changes(int steps, int initial_ranks, int max_ranks, const std::vecto
   }
 }
 
-// DDP's constructor broadcasts every parameter and buffer from rank 0 (coalesced into
-// buckets of kDdpBroadcastBucket) so that the new members start from the same state.
-void price_state_broadcast(const Workload& w, const CollectiveCostFn& cost, ElasticRebuild& r) {
-  Bytes state = w.parameter_bytes();
-  for (const auto& b : w.buffers) state += Bytes{b.numel * element_size(b.dtype)};
-  r.state_bytes = state;
-  for (Bytes left = state; left.count > 0; left = left - std::min(left, kDdpBroadcastBucket)) {
+// The replicated state goes out from rank 0 (coalesced into buckets of
+// kDdpBroadcastBucket, as DDP's constructor does) so that the new members start from the
+// same state; the sharded state moves to its new owners, each rank receiving its shard
+// from all the others (an all-to-all whose per-rank buffer is the shard).
+void price_state(const ModelState& state, int ranks, const CollectiveCostFn& cost, ElasticRebuild& r) {
+  r.state_bytes = state.replicated;
+  for (Bytes left = state.replicated; left.count > 0; left = left - std::min(left, kDdpBroadcastBucket)) {
     r.state_broadcast = r.state_broadcast + cost(CollectiveOp::Broadcast, std::min(left, kDdpBroadcastBucket));
     ++r.broadcasts;
+  }
+  r.reshard_bytes = state.sharded;
+  if (state.sharded.count > 0) {
+    const int group = state.shard_group > 0 ? std::min(state.shard_group, ranks) : ranks;
+    r.reshard_per_rank = Bytes{(state.sharded.count + group - 1) / group};
+    r.reshard = cost(CollectiveOp::AllToAll, r.reshard_per_rank);
   }
 }
 
 }  // namespace
 
-ElasticResult simulate_elastic(const Workload& w, int steps, int initial_ranks, int max_ranks,
+ModelState ddp_model_state(const Workload& w) {
+  ModelState s;
+  s.replicated = w.parameter_bytes();
+  for (const auto& b : w.buffers) s.replicated += Bytes{b.numel * element_size(b.dtype)};
+  return s;
+}
+
+ModelState sharded_model_state(const Workload& w, const ShardingOptions& o) {
+  ModelState s;
+  for (const auto& b : w.buffers) s.replicated += Bytes{b.numel * element_size(b.dtype)};
+  const std::int64_t params = w.parameter_count();
+  const StatePrecision& p = o.precision;
+  if (o.strategy == Sharding::Zero1 || o.strategy == Sharding::Zero2) {
+    s.replicated += Bytes{params * p.param_bytes};
+    s.sharded = Bytes{params * p.optimizer_bytes};
+  } else {
+    s.sharded = Bytes{params * (p.param_bytes + p.optimizer_bytes)};
+  }
+  if (o.strategy == Sharding::FsdpHybridShard) s.shard_group = o.ranks_per_node;
+  return s;
+}
+
+ElasticResult simulate_elastic(const ModelState& state, int steps, int initial_ranks, int max_ranks,
                                const std::vector<MembershipChange>& changes, const RebuildCosts& costs,
                                const MembershipFn& at) {
   check_changes(steps, initial_ranks, max_ranks, changes);
@@ -73,8 +101,8 @@ ElasticResult simulate_elastic(const Workload& w, int steps, int initial_ranks, 
     r.rendezvous_given = costs.rendezvous.has_value();
     r.rendezvous = costs.rendezvous ? *costs.rendezvous : (c.ranks < largest ? kRendezvousLastCall : Time{});
     r.comm_init = costs.comm_init;
-    price_state_broadcast(w, model.cost, r);
-    r.total = r.rendezvous + r.comm_init.value_or(Time{}) + r.state_broadcast;
+    price_state(state, c.ranks, model.cost, r);
+    r.total = r.rendezvous + r.comm_init.value_or(Time{}) + r.state_broadcast + r.reshard;
     out.rebuild_time = out.rebuild_time + r.total;
     out.rebuilds.push_back(r);
     largest = std::max(largest, c.ranks);

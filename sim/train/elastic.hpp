@@ -1,9 +1,12 @@
-// DDP runs whose membership changes between steps (elastic training). When ranks leave or
-// join, torchelastic stops the workers, runs a new rendezvous over the members, and
-// restarts them. A new communicator is built over the new ranks, so new rings, trees and
-// host groups follow. DDP's constructor then broadcasts rank 0's parameters and buffers in
-// buckets of 250 MiB (broadcast_bucket_size in torch/nn/parallel/distributed.py). The run
-// goes on at the new size. Times in ps, sizes in bytes.
+// Training runs whose membership changes between steps (elastic training). When ranks
+// leave or join, torchelastic stops the workers, runs a new rendezvous over the members,
+// and restarts them. A new communicator is built over the new ranks, so new rings, trees
+// and host groups follow. The model state every rank holds whole (DDP: parameters and
+// buffers; ZeRO-1/2: parameters) is broadcast from rank 0 in buckets of 250 MiB
+// (broadcast_bucket_size in torch/nn/parallel/distributed.py); state that is sharded
+// (ZeRO's optimizer state, ZeRO-3/FSDP's parameters too) is re-sharded over the new ranks,
+// priced as an all-to-all in which every rank receives its new shard. The run goes on at
+// the new size. Times in ps, sizes in bytes.
 #pragma once
 
 #include <functional>
@@ -12,6 +15,7 @@
 #include <vector>
 
 #include "sim/train/ddp_timeline.hpp"
+#include "sim/train/sharding.hpp"
 
 namespace collsim {
 
@@ -40,10 +44,29 @@ struct ScheduleProof {
   std::size_t transfers = 0;
 };
 
+// One step's figures, whatever the strategy.
+struct ElasticStep {
+  Time iteration;
+  Time exposed_comm;
+};
+
+// The model state a new membership needs.
+struct ModelState {
+  Bytes replicated;    // every rank holds it whole: broadcast from rank 0
+  Bytes sharded;       // split over `shard_group` ranks: re-sharded
+  int shard_group = 0;  // ranks sharing one copy (HYBRID_SHARD: a node); 0: the whole job
+};
+// DDP: parameters and buffers, replicated.
+[[nodiscard]] ModelState ddp_model_state(const Workload& w);
+// ZeRO / FSDP under `o` (its precision): buffers replicated; ZeRO-1/2 also the parameters,
+// with the optimizer state (master copy and moments) sharded; ZeRO-3 and FSDP shard the
+// parameters too (HYBRID_SHARD over each node's ranks).
+[[nodiscard]] ModelState sharded_model_state(const Workload& w, const ShardingOptions& o);
+
 // What one membership gives, from the caller (it owns the topology and the collective costs).
 struct MembershipModel {
-  DdpResult step;                   // one step on these ranks
-  CollectiveCostFn cost;            // collectives over these ranks (the state broadcast)
+  ElasticStep step;                 // one step on these ranks
+  CollectiveCostFn cost;            // collectives over these ranks (broadcast, all-to-all)
   std::vector<ScheduleProof> proofs;
 };
 using MembershipFn = std::function<MembershipModel(int ranks)>;
@@ -51,7 +74,7 @@ using MembershipFn = std::function<MembershipModel(int ranks)>;
 struct ElasticPhase {
   int first_step = 0, last_step = 0;  // inclusive
   int ranks = 0;
-  DdpResult step;
+  ElasticStep step;
   std::vector<ScheduleProof> proofs;
 };
 
@@ -61,9 +84,12 @@ struct ElasticRebuild {
   Time rendezvous;
   bool rendezvous_given = false;
   std::optional<Time> comm_init;
-  Bytes state_bytes;  // parameters and buffers broadcast from rank 0
+  Bytes state_bytes;  // the replicated state, broadcast from rank 0
   int broadcasts = 0;
   Time state_broadcast;
+  Bytes reshard_bytes;  // the sharded state (0: none)
+  Bytes reshard_per_rank;  // each rank's new shard
+  Time reshard;
   Time total;
 };
 
@@ -79,7 +105,7 @@ struct ElasticResult {
 // ConfigError naming the field: "steps" outside 2..1,000,000; "membership" for a change
 // at a step outside 1..steps-1 or not after the previous one, or to a rank count outside
 // 1..max_ranks or equal to the current one.
-[[nodiscard]] ElasticResult simulate_elastic(const Workload& w, int steps, int initial_ranks, int max_ranks,
+[[nodiscard]] ElasticResult simulate_elastic(const ModelState& state, int steps, int initial_ranks, int max_ranks,
                                              const std::vector<MembershipChange>& changes, const RebuildCosts& costs,
                                              const MembershipFn& at);
 

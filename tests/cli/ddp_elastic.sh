@@ -1,7 +1,7 @@
 # collsim ddp across a change of membership (issue 20, elastic): 32 -> 24 ranks between
 # steps rebuilds the ring (and tree) over 24 ranks, proved by the symbolic executor; the step after
-# the change is the step of a 24-rank job; the rebuild is its own line; every elastic
-# flag's bad input exits 2 naming it.
+# the change is the step of a 24-rank job; the rebuild is its own line; ZeRO-2 and FSDP
+# runs re-shard their sharded state; every elastic flag's bad input exits 2 naming it.
 source "$(dirname "$0")/lib.bash"
 base=(ddp --topology "$SRC/topologies/ddp-4x8-example.json" --workload resnet50)
 "$COLLSIM" "${base[@]}" --steps 10 --membership 5:24 >"$TMP/e.txt" 2>"$TMP/err" || fail "ddp --membership: $(cat "$TMP/err")"
@@ -47,7 +47,29 @@ expect_error 2 "--membership" "other than 32" -- "${base[@]}" --steps 10 --membe
 expect_error 2 "--membership" "--steps" -- "${base[@]}" --membership 5:24
 expect_error 2 "--steps" "2 to 1000000" -- "${base[@]}" --steps 1 --membership 5:24
 expect_error 2 "--membership" "--rank-speed or --jitter" -- "${base[@]}" --steps 10 --membership 5:24 --jitter 0.1
-expect_error 2 "--membership" "--sharding ddp" -- "${base[@]}" --sharding zero2 --steps 10 --membership 5:24
+# ZeRO / FSDP: the same phases; the rebuild re-shards the sharded state over the new ranks.
+for strategy in zero2 fsdp_full_shard; do
+  "$COLLSIM" "${base[@]}" --sharding $strategy --steps 10 --membership 5:24 --format json >"$TMP/s.json" 2>&1 ||
+    fail "--sharding $strategy --membership: $(cat "$TMP/s.json")"
+  "$COLLSIM" "${base[@]}" --sharding $strategy --ranks 24 --format json >"$TMP/s24.json" 2>&1 || fail "--sharding $strategy --ranks 24"
+  python3 - "$TMP/s.json" "$TMP/s24.json" "$strategy" <<'PY' || fail "$strategy: the elastic run does not add up: $(head -c 900 "$TMP/s.json")"
+import json, sys
+e, r24, strategy = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+before, after = e["elastic"]["phases"]
+assert after["ranks"] == 24 and after["iteration_ps"] == r24["iteration_ps"], (after, r24["iteration_ps"])
+kinds = sorted(p["algorithm"].split(" ")[-1] for p in after["proved_schedules"])
+assert "allgather" in kinds and "reducescatter" in kinds and all(p["ranks"] == 24 for p in after["proved_schedules"]), after
+(rb,) = e["elastic"]["rebuilds"]
+# Adam mixed: ResNet-50's 25.6 M parameters x 12 B of optimizer state sharded under ZeRO-2,
+# x (2 + 12) B under FSDP; 24 ranks take a 24th each.
+per_param = 12 if strategy == "zero2" else 14
+assert rb["reshard_bytes"] % per_param == 0 and 25e6 < rb["reshard_bytes"] / per_param < 26e6, rb
+assert rb["reshard_bytes_per_rank"] == -(-rb["reshard_bytes"] // 24), rb
+assert rb["reshard_ms"] > 0
+assert abs(rb["total_ms"] - (rb["rendezvous_ms"] + rb["state_broadcast_ms"] + rb["reshard_ms"])) < 1e-6, rb
+PY
+done
+expect_error 2 "--membership" "whole nodes of 8 ranks" -- "${base[@]}" --sharding fsdp_hybrid_shard --steps 10 --membership 5:20
 expect_error 2 "--rendezvous" "duration" -- "${base[@]}" --steps 10 --membership 5:24 --rendezvous soon
 expect_error 2 "--comm-init" "duration" -- "${base[@]}" --steps 10 --membership 5:24 --comm-init 3
 exit 0

@@ -36,7 +36,7 @@ struct FakeCluster {
 TEST_CASE("elastic: 32 -> 24 ranks at step 5 of 10", "[train][elastic]") {
   FakeCluster cluster;
   const Workload w = hand::model();  // 4 parameters of 1,000,000 B: 4e6 B of state, one broadcast
-  const ElasticResult r = simulate_elastic(w, 10, 32, 32, {{5, 24}}, {}, cluster.fn());
+  const ElasticResult r = simulate_elastic(ddp_model_state(w), 10, 32, 32, {{5, 24}}, {}, cluster.fn());
   CHECK(cluster.asked == std::vector<int>{32, 24});
   REQUIRE(r.phases.size() == 2);
   CHECK(r.phases[0].first_step == 0);
@@ -66,7 +66,7 @@ TEST_CASE("elastic: 32 -> 24 ranks at step 5 of 10", "[train][elastic]") {
 TEST_CASE("elastic: back at the largest size no last-call wait; given costs replace the defaults", "[train][elastic]") {
   FakeCluster cluster;
   const Workload w = hand::model();
-  const ElasticResult r = simulate_elastic(w, 10, 32, 32, {{3, 24}, {7, 32}}, {}, cluster.fn());
+  const ElasticResult r = simulate_elastic(ddp_model_state(w), 10, 32, 32, {{3, 24}, {7, 32}}, {}, cluster.fn());
   REQUIRE(r.rebuilds.size() == 2);
   CHECK(r.rebuilds[0].rendezvous == Time::from_s(30));
   CHECK(r.rebuilds[1].rendezvous == Time{});
@@ -75,7 +75,7 @@ TEST_CASE("elastic: back at the largest size no last-call wait; given costs repl
   RebuildCosts given;
   given.rendezvous = Time::from_s(2);
   given.comm_init = Time::from_ms(500);
-  const ElasticResult g = simulate_elastic(w, 10, 32, 32, {{3, 24}, {7, 32}}, given, cluster.fn());
+  const ElasticResult g = simulate_elastic(ddp_model_state(w), 10, 32, 32, {{3, 24}, {7, 32}}, given, cluster.fn());
   for (const auto& b : g.rebuilds) {
     CHECK(b.rendezvous_given);
     CHECK(b.total == Time::from_ms(2000 + 500 + 4));
@@ -91,7 +91,7 @@ TEST_CASE("elastic: the state goes out in DDP's 250 MiB broadcast buckets", "[tr
   j["buffers"].push_back({{"name", "b"}, {"numel", 1000}, {"dtype", "float32"}});
   const Workload w = parse_workload(j, "big");
   FakeCluster cluster;
-  const ElasticResult r = simulate_elastic(w, 4, 8, 8, {{2, 4}}, {}, cluster.fn());
+  const ElasticResult r = simulate_elastic(ddp_model_state(w), 4, 8, 8, {{2, 4}}, {}, cluster.fn());
   const ElasticRebuild& b = r.rebuilds.at(0);
   CHECK(b.state_bytes == Bytes{600LL * 1024 * 1024 + 4000});
   CHECK(b.broadcasts == 3);
@@ -103,7 +103,7 @@ TEST_CASE("elastic inputs out of range name their field", "[train][elastic]") {
   auto field_of = [&](int steps, const std::vector<MembershipChange>& changes) {
     FakeCluster cluster;
     try {
-      (void)simulate_elastic(w, steps, 32, 32, changes, {}, cluster.fn());
+      (void)simulate_elastic(ddp_model_state(w), steps, 32, 32, changes, {}, cluster.fn());
     } catch (const ConfigError& e) {
       return e.field();
     }
@@ -119,4 +119,41 @@ TEST_CASE("elastic inputs out of range name their field", "[train][elastic]") {
   CHECK(field_of(10, {{5, 0}}) == "membership");           // no ranks
   CHECK(field_of(10, {{5, 33}}) == "membership");          // more than the topology has
   CHECK(field_of(10, {{5, 32}}) == "membership");          // no change
+}
+
+TEST_CASE("elastic: sharded state is re-sharded over the new ranks, the replicated part broadcast", "[train][elastic]") {
+  // 24e6 B sharded, 4e6 B replicated; 32 -> 24 ranks at 1 ns per byte for every collective:
+  // a 4e6 B broadcast (4 ms) and an all-to-all of each rank's new 1e6 B shard (1 ms).
+  FakeCluster cluster;
+  ModelState state;
+  state.replicated = Bytes{4'000'000};
+  state.sharded = Bytes{24'000'000};
+  const ElasticResult r = simulate_elastic(state, 4, 32, 32, {{2, 24}}, {RebuildCosts{Time{}, Time{}}}, cluster.fn());
+  const ElasticRebuild& b = r.rebuilds.at(0);
+  CHECK(b.state_broadcast == Time::from_ms(4));
+  CHECK(b.reshard_bytes == Bytes{24'000'000});
+  CHECK(b.reshard_per_rank == Bytes{1'000'000});
+  CHECK(b.reshard == Time::from_ms(1));
+  CHECK(b.total == Time::from_ms(5));
+  // HYBRID_SHARD over 8-rank nodes: each rank holds an eighth, 3e6 B.
+  state.shard_group = 8;
+  CHECK(simulate_elastic(state, 4, 32, 32, {{2, 24}}, {}, cluster.fn()).rebuilds.at(0).reshard == Time::from_ms(3));
+}
+
+TEST_CASE("elastic: what each strategy replicates and shards", "[train][elastic]") {
+  // The hand model: 1e6 fp32 parameters (4e6 B as the workload stores them), no buffers.
+  const Workload w = hand::model();
+  CHECK(ddp_model_state(w).replicated == Bytes{4'000'000});
+  CHECK(ddp_model_state(w).sharded == Bytes{0});
+  ShardingOptions o;  // Adam mixed: 2 B parameters, 12 B optimizer state per parameter
+  o.strategy = Sharding::Zero2;
+  CHECK(sharded_model_state(w, o).replicated == Bytes{2'000'000});
+  CHECK(sharded_model_state(w, o).sharded == Bytes{12'000'000});
+  o.strategy = Sharding::FsdpFullShard;
+  CHECK(sharded_model_state(w, o).replicated == Bytes{0});
+  CHECK(sharded_model_state(w, o).sharded == Bytes{14'000'000});
+  CHECK(sharded_model_state(w, o).shard_group == 0);
+  o.strategy = Sharding::FsdpHybridShard;
+  o.ranks_per_node = 8;
+  CHECK(sharded_model_state(w, o).shard_group == 8);
 }
