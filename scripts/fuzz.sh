@@ -47,8 +47,9 @@ declare -A seeds=(
   [exec_hello]="tests/fuzz/seeds/exec_hello/*"
   [work_journal]="tests/fuzz/seeds/work_journal/*"
   [link_scenario]="examples/scenarios/*.json"
+  [failure_trace]="examples/failure-traces/*.json"
 )
-all="topology workload plan calibration nccl_tests_log json_lines golden_baseline units nccl_xml exec_hello work_journal link_scenario"
+all="topology workload plan calibration nccl_tests_log json_lines golden_baseline units nccl_xml exec_hello work_journal link_scenario failure_trace"
 selected=${targets//,/ }
 selected=${selected:-$all}
 for t in $selected; do

@@ -1,5 +1,7 @@
 // `collsim run`: a whole training run with failures - expected wall time and goodput by
-// Monte Carlo and in closed form, and the best checkpoint interval (sim/train/goodput.hpp).
+// Monte Carlo and in closed form, and the best checkpoint interval (sim/train/goodput.hpp);
+// or, with --failure-trace, the run replayed against a trace's interruption times
+// (sim/train/trace_replay.hpp).
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -10,6 +12,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/unit_parse.hpp"
 #include "sim/report/goodput_report.hpp"
+#include "sim/report/trace_run_report.hpp"
 
 namespace collsim::cli {
 
@@ -28,6 +31,8 @@ struct RunArgs {
   std::string restart = "10min";
   int runs = 1000;
   std::uint64_t seed = 1;
+  std::string failure_trace;
+  bool runs_given = false, seed_given = false;
   std::string format = "table";
 };
 
@@ -67,8 +72,61 @@ double checkpoint_write_s(const RunArgs& a) {
   return static_cast<double>(size.count) / bw.bytes_per_s;
 }
 
+// The checkpoint write, restart and restore of `m`, and the check that its training fits.
+void read_costs(const RunArgs& a, RunModel& m) {
+  m.checkpoint_s = checkpoint_write_s(a);
+  m.restart_s = duration_option("--restart", a.restart);
+  m.restore_s = a.restore.empty() ? m.checkpoint_s : duration_option("--restore", a.restore);
+  if (!std::isfinite(m.work_s()) || m.work_s() > 1e12) {
+    throw ConfigError("--steps", "", std::to_string(a.steps), "steps x --step-time of at most 1e12 s of training");
+  }
+}
+
+// --failure-trace: the run replayed against the trace, at the scan's best interval or the given one.
+void run_trace_command(const RunArgs& a, OutputFormat format, ReportOutput& output) {
+  const char* rates = "no MTBF with --failure-trace (the trace's times are the interruptions)";
+  if (!a.mtbf_gpu.empty()) throw ConfigError("--mtbf-gpu", "", a.mtbf_gpu, rates);
+  if (!a.mtbf_host.empty()) throw ConfigError("--mtbf-host", "", a.mtbf_host, rates);
+  if (!a.mtbf_link.empty()) throw ConfigError("--mtbf-link", "", a.mtbf_link, rates);
+  if (a.runs_given) {
+    throw ConfigError("--runs", "", std::to_string(a.runs),
+                      "no --runs with --failure-trace (a trace is replayed once, deterministically)");
+  }
+  if (a.seed_given) {
+    throw ConfigError("--seed", "", std::to_string(a.seed), "no --seed with --failure-trace (a replay draws nothing)");
+  }
+  TraceRunReport rep;
+  rep.gpus = a.gpus;
+  rep.hosts = (a.gpus + a.gpus_per_host - 1) / a.gpus_per_host;
+  rep.links = a.links > 0 ? a.links : a.gpus;
+  RunModel& m = rep.model;
+  m.step_s = duration_option("--step-time", a.step_time);
+  m.steps = a.steps;
+  read_costs(a, m);
+  rep.trace = load_failure_trace(a.failure_trace);
+  m.interval_s = m.work_s();
+  if (!rep.trace.interruptions.empty()) rep.scan = scan_trace_interval(m, rep.trace);
+  if (a.interval == "auto") {
+    if (rep.scan) {
+      m.interval_s = rep.scan->points[rep.scan->best].interval_s;
+      rep.interval_choice = "auto: the best interval of the scan";
+    } else {
+      rep.interval_choice = "auto: no interruptions in the trace, one checkpoint at the end";
+    }
+  } else {
+    m.interval_s = duration_option("--checkpoint-interval", a.interval);
+    rep.interval_choice = "given";
+  }
+  rep.replay = replay_trace(m, rep.trace);
+  output.put(format, trace_run_report_views(rep));
+}
+
 void run_run_command(const RunArgs& a, ReportOutput& output) {
   const OutputFormat format = parse_format_option(a.format);
+  if (!a.failure_trace.empty()) {
+    run_trace_command(a, format, output);
+    return;
+  }
   GoodputReport rep;
   rep.gpus = a.gpus;
   rep.hosts = (a.gpus + a.gpus_per_host - 1) / a.gpus_per_host;
@@ -80,12 +138,7 @@ void run_run_command(const RunArgs& a, ReportOutput& output) {
   m.failure_rate = rate_of("--mtbf-gpu", a.mtbf_gpu, rep.gpus, rep.mtbf_gpu_s) +
                    rate_of("--mtbf-host", a.mtbf_host, rep.hosts, rep.mtbf_host_s) +
                    rate_of("--mtbf-link", a.mtbf_link, rep.links, rep.mtbf_link_s);
-  m.checkpoint_s = checkpoint_write_s(a);
-  m.restart_s = duration_option("--restart", a.restart);
-  m.restore_s = a.restore.empty() ? m.checkpoint_s : duration_option("--restore", a.restore);
-  if (!std::isfinite(m.work_s()) || m.work_s() > 1e12) {
-    throw ConfigError("--steps", "", std::to_string(a.steps), "steps x --step-time of at most 1e12 s of training");
-  }
+  read_costs(a, m);
   m.interval_s = m.work_s();
   if (m.failure_rate > 0) rep.search = search_interval(m, a.runs, a.seed);
   if (a.interval == "auto") {
@@ -123,7 +176,8 @@ void add_run_command(CLI::App& app, ReportOutput& output) {
   cmd->add_option("--mtbf-host", args->mtbf_host, "MTBF of one host apart from its GPUs (CPU, memory, power, NICs)");
   cmd->add_option("--mtbf-link", args->mtbf_link, "MTBF of one network link");
   cmd->add_option("--checkpoint-interval", args->interval,
-                  "Training time between checkpoints (rounded to whole steps), or auto: the Monte Carlo optimum")
+                  "Training time between checkpoints (rounded to whole steps), or auto: the Monte Carlo optimum "
+                  "(with --failure-trace: the scan's best)")
       ->capture_default_str();
   cmd->add_option("--checkpoint-write", args->checkpoint_write, "Time to write one checkpoint (training waits)");
   cmd->add_option("--checkpoint-size", args->checkpoint_size, "Checkpoint size, e.g. 1TB (with --storage-bandwidth)");
@@ -132,10 +186,18 @@ void add_run_command(CLI::App& app, ReportOutput& output) {
   cmd->add_option("--restart", args->restart,
                   "From an interruption to a job that trains again: detection, rescheduling, rendezvous, communicator init")
       ->capture_default_str();
-  cmd->add_option("--runs", args->runs, "Monte Carlo runs")->check(CLI::Range(1, 1'000'000))->capture_default_str();
-  cmd->add_option("--seed", args->seed, "Random seed (same seed, same output)")->capture_default_str();
+  CLI::Option* runs =
+      cmd->add_option("--runs", args->runs, "Monte Carlo runs")->check(CLI::Range(1, 1'000'000))->capture_default_str();
+  CLI::Option* seed = cmd->add_option("--seed", args->seed, "Random seed (same seed, same output)")->capture_default_str();
+  cmd->add_option("--failure-trace", args->failure_trace,
+                  "A JSON file of interruption times to replay instead of MTBFs, once and deterministically "
+                  "(docs/file-formats.md#failure-traces); not with --mtbf-*, --runs or --seed");
   cmd->add_option("--format", args->format, "table, json or csv (the interval scan)")->capture_default_str();
-  cmd->callback([args, &output] { run_run_command(*args, output); });
+  cmd->callback([args, runs, seed, &output] {
+    args->runs_given = runs->count() > 0;
+    args->seed_given = seed->count() > 0;
+    run_run_command(*args, output);
+  });
 }
 
 }  // namespace collsim::cli

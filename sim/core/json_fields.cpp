@@ -234,15 +234,19 @@ Time JsonFields::time(std::string_view key, Time max) {
   (void)required(key);
   return *optional_time(key, max);
 }
+std::optional<double> JsonFields::optional_duration_s(std::string_view key) {
+  return parse_unit_field<double>(*this, key, kExpectedDuration, parse_duration_s);
+}
+double JsonFields::duration_s(std::string_view key) {
+  (void)required(key);
+  return *optional_duration_s(key);
+}
 std::optional<Bytes> JsonFields::optional_size(std::string_view key) {
   return parse_unit_field<Bytes>(*this, key, kExpectedSize, parse_size);
 }
 Bytes JsonFields::size(std::string_view key) {
   (void)required(key);
   return *optional_size(key);
-}
-std::optional<double> JsonFields::optional_duration_s(std::string_view key) {
-  return parse_unit_field<double>(*this, key, kExpectedDuration, parse_duration_s);
 }
 
 std::string JsonFields::choice(std::string_view key, const std::vector<std::string>& choices) {

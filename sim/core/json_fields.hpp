@@ -57,10 +57,11 @@ class JsonFields {
   // A time from 0 to `max` (a range from sim/core/unit_parse.hpp: kMaxLatency, kMaxTaskTime).
   [[nodiscard]] Time time(std::string_view key, Time max);
   [[nodiscard]] std::optional<Time> optional_time(std::string_view key, Time max);
+  // A duration of hours to years in seconds (parse_duration_s: ms, s, min, h, d; > 0, <= 1e12 s).
+  [[nodiscard]] double duration_s(std::string_view key);
+  [[nodiscard]] std::optional<double> optional_duration_s(std::string_view key);
   [[nodiscard]] Bytes size(std::string_view key);
   [[nodiscard]] std::optional<Bytes> optional_size(std::string_view key);
-  // A duration of minutes to years in seconds (parse_duration_s: an MTBF, a checkpoint).
-  [[nodiscard]] std::optional<double> optional_duration_s(std::string_view key);
   // A string that must be one of `choices`.
   [[nodiscard]] std::string choice(std::string_view key, const std::vector<std::string>& choices);
   [[nodiscard]] const nlohmann::json& array(std::string_view key);

@@ -8,6 +8,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/random_stream.hpp"
+#include "sim/train/run_driver.hpp"
 
 namespace collsim {
 
@@ -16,29 +17,10 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kMaxDraws = 2e8;  // per estimate (a few seconds): beyond it a model is refused, not ground through
 
-// Segment lengths of work (whole steps), as (length, count): the full ones and the last.
-struct Segments {
-  double full_s = 0;
-  std::int64_t full = 0;
-  double last_s = 0;  // 0: none
-};
-
-Segments segments_of(const RunModel& m) {
-  const std::int64_t k = m.steps_per_checkpoint();
-  Segments s;
-  s.full = m.steps / k;
-  s.full_s = static_cast<double>(k) * m.step_s;
-  s.last_s = static_cast<double>(m.steps % k) * m.step_s;
-  return s;
-}
-
 // Refuses a model whose estimate of `runs` runs would take more than kMaxDraws random
 // draws (runs x intervals x attempts per interval): a hang to the user, not an answer.
 void check_model(const RunModel& m, int runs = 1) {
-  if (!(m.step_s > 0) || m.steps < 1 || !(m.failure_rate >= 0) || !(m.interval_s > 0) || !(m.checkpoint_s >= 0) ||
-      !(m.restart_s >= 0) || !(m.restore_s >= 0)) {
-    throw InternalError("RunModel: step > 0, steps >= 1, interval > 0 and the rest >= 0 expected");
-  }
+  check_run_fields(m);
   // Expected attempts per interval ~ e^(lambda (interval + checkpoint + recovery)): in logs.
   const Segments s = segments_of(m);
   const double segments = static_cast<double>(s.full) + (s.last_s > 0 ? 1 : 0);
@@ -77,43 +59,32 @@ std::int64_t RunModel::steps_per_checkpoint() const {
 
 double RunModel::mtbf_s() const { return failure_rate > 0 ? 1 / failure_rate : kInf; }
 
+void check_run_fields(const RunModel& m) {
+  if (!(m.step_s > 0) || m.steps < 1 || !(m.failure_rate >= 0) || !(m.interval_s > 0) || !(m.checkpoint_s >= 0) ||
+      !(m.restart_s >= 0) || !(m.restore_s >= 0)) {
+    throw InternalError("RunModel: step > 0, steps >= 1, interval > 0 and the rest >= 0 expected");
+  }
+}
+
 namespace {
+
+// Interruptions as a Poisson process: the time to the next one is a fresh exponential draw
+// whenever the run asks (memoryless, so what is left of the last draw does not matter).
+class PoissonSource {
+ public:
+  PoissonSource(double rate, std::uint64_t seed, std::uint64_t run) : rate_(rate), rng_(seed, run) {}
+  [[nodiscard]] double until_next(double /*now_s*/) { return rate_ > 0 ? rng_.exponential(rate_) : kInf; }
+  void strike(const Strike& /*s*/) {}
+
+ private:
+  double rate_;
+  RandomStream rng_;
+};
 
 // One run of a model already checked.
 RunOutcome play_run(const RunModel& m, std::uint64_t seed, std::uint64_t run) {
-  RandomStream rng(seed, run);
-  RunOutcome out;
-  const double recovery = m.restart_s + m.restore_s;
-  auto next_failure = [&] { return m.failure_rate > 0 ? rng.exponential(m.failure_rate) : kInf; };
-  const Segments s = segments_of(m);
-  auto play = [&](double work_s) {
-    const double a = work_s + m.checkpoint_s;
-    for (;;) {
-      const double x = next_failure();
-      if (x >= a) {
-        out.wall_s += a;
-        out.checkpoint_s += m.checkpoint_s;
-        return;
-      }
-      out.wall_s += x;
-      out.lost_s += x;
-      ++out.failures;
-      for (;;) {  // restart and restore until one is not interrupted
-        const double y = next_failure();
-        if (y >= recovery) {
-          out.wall_s += recovery;
-          out.recovery_s += recovery;
-          break;
-        }
-        out.wall_s += y;
-        out.recovery_s += y;
-        ++out.failures;
-      }
-    }
-  };
-  for (std::int64_t i = 0; i < s.full; ++i) play(s.full_s);
-  if (s.last_s > 0) play(s.last_s);
-  return out;
+  PoissonSource source(m.failure_rate, seed, run);
+  return drive_run(m, source);
 }
 
 }  // namespace
@@ -170,7 +141,7 @@ double daly_interval_s(double checkpoint_s, double mtbf_s) {
 double expected_optimum_interval_s(const RunModel& m) {
   if (!(m.failure_rate > 0)) throw InternalError("expected_optimum_interval_s: a failure rate expected");
   // Golden section on log(interval) from a quarter to four times Daly's interval.
-  const double centre = std::max(daly_interval_s(m.checkpoint_s, m.mtbf_s()), m.step_s);
+  const double centre = scan_centre_s(m, m.mtbf_s());
   auto at = [&](double interval) {
     RunModel v = m;
     v.interval_s = interval;
@@ -200,21 +171,34 @@ double expected_optimum_interval_s(const RunModel& m) {
   return std::exp((lo + hi) / 2);
 }
 
+double scan_centre_s(const RunModel& m, double mtbf_s) {
+  return std::max(daly_interval_s(m.checkpoint_s, mtbf_s), m.step_s);
+}
+
+std::vector<double> interval_grid(const RunModel& m, double centre_s, int count) {
+  std::vector<double> out;
+  RunModel v = m;
+  for (int i = 0; i < count; ++i) {
+    v.interval_s = centre_s * std::pow(16.0, static_cast<double>(i) / (count - 1)) / 4;  // 1/4 .. 4
+    const double rounded = static_cast<double>(v.steps_per_checkpoint()) * m.step_s;
+    if (!out.empty() && rounded == out.back()) continue;  // same whole steps
+    out.push_back(rounded);
+  }
+  return out;
+}
+
 IntervalSearch search_interval(const RunModel& m, int runs, std::uint64_t seed, int count) {
   if (!(m.failure_rate > 0) || count < 3) throw InternalError("search_interval: a failure rate and >= 3 points expected");
-  const double centre = std::max(daly_interval_s(m.checkpoint_s, m.mtbf_s()), m.step_s);
+  const double centre = scan_centre_s(m, m.mtbf_s());
   auto at = [&](double interval) {
     RunModel v = m;
     v.interval_s = interval;
     return v;
   };
   IntervalSearch out;
-  for (int i = 0; i < count; ++i) {
-    const double f = std::pow(16.0, static_cast<double>(i) / (count - 1)) / 4;  // 1/4 .. 4
-    const RunModel v = at(centre * f);
-    const double rounded = static_cast<double>(v.steps_per_checkpoint()) * m.step_s;
-    if (!out.points.empty() && rounded == out.points.back().interval_s) continue;  // same whole steps
-    out.points.push_back(IntervalPoint{rounded, monte_carlo(v, runs, seed).mean_wall_s, expected_wall_s(v)});
+  for (const double interval : interval_grid(m, centre, count)) {
+    const RunModel v = at(interval);
+    out.points.push_back(IntervalPoint{interval, monte_carlo(v, runs, seed).mean_wall_s, expected_wall_s(v)});
   }
   // The Monte Carlo minimum, refined by a parabola in log(interval) through its neighbours.
   const auto best = static_cast<std::size_t>(

@@ -83,9 +83,15 @@ struct IntervalSearch {
   double expected_optimum_s = 0;      // minimum of the closed form (golden section)
 };
 
-// The Monte Carlo wall time at `count` intervals from a quarter to four times Daly's
-// (geometric), each from `runs` runs on common random numbers, and both optima. Needs a
-// failure rate above 0 and count >= 3.
+// The centre of an interval scan: Daly's interval for `mtbf_s`, at least one step.
+[[nodiscard]] double scan_centre_s(const RunModel& m, double mtbf_s);
+// `count` (>= 2) intervals from a quarter to four times `centre_s` (geometric), rounded to
+// whole steps of `m`; ascending, each once.
+[[nodiscard]] std::vector<double> interval_grid(const RunModel& m, double centre_s, int count);
+
+// The Monte Carlo wall time at the interval_grid of `count` points around Daly's interval,
+// each from `runs` runs on common random numbers, and both optima. Needs a failure rate
+// above 0 and count >= 3.
 [[nodiscard]] IntervalSearch search_interval(const RunModel& m, int runs, std::uint64_t seed, int count = 25);
 
 }  // namespace collsim

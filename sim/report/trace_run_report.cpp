@@ -1,0 +1,159 @@
+#include "sim/report/trace_run_report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+namespace collsim {
+
+namespace {
+
+std::string hours(double s) { return fmt::format("{:.3f} h", s / 3600); }
+std::string minutes(double s) { return fmt::format("{:.2f} min", s / 60); }
+
+const char* phase_name(RunPhase p) {
+  switch (p) {
+    case RunPhase::Training: return "training";
+    case RunPhase::Checkpoint: return "checkpoint";
+    case RunPhase::Restart: return "restart";
+    case RunPhase::Restore: return "restore";
+  }
+  return "?";
+}
+
+std::vector<Column<TraceStrike>> strike_columns(const FailureTrace& t) {
+  using S = TraceStrike;
+  auto at = [&t](const S& s) { return t.interruptions[s.index].at_s; };
+  auto cause = [&t](const S& s) { return t.interruptions[s.index].cause; };
+  return {
+      {.name = "index", .value = [](const S& s) { return Json(s.index); }, .title = "index", .width = 6},
+      {.name = "at_s", .value = [at](const S& s) { return Json(at(s)); }, .title = "at", .unit = "(h)", .width = 10,
+       .text = [at](const S& s) { return fmt::format("{:.3f}", at(s) / 3600); }},
+      {.name = "during", .value = [](const S& s) { return Json(phase_name(s.strike.phase)); }, .title = "during",
+       .width = 10, .align = Align::Left, .gap = 2},
+      {.name = "step", .value = [](const S& s) { return Json(s.strike.step); }, .title = "step", .width = 10},
+      {.name = "lost_s", .value = [](const S& s) { return Json(s.strike.undone_s); }, .title = "lost", .unit = "(min)",
+       .width = 8, .text = [](const S& s) { return fmt::format("{:.2f}", s.strike.undone_s / 60); }},
+      {.name = "cause", .value = [cause](const S& s) { return cause(s).empty() ? Json() : Json(cause(s)); },
+       .title = "cause", .width = kFitWidth, .align = Align::Left, .gap = 2},
+  };
+}
+
+std::vector<Column<TracePoint>> scan_columns(double work_s) {
+  using P = TracePoint;
+  return {
+      {.name = "interval_s", .value = [](const P& p) { return Json(p.interval_s); }, .title = "interval", .unit = "(min)",
+       .width = 10, .text = [](const P& p) { return fmt::format("{:.2f}", p.interval_s / 60); }},
+      {.name = "wall_s", .value = [](const P& p) { return Json(p.wall_s); }, .title = "wall", .unit = "(h)", .width = 12,
+       .text = [](const P& p) { return fmt::format("{:.3f}", p.wall_s / 3600); }},
+      {.name = "goodput", .value = [work_s](const P& p) { return Json(work_s / p.wall_s); }, .title = "goodput",
+       .unit = "(%)", .width = 9, .text = [work_s](const P& p) { return fmt::format("{:.2f}", 100 * work_s / p.wall_s); }},
+      {.name = "interruptions", .value = [](const P& p) { return Json(p.failures); }, .title = "interruptions",
+       .width = 14},
+  };
+}
+
+// How the run and the trace ended against each other.
+std::string trace_end_line(const TraceRunReport& r) {
+  const double wall = r.replay.outcome.wall_s;
+  const std::size_t after = r.trace.interruptions.size() - r.replay.strikes.size();
+  if (after > 0) {
+    return fmt::format("the trace ends at {}; the run ended at {}, before {} of its interruptions", hours(r.trace.end_s),
+                       hours(wall), after);
+  }
+  if (wall > r.trace.end_s) {
+    return fmt::format("the trace ends at {}; the run went on failure-free for {} after it (no interruptions are "
+                       "assumed past a trace's end)",
+                       hours(r.trace.end_s), hours(wall - r.trace.end_s));
+  }
+  return fmt::format("the trace ends at {}; the run ended at {}, within it", hours(r.trace.end_s), hours(wall));
+}
+
+void write_table(std::ostream& out, const TraceRunReport& r) {
+  const RunModel& m = r.model;
+  const RunOutcome& o = r.replay.outcome;
+  const FailureTrace& t = r.trace;
+  fmt::print(out, "# collsim run: {} GPUs ({} hosts, {} links), {} steps of {:g} s = {} of training\n", r.gpus, r.hosts,
+             r.links, m.steps, m.step_s, hours(m.work_s()));
+  fmt::print(out, "# interruptions: failure trace {}: {} in {} (job MTBF {}); replayed once, no sampling\n",
+             t.source, t.interruptions.size(), hours(t.end_s),
+             t.interruptions.empty() ? std::string("infinite") : hours(t.mtbf_s()));
+  if (!t.description.empty()) fmt::print(out, "# trace: {}\n", t.description);
+  fmt::print(out, "# checkpoint every {} of training ({} steps; {}), write {}, restart {}, restore {}\n",
+             minutes(static_cast<double>(m.steps_per_checkpoint()) * m.step_s), m.steps_per_checkpoint(),
+             r.interval_choice, minutes(m.checkpoint_s), minutes(m.restart_s), minutes(m.restore_s));
+  fmt::print(out, "{:<24}{:>12}   (the trace replayed: one run, no sampling)\n", "wall time", hours(o.wall_s));
+  fmt::print(out, "{:<24}{:>10.2f} %   (training / wall time)\n", "goodput", 100 * m.work_s() / o.wall_s);
+  fmt::print(out, "{:<24}{:>12}   of the trace's {}\n", "interruptions", o.failures, t.interruptions.size());
+  fmt::print(out, "{:<24}{:>12}   (training and checkpoints undone)\n", "lost work", hours(o.lost_s));
+  fmt::print(out, "{:<24}{:>12}\n", "checkpointing", hours(o.checkpoint_s));
+  fmt::print(out, "{:<24}{:>12}   (restarts and restores)\n", "recovery", hours(o.recovery_s));
+  fmt::print(out, "# {}\n", trace_end_line(r));
+  if (!r.replay.strikes.empty()) {
+    fmt::print(out, "\n# the interruptions that struck (index: in the trace's \"interruptions\", from 0)\n");
+    write_text_table(out, strike_columns(t), r.replay.strikes, TableStyle{.trim = true});
+  }
+  if (!r.scan) return;
+  const TraceScan& s = *r.scan;
+  fmt::print(out,
+             "\n# checkpoint interval: best of the scan {}; at the trace's job MTBF of {}, Young (1974) {}, "
+             "Daly (2006) {}\n",
+             minutes(s.points[s.best].interval_s), hours(t.mtbf_s()), minutes(young_interval_s(m.checkpoint_s, t.mtbf_s())),
+             minutes(daly_interval_s(m.checkpoint_s, t.mtbf_s())));
+  write_text_table(out, scan_columns(m.work_s()), s.points);
+}
+
+Json report_json(const TraceRunReport& r) {
+  const RunModel& m = r.model;
+  const RunOutcome& o = r.replay.outcome;
+  const FailureTrace& t = r.trace;
+  Json doc = report_document({
+      {"gpus", r.gpus},
+      {"hosts", r.hosts},
+      {"links", r.links},
+      {"step_s", m.step_s},
+      {"steps", m.steps},
+      {"training_s", m.work_s()},
+      {"failure_trace", Json{{"file", t.source},
+                             {"description", t.description},
+                             {"interruptions", t.interruptions.size()},
+                             {"end_s", t.end_s},
+                             {"job_mtbf_s", t.interruptions.empty() ? Json() : Json(t.mtbf_s())}}},
+      {"checkpoint_interval_s", static_cast<double>(m.steps_per_checkpoint()) * m.step_s},
+      {"checkpoint_interval_steps", m.steps_per_checkpoint()},
+      {"checkpoint_interval_choice", r.interval_choice},
+      {"checkpoint_write_s", m.checkpoint_s},
+      {"restart_s", m.restart_s},
+      {"restore_s", m.restore_s},
+      {"wall_s", o.wall_s},
+      {"goodput", m.work_s() / o.wall_s},
+      {"interruptions", o.failures},
+      {"lost_s", o.lost_s},
+      {"checkpointing_s", o.checkpoint_s},
+      {"recovery_s", o.recovery_s},
+      {"interruptions_after_run", t.interruptions.size() - r.replay.strikes.size()},
+      {"failure_free_after_trace_s", o.wall_s > t.end_s ? o.wall_s - t.end_s : 0.0},
+      {"interruptions_hit", json_rows(strike_columns(t), r.replay.strikes)},
+  });
+  if (r.scan) {
+    const TraceScan& s = *r.scan;
+    doc["interval_search"] = {{"best_s", s.points[s.best].interval_s},
+                              {"job_mtbf_s", t.mtbf_s()},
+                              {"young_s", young_interval_s(m.checkpoint_s, t.mtbf_s())},
+                              {"daly_s", daly_interval_s(m.checkpoint_s, t.mtbf_s())},
+                              {"points", json_rows(scan_columns(m.work_s()), s.points)}};
+  }
+  return doc;
+}
+
+void write_csv(std::ostream& out, const TraceRunReport& r) {
+  const std::vector<TracePoint> none;
+  write_csv_table(out, scan_columns(r.model.work_s()), r.scan ? r.scan->points : none);
+}
+
+}  // namespace
+
+ReportViews trace_run_report_views(const TraceRunReport& report) {
+  return views_of(report, write_table, report_json, write_csv);
+}
+
+}  // namespace collsim
