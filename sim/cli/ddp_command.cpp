@@ -23,6 +23,8 @@
 #include "sim/report/trace_writer.hpp"
 #include "sim/cli/schedule_proofs.hpp"
 #include "sim/train/elastic.hpp"
+#include "sim/train/eventful_step.hpp"
+#include "sim/coll/link_scenario.hpp"
 #include "sim/train/stragglers.hpp"
 
 namespace collsim::cli {
@@ -45,6 +47,7 @@ struct DdpCommandArgs {
   std::vector<std::string> membership;  // "STEP:RANKS"
   std::string rendezvous;               // a duration; empty: torchelastic's default wait
   std::string comm_init;                // a duration; empty: not modelled
+  std::string scenario;                 // link events during the step
 };
 
 // "RANK:NUMBER" items (--rank-speed, --membership), the number read whole.
@@ -162,18 +165,54 @@ ElasticResult run_elastic(const DdpCommandArgs& a, const std::optional<Calibrati
   return simulate_elastic(ddp_model_state(w), e.steps, first->topo.rank_count(), e.max_ranks, e.changes, e.costs, at);
 }
 
+// --scenario: the DDP step again with each all-reduce (and broadcast) priced where it
+// starts, with the link events it meets (EventfulStep); `step` becomes that step.
+StepEvents play_with_events(const std::string& file, const Topology& topo, const Workload& w, const ComputeModel& cm,
+                            const DdpOptions& o, CollectiveCostCache& cache, DdpResult& step) {
+  const auto events = std::make_shared<const LinkScenario>(load_link_scenario(file, topo));
+  std::vector<std::pair<CollectiveOp, Bytes>> calls;
+  std::size_t k = 0;
+  EventfulStep eventful([&](std::size_t i, Time start, Time healthy) {
+    LinkScenario seen = seen_from(*events, start, start + healthy);
+    if (seen.events.empty()) return healthy;
+    return cache.time_during(calls[i].first, calls[i].second, std::make_shared<const LinkScenario>(std::move(seen)));
+  });
+  const CollectiveCostFn timed = [&](CollectiveOp op, Bytes bytes) {
+    const std::size_t i = k++;
+    if (calls.size() <= i) calls.emplace_back(op, bytes);
+    return eventful.cost(i, cache.time(op, bytes));
+  };
+  const Time healthy = step.iteration;
+  do {
+    k = 0;
+    step = simulate_ddp(w, cm, timed, o);
+  } while (!eventful.settled(step.program, step.timeline));
+  StepEvents out = eventful.summary(step.program, step.timeline, healthy);
+  out.scenario = file;
+  return out;
+}
+
+// At most one of: slow ranks, changes of membership, link events.
+void check_conditions(const DdpCommandArgs& a) {
+  const bool slow = !a.rank_speed.empty() || a.jitter > 0;
+  if (!a.scenario.empty() && (slow || !a.membership.empty())) {
+    throw ConfigError("--scenario", "", a.scenario, "no --rank-speed, --jitter or --membership beside it (one condition per run)");
+  }
+}
+
 void run_ddp(const DdpCommandArgs& a, ReportOutput& output) {
+  check_conditions(a);
   const std::optional<Calibration> cal = calibration_option(a);
   const StragglerSpec stragglers = straggler_option(a);
   if (a.sharding.sharding != "ddp") {
     if (a.bucket_mb != 25) throw ConfigError("--bucket-mb", "", fmt::format("{}", a.bucket_mb), "--sharding ddp (ZeRO buckets: --reduce-bucket-mb)");
     const OutputFormat format = parse_format_option(a.format);
-    std::optional<ElasticArgs> elastic;
+    StepConditions conditions{stragglers, std::nullopt, a.scenario};
     if (!a.membership.empty()) {
-      elastic = elastic_option(a);
-      elastic->topology_at = [&a, &cal](int ranks) { return calibrated_topology(a, cal, ranks); };
+      conditions.elastic = elastic_option(a);
+      conditions.elastic->topology_at = [&a, &cal](int ranks) { return calibrated_topology(a, cal, ranks); };
     }
-    run_sharded(a.sharding, a.ddp, calibrated_topology(a, cal, a.ranks), output, format, a.trace, stragglers, elastic,
+    run_sharded(a.sharding, a.ddp, calibrated_topology(a, cal, a.ranks), output, format, a.trace, conditions,
                 cal ? cal->protocol : std::nullopt);
     return;
   }
@@ -205,6 +244,7 @@ void run_ddp(const DdpCommandArgs& a, ReportOutput& output) {
     rep.result = simulate_ddp(w, cm, cost, o);
   }
   if (!a.membership.empty()) rep.elastic = run_elastic(a, cal, requested, o, w, job);
+  if (!a.scenario.empty()) rep.events = play_with_events(a.scenario, topo, w, cm, o, cache, rep.result);
   if (cache.broadcast_approximated()) {
     spdlog::warn("algorithm {} has no broadcast: buffer broadcasts are costed as all-reduces of the same bytes", comm.algorithms);
   }
@@ -255,6 +295,9 @@ void add_ddp_command(CLI::App& app, ReportOutput& output) {
   cmd->add_option("--rendezvous", args->rendezvous,
                   "Rendezvous time per change of membership (default: torchelastic's 30 s last-call wait below the largest size, else 0)");
   cmd->add_option("--comm-init", args->comm_init, "NCCL communicator init per change of membership (default: not modelled)");
+  cmd->add_option("--scenario", args->scenario,
+                  "Link and NIC events during the step (the collective --scenario format, times from the step's start): "
+                  "each collective priced where it starts, against the healthy step");
   cmd->add_option("--seed", args->seed, "Seed of the jitter (same seed, same output)")->capture_default_str();
   cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
   cmd->callback([args, &output] { run_ddp(*args, output); });

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <tuple>
 
 #include <sstream>
 
@@ -13,10 +14,12 @@
 #include "sim/cli/schedule_proofs.hpp"
 #include "sim/coll/collective_cost.hpp"
 #include "sim/coll/group_collective_cost.hpp"
+#include "sim/coll/link_scenario.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
 #include "sim/report/sharded_report.hpp"
 #include "sim/report/trace_writer.hpp"
+#include "sim/train/eventful_step.hpp"
 #include "sim/train/sharded_timeline.hpp"
 
 namespace collsim::cli {
@@ -124,8 +127,9 @@ ElasticResult run_sharded_elastic(const ElasticArgs& e, const CommSpec& requeste
 }  // namespace
 
 void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo, ReportOutput& output, OutputFormat format,
-                 const std::string& trace, const StragglerSpec& stragglers, const std::optional<ElasticArgs>& elastic,
-                 const std::optional<ProtocolModel>& model) {
+                 const std::string& trace, const StepConditions& conditions, const std::optional<ProtocolModel>& model) {
+  const StragglerSpec& stragglers = conditions.stragglers;
+  const std::optional<ElasticArgs>& elastic = conditions.elastic;
   const CommSpec requested = comm_spec_option(ddp, model);
   for (CollectiveOp op : {CollectiveOp::AllGather, CollectiveOp::ReduceScatter, CollectiveOp::AllReduce}) {
     if (requested.request(op).algorithms.empty()) {
@@ -161,6 +165,30 @@ void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo
     rep.jitter_sigma = stragglers.jitter_sigma;
   } else {
     rep.result = simulate_sharded(w, cm, cost.function(), o, ranks);
+  }
+  if (!conditions.scenario.empty()) {
+    // Each collective priced again where it starts, with the events it meets.
+    const auto events = std::make_shared<const LinkScenario>(load_link_scenario(conditions.scenario, topo));
+    std::vector<std::tuple<CollectiveOp, Bytes, CommGroup>> calls;
+    std::size_t k = 0;
+    EventfulStep step([&](std::size_t i, Time start, Time healthy) {
+      LinkScenario seen = seen_from(*events, start, start + healthy);
+      if (seen.events.empty()) return healthy;
+      const auto& [op, bytes, group] = calls[i];
+      return cost.time_during(op, bytes, group, std::make_shared<const LinkScenario>(std::move(seen)));
+    });
+    const GroupCostFn timed = [&](CollectiveOp op, Bytes bytes, CommGroup group) {
+      const std::size_t i = k++;
+      if (calls.size() <= i) calls.emplace_back(op, bytes, group);
+      return step.cost(i, cost.time(op, bytes, group));
+    };
+    const Time healthy = rep.result.iteration;
+    do {
+      k = 0;
+      rep.result = simulate_sharded(w, cm, timed, o, ranks);
+    } while (!step.settled(rep.result.program, rep.result.timeline));
+    rep.events = step.summary(rep.result.program, rep.result.timeline, healthy);
+    rep.events->scenario = conditions.scenario;
   }
   if (elastic) rep.elastic = run_sharded_elastic(*elastic, requested, o, w, ddp, ranks);
   rep.workload = w.name;

@@ -45,11 +45,17 @@ struct ElasticArgs {
   std::function<Topology(int ranks)> topology_at;
 };
 
-// Runs one sharded step (with `stragglers`' slow ranks, if any; across `elastic`'s changes
-// of membership, if given) and writes the report; a non-empty `trace` path also gets the
-// step as a Chrome trace event JSON file.
+// What a step meets beyond a healthy cluster of nominal ranks (at most one of them).
+struct StepConditions {
+  StragglerSpec stragglers;             // slow ranks
+  std::optional<ElasticArgs> elastic;   // changes of membership
+  std::string scenario;                 // a link-scenario file: events during the step
+};
+
+// Runs one sharded step under `conditions` and writes the report; a non-empty `trace`
+// path also gets the step as a Chrome trace event JSON file.
 void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo, ReportOutput& output, OutputFormat format,
-                 const std::string& trace, const StragglerSpec& stragglers, const std::optional<ElasticArgs>& elastic,
+                 const std::string& trace, const StepConditions& conditions,
                  const std::optional<ProtocolModel>& model = std::nullopt);
 
 }  // namespace collsim::cli

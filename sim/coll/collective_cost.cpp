@@ -22,17 +22,13 @@ CollectiveCostCache::CollectiveCostCache(LinkGraph& graph, CommSpec spec) : grap
 CollectiveCostCache::CollectiveCostCache(LinkGraph& graph, std::string algorithm)
     : CollectiveCostCache(graph, ideal(std::move(algorithm))) {}
 
-Time CollectiveCostCache::time(CollectiveOp op, Bytes bytes) {
-  const int ranks = graph_.topology().rank_count();
-  if (ranks <= 1 || bytes.count == 0) return Time{};
+CollectiveRequest CollectiveCostCache::request_for(CollectiveOp& op) {
   CollectiveRequest request = spec_.request(op);
   if (request.algorithms.empty() && op == CollectiveOp::Broadcast) {
     broadcast_approximated_ = true;
     op = CollectiveOp::AllReduce;
     request = spec_.request(op);
   }
-  const auto key = std::make_pair(op, bytes.count);
-  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
   if (std::any_of(request.protocols.begin(), request.protocols.end(), [](Protocol p) { return p != Protocol::Ideal; })) {
     if (!channel_graph_) {
       channel_graph_ = std::make_shared<const std::optional<NcclGraph>>(
@@ -40,6 +36,23 @@ Time CollectiveCostCache::time(CollectiveOp op, Bytes bytes) {
     }
     request.channel_graph = channel_graph_;
   }
+  return request;
+}
+
+Time CollectiveCostCache::time_during(CollectiveOp op, Bytes bytes, const std::shared_ptr<const LinkScenario>& events) {
+  const int ranks = graph_.topology().rank_count();
+  if (ranks <= 1 || bytes.count == 0) return Time{};
+  CollectiveRequest request = request_for(op);
+  request.scenario = events;
+  return predict_collective(graph_, Collective{op, ranks, 0, bytes}, request).time;
+}
+
+Time CollectiveCostCache::time(CollectiveOp op, Bytes bytes) {
+  const int ranks = graph_.topology().rank_count();
+  if (ranks <= 1 || bytes.count == 0) return Time{};
+  CollectiveRequest request = request_for(op);
+  const auto key = std::make_pair(op, bytes.count);
+  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
   const CollectivePrediction p = predict_collective(graph_, Collective{op, ranks, 0, bytes}, request);
   cache_.emplace(key, p.time);
   chosen_.emplace(key, p);

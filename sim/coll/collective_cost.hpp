@@ -27,6 +27,8 @@ class CollectiveCostCache {
   // one, is costed as an all-reduce of the same bytes (an upper bound: a pipelined
   // broadcast moves each byte once per rank, a ring all-reduce twice).
   [[nodiscard]] Time time(CollectiveOp op, Bytes bytes);
+  // The same collective with link events during it (times from its start; not cached).
+  [[nodiscard]] Time time_during(CollectiveOp op, Bytes bytes, const std::shared_ptr<const LinkScenario>& events);
   // The (algorithm, protocol) the last prediction of that operation and size chose.
   [[nodiscard]] std::optional<CollectivePrediction> prediction(CollectiveOp op, Bytes bytes) const;
   [[nodiscard]] std::size_t predictions() const { return cache_.size(); }
@@ -42,6 +44,10 @@ class CollectiveCostCache {
   std::map<std::pair<CollectiveOp, std::int64_t>, Time> cache_;
   std::map<std::pair<CollectiveOp, std::int64_t>, CollectivePrediction> chosen_;
   bool broadcast_approximated_ = false;
+
+  // The request for `op` (a broadcast without a broadcast algorithm becomes an all-reduce),
+  // with NCCL's channel graph when a protocol needs it.
+  [[nodiscard]] CollectiveRequest request_for(CollectiveOp& op);
 };
 
 }  // namespace collsim

@@ -132,11 +132,21 @@ Time GroupCollectiveCost::time(CollectiveOp op, Bytes bytes, CommGroup group) {
   return t;
 }
 
-Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups) {
+Time GroupCollectiveCost::time_during(CollectiveOp op, Bytes bytes, CommGroup group,
+                                      const std::shared_ptr<const LinkScenario>& events) {
+  const auto g = groups(group);
+  if (bytes.count == 0 || g.front().size() <= 1) return Time{};
+  (void)time(op, bytes, group);  // the checks, and the healthy choice cached
+  return play_groups(op, bytes, g, events);
+}
+
+Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups,
+                                      const std::shared_ptr<const LinkScenario>& events) {
   const Topology& topo = graph_.topology();
   const int m = static_cast<int>(groups.front().size());
   const Collective c{op, m, 0, bytes};
-  const CollectiveRequest request = spec_.request(op);
+  CollectiveRequest request = spec_.request(op);
+  request.scenario = events;
   try {
     if (groups.size() == 1 && m == topo.rank_count()) {
       // The whole job: the predictor itself (with its step-per-phase fast path).
@@ -152,7 +162,9 @@ Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::v
     Protocol protocol = request.protocols.front();
     if (request.algorithms.size() > 1 || request.protocols.size() > 1) {
       LinkGraph alone(sub);
-      const CollectivePrediction choice = predict_collective(alone, c, request);
+      CollectiveRequest healthy = request;
+      healthy.scenario = nullptr;  // the choice is made on the group's own links, healthy
+      const CollectivePrediction choice = predict_collective(alone, c, healthy);
       algorithm = choice.algorithm;
       protocol = choice.protocol;
     }
@@ -163,6 +175,7 @@ Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::v
     const Schedule merged = merge(one, groups, topo.rank_count());
     PlayOptions play;
     play.cost = cost.step;
+    play.scenario = events.get();
     return play_schedule(merged, graph_, play).duration + cost.base_latency;
   } catch (const std::invalid_argument& e) {
     throw ConfigError("", "algorithms", spec_.algorithms,

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -32,6 +33,8 @@ class GroupCollectiveCost {
   // Time until the last of the concurrent groups finishes; 0 for one-rank groups or 0 B.
   // Throws ConfigError (field "algorithms") when the algorithm cannot run the operation.
   [[nodiscard]] Time time(CollectiveOp op, Bytes bytes, CommGroup group);
+  // The same with link events during the collective (times from its start; not cached).
+  [[nodiscard]] Time time_during(CollectiveOp op, Bytes bytes, CommGroup group, const std::shared_ptr<const LinkScenario>& events);
   // A GroupCostFn calling time(); the cache must outlive it.
   [[nodiscard]] GroupCostFn function();
 
@@ -40,7 +43,8 @@ class GroupCollectiveCost {
   [[nodiscard]] std::size_t plays() const { return cache_.size(); }
 
  private:
-  [[nodiscard]] Time play_groups(CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups);
+  [[nodiscard]] Time play_groups(CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups,
+                                 const std::shared_ptr<const LinkScenario>& events = nullptr);
 
   LinkGraph& graph_;
   CommSpec spec_;

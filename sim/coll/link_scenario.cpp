@@ -30,6 +30,7 @@ LinkEvent read_event(const nlohmann::json& j, const std::string& source, std::si
   e.pointer = fmt::format("/events/{}", index);
   JsonFields f(j, source, e.pointer);
   e.at = f.time("at", kMaxEventTime);
+  e.file_at = e.at;
   const std::string action = f.choice("action", {"degrade", "fail", "restore"});
   e.action = action == "degrade" ? LinkAction::Degrade : action == "fail" ? LinkAction::Fail : LinkAction::Restore;
   const bool node = f.has("node"), link = f.has("link");
@@ -135,9 +136,20 @@ void throw_cut_off(const Topology& topo, const LinkScenario& scenario, const Lin
   } else {
     why = fmt::format("no working path is left from {} to {}", topo.nodes[from].id, topo.nodes[to].id);
   }
-  throw ConfigError(scenario.source, event.pointer, fmt::format("{} at {}", event.what, to_string(event.at)),
+  throw ConfigError(scenario.source, event.pointer, fmt::format("{} at {}", event.what, to_string(event.file_at)),
                     fmt::format("a scenario the collective can finish in: {} (flow {} -> {})", why, topo.nodes[from].id,
                                 topo.nodes[to].id));
+}
+
+LinkScenario seen_from(const LinkScenario& s, Time start, Time until) {
+  LinkScenario out;
+  out.source = s.source;
+  if (s.events.empty() || s.events.front().at > until) return out;
+  for (LinkEvent e : s.events) {
+    e.at = e.at > start ? e.at - start : Time{};
+    out.events.push_back(std::move(e));
+  }
+  return out;
 }
 
 }  // namespace collsim

@@ -21,6 +21,7 @@ enum class LinkAction : std::uint8_t { Degrade, Fail, Restore };
 
 struct LinkEvent {
   Time at;
+  Time file_at;  // as the file gives it (`at` is moved when a step's collective sees it)
   LinkAction action = LinkAction::Fail;
   std::vector<LinkId> links;  // both directions of the named link, or every link of the node
   Bandwidth bandwidth;        // Degrade: each link's new payload rate
@@ -41,6 +42,12 @@ struct LinkScenario {
 // naming the file, the field's pointer, the value and what was expected.
 [[nodiscard]] LinkScenario parse_link_scenario(const nlohmann::json& j, const std::string& source, const Topology& topo);
 [[nodiscard]] LinkScenario load_link_scenario(const std::string& path, const Topology& topo);
+
+// The scenario as seen by a collective that starts at `start`: every event moved earlier by
+// `start`, those before it to 0 (in their order, so the links are as they were at
+// `start`). Empty when nothing happens at or before `until` (the collective's healthy end):
+// the collective runs on the healthy links.
+[[nodiscard]] LinkScenario seen_from(const LinkScenario& s, Time start, Time until);
 
 // The fewest-hop path from `from` to `to` over links not `failed`, through switch-like
 // nodes only (LinkGraph's transit rule); ties go to the lower link index. Empty if none.

@@ -8,6 +8,7 @@
 
 #include "sim/report/step_summary.hpp"
 #include "sim/report/elastic_report.hpp"
+#include "sim/report/step_events_report.hpp"
 #include "sim/report/straggler_report.hpp"
 
 namespace collsim {
@@ -62,6 +63,7 @@ void write_table(std::ostream& out, const DdpReport& rep) {
   write_text_table(out, bucket_columns(rep), r.buckets);
   if (rep.stragglers) write_stragglers(out, *rep.stragglers, rep.jitter_sigma, rep.straggler_seed);
   if (rep.elastic) write_elastic(out, *rep.elastic);
+  if (rep.events) write_step_events(out, *rep.events, r.iteration);
 }
 
 Json report_json(const DdpReport& rep) {
@@ -73,6 +75,7 @@ Json report_json(const DdpReport& rep) {
   doc["buckets"] = json_rows(bucket_columns(rep), r.buckets);
   if (rep.stragglers) doc["stragglers"] = stragglers_json(*rep.stragglers, rep.jitter_sigma, rep.straggler_seed);
   if (rep.elastic) doc["elastic"] = elastic_json(*rep.elastic);
+  if (rep.events) doc["link_events"] = step_events_json(*rep.events);
   return doc;
 }
 

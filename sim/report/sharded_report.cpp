@@ -4,6 +4,7 @@
 #include <fmt/ostream.h>
 
 #include "sim/report/elastic_report.hpp"
+#include "sim/report/step_events_report.hpp"
 #include "sim/report/step_summary.hpp"
 #include "sim/report/straggler_report.hpp"
 
@@ -72,6 +73,7 @@ void write_table(std::ostream& out, const ShardedReport& rep) {
   write_text_table(out, unit_columns(), rows(r));
   if (rep.stragglers) write_stragglers(out, *rep.stragglers, rep.jitter_sigma, rep.straggler_seed);
   if (rep.elastic) write_elastic(out, *rep.elastic);
+  if (rep.events) write_step_events(out, *rep.events, r.iteration);
 }
 
 Json report_json(const ShardedReport& rep) {
@@ -83,6 +85,7 @@ Json report_json(const ShardedReport& rep) {
   doc["units"] = json_rows(unit_columns(), rows(rep.result));
   if (rep.stragglers) doc["stragglers"] = stragglers_json(*rep.stragglers, rep.jitter_sigma, rep.straggler_seed);
   if (rep.elastic) doc["elastic"] = elastic_json(*rep.elastic);
+  if (rep.events) doc["link_events"] = step_events_json(*rep.events);
   return doc;
 }
 

@@ -12,6 +12,7 @@
 #include "sim/report/collective_table.hpp"
 #include "sim/train/sharded_timeline.hpp"
 #include "sim/train/elastic.hpp"
+#include "sim/train/eventful_step.hpp"
 #include "sim/train/stragglers.hpp"
 
 namespace collsim {
@@ -30,6 +31,7 @@ struct ShardedReport {
   std::uint64_t straggler_seed = 1;
   double jitter_sigma = 0;
   std::optional<ElasticResult> elastic;  // --membership: the run across its changes of membership
+  std::optional<StepEvents> events;      // --scenario: link events during the step
 };
 
 // The report in each format; the views read `report`, which must outlive them.
