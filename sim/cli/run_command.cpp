@@ -83,6 +83,19 @@ void read_costs(const RunArgs& a, RunModel& m) {
 }
 
 // --failure-trace: the run replayed against the trace, at the scan's best interval or the given one.
+// --checkpoint-interval: a given duration, or with "auto" `best` (none: one checkpoint at
+// the end, m.interval_s as set); sets m.interval_s and says which it was.
+std::string choose_interval(const RunArgs& a, RunModel& m, std::optional<double> best, const char* best_label,
+                            const char* none_label) {
+  if (a.interval != "auto") {
+    m.interval_s = duration_option("--checkpoint-interval", a.interval);
+    return "given";
+  }
+  if (!best) return none_label;
+  m.interval_s = *best;
+  return best_label;
+}
+
 void run_trace_command(const RunArgs& a, OutputFormat format, ReportOutput& output) {
   const char* rates = "no MTBF with --failure-trace (the trace's times are the interruptions)";
   if (!a.mtbf_gpu.empty()) throw ConfigError("--mtbf-gpu", "", a.mtbf_gpu, rates);
@@ -106,17 +119,9 @@ void run_trace_command(const RunArgs& a, OutputFormat format, ReportOutput& outp
   rep.trace = load_failure_trace(a.failure_trace);
   m.interval_s = m.work_s();
   if (!rep.trace.interruptions.empty()) rep.scan = scan_trace_interval(m, rep.trace);
-  if (a.interval == "auto") {
-    if (rep.scan) {
-      m.interval_s = rep.scan->points[rep.scan->best].interval_s;
-      rep.interval_choice = "auto: the best interval of the scan";
-    } else {
-      rep.interval_choice = "auto: no interruptions in the trace, one checkpoint at the end";
-    }
-  } else {
-    m.interval_s = duration_option("--checkpoint-interval", a.interval);
-    rep.interval_choice = "given";
-  }
+  rep.interval_choice = choose_interval(a, m, rep.scan ? std::optional(rep.scan->points[rep.scan->best].interval_s) : std::nullopt,
+                                        "auto: the best interval of the scan",
+                                        "auto: no interruptions in the trace, one checkpoint at the end");
   rep.replay = replay_trace(m, rep.trace);
   output.put(format, trace_run_report_views(rep));
 }
@@ -141,17 +146,8 @@ void run_run_command(const RunArgs& a, ReportOutput& output) {
   read_costs(a, m);
   m.interval_s = m.work_s();
   if (m.failure_rate > 0) rep.search = search_interval(m, a.runs, a.seed);
-  if (a.interval == "auto") {
-    if (rep.search) {
-      m.interval_s = rep.search->mc_optimum_s;
-      rep.interval_choice = "auto: the Monte Carlo optimum";
-    } else {
-      rep.interval_choice = "auto: no interruptions, one checkpoint at the end";
-    }
-  } else {
-    m.interval_s = duration_option("--checkpoint-interval", a.interval);
-    rep.interval_choice = "given";
-  }
+  rep.interval_choice = choose_interval(a, m, rep.search ? std::optional(rep.search->mc_optimum_s) : std::nullopt,
+                                        "auto: the Monte Carlo optimum", "auto: no interruptions, one checkpoint at the end");
   rep.estimate = monte_carlo(m, a.runs, a.seed);
   rep.expected_wall_s = expected_wall_s(m);
   output.put(format, goodput_report_views(rep));

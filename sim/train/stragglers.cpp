@@ -93,37 +93,41 @@ StragglerResult play_stragglers(int ranks, const StragglerSpec& spec, const Step
   return out;
 }
 
-DdpStragglers simulate_stragglers(const Workload& w, const ComputeModel& cm, const CollectiveCostFn& cost,
-                                  const DdpOptions& o, int ranks, const StragglerSpec& spec) {
-  const BucketPlan plan = ddp_bucket_plan(w, o);
+namespace {
+
+// `Out` (a StragglerResult with the step's `first`) from `simulate(model)`, one step played
+// with `cm` at every drawn speed; `times` gives a step's iteration and compute.
+template <typename Out, typename Simulate, typename Times>
+Out stragglers_of(const ComputeModel& cm, int ranks, const StragglerSpec& spec, Simulate simulate, Times times) {
   auto play = [&](double speed) {
     ComputeModel at = cm;
     at.speed = cm.speed * speed;
-    return simulate_ddp(w, at, cost, o, plan);
+    return simulate(at);
   };
-  DdpStragglers out;
-  static_cast<StragglerResult&>(out) = play_stragglers(ranks, spec, [&](double speed) {
-    const DdpResult r = play(speed);
-    return StepTimes{r.iteration, r.forward + r.backward + r.copies + r.hook_compute + r.optimizer + r.other_compute};
-  });
+  Out out;
+  static_cast<StragglerResult&>(out) = play_stragglers(ranks, spec, [&](double speed) { return times(play(speed)); });
   out.first = play(out.steps.front().slowest_speed);
   return out;
 }
 
+}  // namespace
+
+DdpStragglers simulate_stragglers(const Workload& w, const ComputeModel& cm, const CollectiveCostFn& cost,
+                                  const DdpOptions& o, int ranks, const StragglerSpec& spec) {
+  const BucketPlan plan = ddp_bucket_plan(w, o);
+  return stragglers_of<DdpStragglers>(
+      cm, ranks, spec, [&](const ComputeModel& at) { return simulate_ddp(w, at, cost, o, plan); },
+      [](const DdpResult& r) {
+        return StepTimes{r.iteration, r.forward + r.backward + r.copies + r.hook_compute + r.optimizer + r.other_compute};
+      });
+}
+
 ShardedStragglers simulate_sharded_stragglers(const Workload& w, const ComputeModel& cm, const GroupCostFn& cost,
                                               const ShardingOptions& o, int ranks, const StragglerSpec& spec) {
-  auto play = [&](double speed) {
-    ComputeModel at = cm;
-    at.speed = cm.speed * speed;
-    return simulate_sharded(w, at, cost, o, ranks);
-  };
-  ShardedStragglers out;
-  static_cast<StragglerResult&>(out) = play_stragglers(ranks, spec, [&](double speed) {
-    const ShardedResult r = play(speed);
-    return StepTimes{r.iteration, r.iteration - r.exposed_comm};
-  });
-  out.first = play(out.steps.front().slowest_speed);
-  return out;
+  // A sharded step's compute is everything but the communication the compute stream waits for.
+  return stragglers_of<ShardedStragglers>(
+      cm, ranks, spec, [&](const ComputeModel& at) { return simulate_sharded(w, at, cost, o, ranks); },
+      [](const ShardedResult& r) { return StepTimes{r.iteration, r.iteration - r.exposed_comm}; });
 }
 
 }  // namespace collsim
