@@ -1,10 +1,5 @@
 // `collsim plan PLAN.json`: every candidate x world size x workload x strategy of a
 // capacity plan, as a table/JSON/CSV on stdout and optionally a report folder.
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/cli/child_process.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/run_control.hpp"
 #include "sim/core/atomic_file.hpp"
@@ -40,58 +36,6 @@ void write_file(const std::filesystem::path& p, const std::string& text) {
   write_file_atomically(p, text, "--report");
 }
 
-// What a child process printed (stdout and stderr together) and how it ended.
-struct ChildRun {
-  int spawn_error = 0;  // errno from posix_spawnp (ENOENT: no such program); 0 when it ran
-  int exit_code = -1;   // its exit status; -1 when a signal ended it
-  std::string output;
-};
-
-// Runs argv[0] (looked up on PATH) with `argv` as its argument vector, no shell, and
-// waits for it.
-ChildRun run_child(const std::vector<std::string>& argv) {
-  ChildRun run;
-#ifdef __EMSCRIPTEN__
-  // In the browser (web/) there are no processes to start.
-  (void)argv;
-  run.spawn_error = ENOSYS;
-  return run;
-#else
-  int pipefd[2];
-  if (::pipe(pipefd) != 0) {
-    run.spawn_error = errno;
-    return run;
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, pipefd[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, pipefd[1], STDERR_FILENO);
-  posix_spawn_file_actions_addclose(&actions, pipefd[0]);
-  posix_spawn_file_actions_addclose(&actions, pipefd[1]);
-  std::vector<std::string> args = argv;
-  std::vector<char*> ptrs;
-  for (auto& a : args) ptrs.push_back(a.data());
-  ptrs.push_back(nullptr);
-  pid_t pid = 0;
-  run.spawn_error = posix_spawnp(&pid, ptrs[0], &actions, nullptr, ptrs.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(pipefd[1]);
-  if (run.spawn_error == 0) {
-    std::array<char, 4096> buf{};
-    ssize_t n = 0;
-    while ((n = ::read(pipefd[0], buf.data(), buf.size())) > 0 || (n < 0 && errno == EINTR)) {
-      if (n > 0) run.output.append(buf.data(), static_cast<std::size_t>(n));
-    }
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-  ::close(pipefd[0]);
-  return run;
-#endif
-}
-
 // Runs the shipped plot script on DIR/plan.json; returns the PNG names it wrote, or an
 // empty list and the reason in `note`.
 std::vector<std::string> render_plots(const std::filesystem::path& dir, std::string& note) {
@@ -101,14 +45,7 @@ std::vector<std::string> render_plots(const std::filesystem::path& dir, std::str
     return {};
   }
   const std::filesystem::path script = *found;
-  // $COLLSIM_PYTHON, else Debian's /usr/bin/python3 (where apt's python3-matplotlib
-  // lives, whatever python3 comes first on PATH), else python3 on PATH.
-  std::string python = "python3";
-  if (const char* env = std::getenv("COLLSIM_PYTHON"); env && *env) {
-    python = env;
-  } else if (std::filesystem::exists("/usr/bin/python3")) {
-    python = "/usr/bin/python3";
-  }
+  const std::string python = python_command();
   const ChildRun run = run_child({python, script.string(), dir.string()});
   if (run.spawn_error != 0 && run.spawn_error != ENOENT) {
     note = fmt::format("PNG plots not written: could not start {} ({}).", python, std::strerror(run.spawn_error));

@@ -3,12 +3,18 @@
 // or, with --failure-trace, the run replayed against a trace's interruption times
 // (sim/train/trace_replay.hpp).
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <memory>
 #include <optional>
+#include <sstream>
 
 #include <fmt/format.h>
 
+#include "sim/cli/child_process.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/core/atomic_file.hpp"
+#include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/unit_parse.hpp"
 #include "sim/report/goodput_report.hpp"
@@ -34,6 +40,7 @@ struct RunArgs {
   std::string failure_trace;
   bool runs_given = false, seed_given = false;
   std::string format = "table";
+  std::string plot;  // a PNG: wall time against the checkpoint interval
 };
 
 // Failures per second of `count` parts, each failing once per MTBF on average.
@@ -83,6 +90,28 @@ void read_costs(const RunArgs& a, RunModel& m) {
 }
 
 // --failure-trace: the run replayed against the trace, at the scan's best interval or the given one.
+// --plot PNG: the run's JSON report through the shipped plot script (python3 +
+// matplotlib); CommandFailed (exit 1) when it cannot draw, saying why.
+void write_plot(const std::string& png, const ReportViews& views) {
+  const auto script = shipped_script("goodput_plot.py");
+  if (!script) throw CommandFailed("--plot: the plot script goodput_plot.py is not in collsim's data folder (share/collsim/scripts)");
+  const std::filesystem::path data = png + ".collsim.json";
+  std::ostringstream json;
+  write_report(json, OutputFormat::Json, views);
+  write_file_atomically(data, json.str(), "--plot");
+  const std::string python = python_command();
+  const ChildRun run = run_child({python, script->string(), data.string(), png});
+  std::error_code ignored;
+  std::filesystem::remove(data, ignored);
+  std::string why = run.output;
+  while (!why.empty() && why.back() == '\n') why.pop_back();
+  if (run.spawn_error != 0) {
+    throw CommandFailed(fmt::format("--plot: could not start {} ({}); install python3 and python3-matplotlib (scripts/setup.sh)",
+                                    python, std::strerror(run.spawn_error)));
+  }
+  if (run.exit_code != 0) throw CommandFailed(fmt::format("--plot: {} was not written: {}", png, why));
+}
+
 // --checkpoint-interval: a given duration, or with "auto" `best` (none: one checkpoint at
 // the end, m.interval_s as set); sets m.interval_s and says which it was.
 std::string choose_interval(const RunArgs& a, RunModel& m, std::optional<double> best, const char* best_label,
@@ -124,6 +153,7 @@ void run_trace_command(const RunArgs& a, OutputFormat format, ReportOutput& outp
                                         "auto: no interruptions in the trace, one checkpoint at the end");
   rep.replay = replay_trace(m, rep.trace);
   output.put(format, trace_run_report_views(rep));
+  if (!a.plot.empty()) write_plot(a.plot, trace_run_report_views(rep));
 }
 
 void run_run_command(const RunArgs& a, ReportOutput& output) {
@@ -151,6 +181,7 @@ void run_run_command(const RunArgs& a, ReportOutput& output) {
   rep.estimate = monte_carlo(m, a.runs, a.seed);
   rep.expected_wall_s = expected_wall_s(m);
   output.put(format, goodput_report_views(rep));
+  if (!a.plot.empty()) write_plot(a.plot, goodput_report_views(rep));
 }
 
 }  // namespace
@@ -189,6 +220,8 @@ void add_run_command(CLI::App& app, ReportOutput& output) {
                   "A JSON file of interruption times to replay instead of MTBFs, once and deterministically "
                   "(docs/file-formats.md#failure-traces); not with --mtbf-*, --runs or --seed");
   cmd->add_option("--format", args->format, "table, json or csv (the interval scan)")->capture_default_str();
+  cmd->add_option("--plot", args->plot,
+                  "Also draw the wall time against the checkpoint interval into this PNG (python3 + matplotlib)");
   cmd->callback([args, runs, seed, &output] {
     args->runs_given = runs->count() > 0;
     args->seed_given = seed->count() > 0;

@@ -8,7 +8,7 @@ PREFIX=$TMP/prefix
 cmake --install "$BUILD" --prefix "$PREFIX" >"$TMP/install.log" 2>&1 || fail "cmake --install failed: $(cat "$TMP/install.log")"
 BIN=$PREFIX/bin/collsim
 [[ -x $BIN && -x $PREFIX/bin/collsim-exec ]] || fail "bin/collsim or bin/collsim-exec not installed: $(cat "$TMP/install.log")"
-for f in topologies/dgx-h100.json workloads/resnet50.json plans/dgx-h100-clusters.json scripts/plan_plots.py; do
+for f in topologies/dgx-h100.json workloads/resnet50.json plans/dgx-h100-clusters.json scripts/plan_plots.py scripts/goodput_plot.py; do
   [[ -f $PREFIX/share/collsim/$f ]] || fail "share/collsim/$f not installed"
 done
 

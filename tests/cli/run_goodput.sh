@@ -45,4 +45,19 @@ expect_error 2 "use fewer runs" -- run --gpus 8 --step-time 1s --steps 100000000
 "$COLLSIM" run --gpus 8 --step-time 1s --steps 100 --checkpoint-write 10s --format json >"$TMP/n.json" 2>&1 || fail "no failures"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert abs(d['goodput'] - 100/110) < 1e-12, d['goodput']" "$TMP/n.json" ||
   fail "without failures goodput should be 100/110: $(cat "$TMP/n.json")"
+# --plot: the wall time against the interval as a PNG (the same bytes twice), for rates and
+# for a trace; without matplotlib, exit 1 saying so.
+if /usr/bin/python3 -c "import matplotlib" 2>/dev/null; then
+  "$COLLSIM" "${args[@]}" --runs 50 --plot "$TMP/a b.png" >/dev/null 2>"$TMP/err" || fail "--plot: $(cat "$TMP/err")"
+  "$COLLSIM" "${args[@]}" --runs 50 --plot "$TMP/c.png" >/dev/null 2>&1 || fail "--plot (again)"
+  [[ $(head -c 8 "$TMP/a b.png" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]] || fail "--plot wrote no PNG"
+  cmp -s "$TMP/a b.png" "$TMP/c.png" || fail "two plots of the same run differ"
+  [[ ! -e "$TMP/a b.png.collsim.json" ]] || fail "--plot left its data file behind"
+  "$COLLSIM" run --gpus 16384 --step-time 5s --steps 100000 --checkpoint-write 5min --restart 10min \
+    --failure-trace "$SRC/examples/failure-traces/llama3-rate-synthetic.json" --plot "$TMP/t.png" >/dev/null 2>&1 || fail "--plot with a trace"
+  [[ -s $TMP/t.png ]] || fail "--plot with a trace wrote nothing"
+  expect_error 1 "--plot" "no interruptions" -- run --gpus 8 --step-time 1s --steps 100 --checkpoint-write 10s --plot "$TMP/n.png"
+else
+  expect_error 1 "--plot" "matplotlib" -- "${args[@]}" --runs 50 --plot "$TMP/a.png"
+fi
 exit 0
