@@ -5,14 +5,14 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "sim/report/run_report_parts.hpp"
+
 namespace collsim {
 
 namespace {
 
 using P = IntervalPoint;
 
-std::string hours(double s) { return fmt::format("{:.3f} h", s / 3600); }
-std::string minutes(double s) { return fmt::format("{:.2f} min", s / 60); }
 std::string mtbf(double s) { return s > 0 ? fmt::format("{:g} h", s / 3600) : std::string("never"); }
 
 std::vector<Column<P>> scan_columns(double work_s) {
@@ -32,23 +32,18 @@ std::vector<Column<P>> scan_columns(double work_s) {
 void write_table(std::ostream& out, const GoodputReport& r) {
   const RunModel& m = r.model;
   const GoodputEstimate& e = r.estimate;
-  fmt::print(out, "# collsim run: {} GPUs ({} hosts, {} links), {} steps of {:g} s = {} of training\n", r.gpus, r.hosts,
-             r.links, m.steps, m.step_s, hours(m.work_s()));
+  write_run_heading(out, r.gpus, r.hosts, r.links, m);
   fmt::print(out, "# interruptions: job MTBF {} (per GPU {}, per host {}, per link {}); exponential, {} runs, seed {}\n",
              m.failure_rate > 0 ? hours(m.mtbf_s()) : std::string("infinite"), mtbf(r.mtbf_gpu_s), mtbf(r.mtbf_host_s),
              mtbf(r.mtbf_link_s), e.runs, r.seed);
-  fmt::print(out, "# checkpoint every {} of training ({} steps; {}), write {}, restart {}, restore {}\n",
-             minutes(static_cast<double>(m.steps_per_checkpoint()) * m.step_s), m.steps_per_checkpoint(),
-             r.interval_choice, minutes(m.checkpoint_s), minutes(m.restart_s), minutes(m.restore_s));
+  write_checkpoint_line(out, m, r.interval_choice);
   const double vs = 100 * (e.mean_wall_s / r.expected_wall_s - 1);
   fmt::print(out, "{:<24}{:>12}   (Monte Carlo, 95% interval +- {}; closed form {}, {:+.2f} %)\n", "expected wall time",
              hours(e.mean_wall_s), hours(e.ci95_wall_s), hours(r.expected_wall_s), vs);
   fmt::print(out, "{:<24}{:>10.2f} %   (training / wall time; closed form {:.2f} %)\n", "goodput", 100 * e.goodput,
              100 * m.work_s() / r.expected_wall_s);
   fmt::print(out, "{:<24}{:>12.2f}   per run\n", "interruptions", e.mean_failures);
-  fmt::print(out, "{:<24}{:>12}   (training and checkpoints undone)\n", "lost work", hours(e.mean_lost_s));
-  fmt::print(out, "{:<24}{:>12}\n", "checkpointing", hours(e.mean_checkpoint_s));
-  fmt::print(out, "{:<24}{:>12}   (restarts and restores)\n", "recovery", hours(e.mean_recovery_s));
+  write_time_lost(out, e.mean_lost_s, e.mean_checkpoint_s, e.mean_recovery_s);
   if (!r.search) return;
   const IntervalSearch& s = *r.search;
   fmt::print(out,
@@ -61,36 +56,23 @@ void write_table(std::ostream& out, const GoodputReport& r) {
 Json report_json(const GoodputReport& r) {
   const RunModel& m = r.model;
   const GoodputEstimate& e = r.estimate;
-  Json doc = report_document({
-      {"gpus", r.gpus},
-      {"hosts", r.hosts},
-      {"links", r.links},
-      {"step_s", m.step_s},
-      {"steps", m.steps},
-      {"training_s", m.work_s()},
-      {"mtbf_gpu_s", r.mtbf_gpu_s > 0 ? Json(r.mtbf_gpu_s) : Json()},
-      {"mtbf_host_s", r.mtbf_host_s > 0 ? Json(r.mtbf_host_s) : Json()},
-      {"mtbf_link_s", r.mtbf_link_s > 0 ? Json(r.mtbf_link_s) : Json()},
-      {"job_mtbf_s", m.failure_rate > 0 ? Json(m.mtbf_s()) : Json()},
-      {"checkpoint_interval_s", static_cast<double>(m.steps_per_checkpoint()) * m.step_s},
-      {"checkpoint_interval_steps", m.steps_per_checkpoint()},
-      {"checkpoint_interval_choice", r.interval_choice},
-      {"checkpoint_write_s", m.checkpoint_s},
-      {"restart_s", m.restart_s},
-      {"restore_s", m.restore_s},
-      {"runs", e.runs},
-      {"seed", r.seed},
-      {"wall_s", e.mean_wall_s},
-      {"wall_stddev_s", e.stddev_wall_s},
-      {"wall_ci95_s", e.ci95_wall_s},
-      {"wall_closed_form_s", r.expected_wall_s},
-      {"goodput", e.goodput},
-      {"goodput_closed_form", m.work_s() / r.expected_wall_s},
-      {"interruptions", e.mean_failures},
-      {"lost_s", e.mean_lost_s},
-      {"checkpointing_s", e.mean_checkpoint_s},
-      {"recovery_s", e.mean_recovery_s},
-  });
+  Json doc = report_document({});
+  add_run_fields(doc, r.gpus, r.hosts, r.links, m);
+  doc["mtbf_gpu_s"] = r.mtbf_gpu_s > 0 ? Json(r.mtbf_gpu_s) : Json();
+  doc["mtbf_host_s"] = r.mtbf_host_s > 0 ? Json(r.mtbf_host_s) : Json();
+  doc["mtbf_link_s"] = r.mtbf_link_s > 0 ? Json(r.mtbf_link_s) : Json();
+  doc["job_mtbf_s"] = m.failure_rate > 0 ? Json(m.mtbf_s()) : Json();
+  add_checkpoint_fields(doc, m, r.interval_choice);
+  doc["runs"] = e.runs;
+  doc["seed"] = r.seed;
+  doc["wall_s"] = e.mean_wall_s;
+  doc["wall_stddev_s"] = e.stddev_wall_s;
+  doc["wall_ci95_s"] = e.ci95_wall_s;
+  doc["wall_closed_form_s"] = r.expected_wall_s;
+  doc["goodput"] = e.goodput;
+  doc["goodput_closed_form"] = m.work_s() / r.expected_wall_s;
+  doc["interruptions"] = e.mean_failures;
+  add_time_lost(doc, e.mean_lost_s, e.mean_checkpoint_s, e.mean_recovery_s);
   if (r.search) {
     const IntervalSearch& s = *r.search;
     doc["interval_search"] = {{"monte_carlo_optimum_s", s.mc_optimum_s},

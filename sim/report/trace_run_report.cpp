@@ -3,12 +3,12 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "sim/report/run_report_parts.hpp"
+
 namespace collsim {
 
 namespace {
 
-std::string hours(double s) { return fmt::format("{:.3f} h", s / 3600); }
-std::string minutes(double s) { return fmt::format("{:.2f} min", s / 60); }
 
 const char* phase_name(RunPhase p) {
   switch (p) {
@@ -72,21 +72,16 @@ void write_table(std::ostream& out, const TraceRunReport& r) {
   const RunModel& m = r.model;
   const RunOutcome& o = r.replay.outcome;
   const FailureTrace& t = r.trace;
-  fmt::print(out, "# collsim run: {} GPUs ({} hosts, {} links), {} steps of {:g} s = {} of training\n", r.gpus, r.hosts,
-             r.links, m.steps, m.step_s, hours(m.work_s()));
+  write_run_heading(out, r.gpus, r.hosts, r.links, m);
   fmt::print(out, "# interruptions: failure trace {}: {} in {} (job MTBF {}); replayed once, no sampling\n",
              t.source, t.interruptions.size(), hours(t.end_s),
              t.interruptions.empty() ? std::string("infinite") : hours(t.mtbf_s()));
   if (!t.description.empty()) fmt::print(out, "# trace: {}\n", t.description);
-  fmt::print(out, "# checkpoint every {} of training ({} steps; {}), write {}, restart {}, restore {}\n",
-             minutes(static_cast<double>(m.steps_per_checkpoint()) * m.step_s), m.steps_per_checkpoint(),
-             r.interval_choice, minutes(m.checkpoint_s), minutes(m.restart_s), minutes(m.restore_s));
+  write_checkpoint_line(out, m, r.interval_choice);
   fmt::print(out, "{:<24}{:>12}   (the trace replayed: one run, no sampling)\n", "wall time", hours(o.wall_s));
   fmt::print(out, "{:<24}{:>10.2f} %   (training / wall time)\n", "goodput", 100 * m.work_s() / o.wall_s);
   fmt::print(out, "{:<24}{:>12}   of the trace's {}\n", "interruptions", o.failures, t.interruptions.size());
-  fmt::print(out, "{:<24}{:>12}   (training and checkpoints undone)\n", "lost work", hours(o.lost_s));
-  fmt::print(out, "{:<24}{:>12}\n", "checkpointing", hours(o.checkpoint_s));
-  fmt::print(out, "{:<24}{:>12}   (restarts and restores)\n", "recovery", hours(o.recovery_s));
+  write_time_lost(out, o.lost_s, o.checkpoint_s, o.recovery_s);
   fmt::print(out, "# {}\n", trace_end_line(r));
   if (!r.replay.strikes.empty()) {
     fmt::print(out, "\n# the interruptions that struck (index: in the trace's \"interruptions\", from 0)\n");
@@ -106,34 +101,21 @@ Json report_json(const TraceRunReport& r) {
   const RunModel& m = r.model;
   const RunOutcome& o = r.replay.outcome;
   const FailureTrace& t = r.trace;
-  Json doc = report_document({
-      {"gpus", r.gpus},
-      {"hosts", r.hosts},
-      {"links", r.links},
-      {"step_s", m.step_s},
-      {"steps", m.steps},
-      {"training_s", m.work_s()},
-      {"failure_trace", Json{{"file", t.source},
-                             {"description", t.description},
-                             {"interruptions", t.interruptions.size()},
-                             {"end_s", t.end_s},
-                             {"job_mtbf_s", t.interruptions.empty() ? Json() : Json(t.mtbf_s())}}},
-      {"checkpoint_interval_s", static_cast<double>(m.steps_per_checkpoint()) * m.step_s},
-      {"checkpoint_interval_steps", m.steps_per_checkpoint()},
-      {"checkpoint_interval_choice", r.interval_choice},
-      {"checkpoint_write_s", m.checkpoint_s},
-      {"restart_s", m.restart_s},
-      {"restore_s", m.restore_s},
-      {"wall_s", o.wall_s},
-      {"goodput", m.work_s() / o.wall_s},
-      {"interruptions", o.failures},
-      {"lost_s", o.lost_s},
-      {"checkpointing_s", o.checkpoint_s},
-      {"recovery_s", o.recovery_s},
-      {"interruptions_after_run", t.interruptions.size() - r.replay.strikes.size()},
-      {"failure_free_after_trace_s", o.wall_s > t.end_s ? o.wall_s - t.end_s : 0.0},
-      {"interruptions_hit", json_rows(strike_columns(t), r.replay.strikes)},
-  });
+  Json doc = report_document({});
+  add_run_fields(doc, r.gpus, r.hosts, r.links, m);
+  doc["failure_trace"] = Json{{"file", t.source},
+                              {"description", t.description},
+                              {"interruptions", t.interruptions.size()},
+                              {"end_s", t.end_s},
+                              {"job_mtbf_s", t.interruptions.empty() ? Json() : Json(t.mtbf_s())}};
+  add_checkpoint_fields(doc, m, r.interval_choice);
+  doc["wall_s"] = o.wall_s;
+  doc["goodput"] = m.work_s() / o.wall_s;
+  doc["interruptions"] = o.failures;
+  add_time_lost(doc, o.lost_s, o.checkpoint_s, o.recovery_s);
+  doc["interruptions_after_run"] = t.interruptions.size() - r.replay.strikes.size();
+  doc["failure_free_after_trace_s"] = o.wall_s > t.end_s ? o.wall_s - t.end_s : 0.0;
+  doc["interruptions_hit"] = json_rows(strike_columns(t), r.replay.strikes);
   if (r.scan) {
     const TraceScan& s = *r.scan;
     doc["interval_search"] = {{"best_s", s.points[s.best].interval_s},
