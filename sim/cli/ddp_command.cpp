@@ -169,22 +169,12 @@ ElasticResult run_elastic(const DdpCommandArgs& a, const std::optional<Calibrati
 // starts, with the link events it meets (EventfulStep); `step` becomes that step.
 StepEvents play_with_events(const std::string& file, const Topology& topo, const Workload& w, const ComputeModel& cm,
                             const DdpOptions& o, CollectiveCostCache& cache, DdpResult& step) {
-  const auto events = std::make_shared<const LinkScenario>(load_link_scenario(file, topo));
-  std::vector<std::pair<CollectiveOp, Bytes>> calls;
-  std::size_t k = 0;
-  EventfulStep eventful([&](std::size_t i, Time start, Time healthy) {
-    LinkScenario seen = seen_from(*events, start, start + healthy);
-    if (seen.events.empty()) return healthy;
-    return cache.time_during(calls[i].first, calls[i].second, std::make_shared<const LinkScenario>(std::move(seen)));
-  });
+  EventfulStep eventful(std::make_shared<const LinkScenario>(load_link_scenario(file, topo)));
   const CollectiveCostFn timed = [&](CollectiveOp op, Bytes bytes) {
-    const std::size_t i = k++;
-    if (calls.size() <= i) calls.emplace_back(op, bytes);
-    return eventful.cost(i, cache.time(op, bytes));
+    return eventful.cost(cache.time(op, bytes), [&](const auto& seen) { return cache.time_during(op, bytes, seen); });
   };
   const Time healthy = step.iteration;
   do {
-    k = 0;
     step = simulate_ddp(w, cm, timed, o);
   } while (!eventful.settled(step.program, step.timeline));
   StepEvents out = eventful.summary(step.program, step.timeline, healthy);

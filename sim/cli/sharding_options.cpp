@@ -3,7 +3,6 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <tuple>
 
 #include <sstream>
 
@@ -168,23 +167,13 @@ void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo
   }
   if (!conditions.scenario.empty()) {
     // Each collective priced again where it starts, with the events it meets.
-    const auto events = std::make_shared<const LinkScenario>(load_link_scenario(conditions.scenario, topo));
-    std::vector<std::tuple<CollectiveOp, Bytes, CommGroup>> calls;
-    std::size_t k = 0;
-    EventfulStep step([&](std::size_t i, Time start, Time healthy) {
-      LinkScenario seen = seen_from(*events, start, start + healthy);
-      if (seen.events.empty()) return healthy;
-      const auto& [op, bytes, group] = calls[i];
-      return cost.time_during(op, bytes, group, std::make_shared<const LinkScenario>(std::move(seen)));
-    });
+    EventfulStep step(std::make_shared<const LinkScenario>(load_link_scenario(conditions.scenario, topo)));
     const GroupCostFn timed = [&](CollectiveOp op, Bytes bytes, CommGroup group) {
-      const std::size_t i = k++;
-      if (calls.size() <= i) calls.emplace_back(op, bytes, group);
-      return step.cost(i, cost.time(op, bytes, group));
+      return step.cost(cost.time(op, bytes, group),
+                       [&](const auto& seen) { return cost.time_during(op, bytes, group, seen); });
     };
     const Time healthy = rep.result.iteration;
     do {
-      k = 0;
       rep.result = simulate_sharded(w, cm, timed, o, ranks);
     } while (!step.settled(rep.result.program, rep.result.timeline));
     rep.events = step.summary(rep.result.program, rep.result.timeline, healthy);

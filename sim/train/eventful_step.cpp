@@ -6,7 +6,8 @@
 
 namespace collsim {
 
-Time EventfulStep::cost(std::size_t k, Time healthy) {
+Time EventfulStep::cost(Time healthy, const PricedDuring& during) {
+  const std::size_t k = next_++;
   if (healthy_.size() <= k) healthy_.resize(k + 1);
   if (used_.size() <= k) used_.resize(k + 1);
   healthy_[k] = healthy;
@@ -14,7 +15,11 @@ Time EventfulStep::cost(std::size_t k, Time healthy) {
   if (k < starts_.size()) {
     const auto key = std::make_pair(k, starts_[k].ps);
     auto it = memo_.find(key);
-    if (it == memo_.end()) it = memo_.emplace(key, priced_(k, starts_[k], healthy)).first;
+    if (it == memo_.end()) {
+      LinkScenario seen = seen_from(*events_, starts_[k], starts_[k] + healthy);
+      const Time t = seen.events.empty() ? healthy : during(std::make_shared<const LinkScenario>(std::move(seen)));
+      it = memo_.emplace(key, t).first;
+    }
     c = it->second;
   }
   used_[k] = c;
@@ -23,6 +28,7 @@ Time EventfulStep::cost(std::size_t k, Time healthy) {
 
 bool EventfulStep::settled(const StreamProgram& p, const StreamTimeline& t) {
   ++plays_;
+  next_ = 0;
   std::vector<Time> starts;
   starts.reserve(t.comm.size());
   for (const auto& c : t.comm) starts.push_back(c.start);

@@ -10,10 +10,12 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "sim/coll/link_scenario.hpp"
 #include "sim/train/stream_program.hpp"
 
 namespace collsim {
@@ -33,14 +35,17 @@ struct StepEvents {
   std::vector<EventfulCollective> changed;  // in issue order
 };
 
+// How to price one collective with link events during it (times from its start).
+using PricedDuring = std::function<Time(const std::shared_ptr<const LinkScenario>& seen)>;
+
 class EventfulStep {
  public:
-  // `priced(k, start, healthy)`: the k-th collective of the step (issue order), started at
-  // `start`, under the events; `healthy`: its cost without them.
-  explicit EventfulStep(std::function<Time(std::size_t k, Time start, Time healthy)> priced) : priced_(std::move(priced)) {}
+  explicit EventfulStep(std::shared_ptr<const LinkScenario> events) : events_(std::move(events)) {}
 
-  // The k-th collective's cost in the play under way (its healthy cost in the first play).
-  [[nodiscard]] Time cost(std::size_t k, Time healthy);
+  // The cost of the play's next collective (issue order): `healthy` in the first play;
+  // afterwards, where it started in the last play, `during` of the events it meets there
+  // (`healthy` when it meets none).
+  [[nodiscard]] Time cost(Time healthy, const PricedDuring& during);
   // After a play: true when its starts are those its costs were priced at (the step is
   // final), else false and the next play uses them. Throws InternalError past N + 2 plays.
   [[nodiscard]] bool settled(const StreamProgram& p, const StreamTimeline& t);
@@ -48,7 +53,8 @@ class EventfulStep {
   [[nodiscard]] StepEvents summary(const StreamProgram& p, const StreamTimeline& t, Time healthy_iteration) const;
 
  private:
-  std::function<Time(std::size_t, Time, Time)> priced_;
+  std::shared_ptr<const LinkScenario> events_;
+  std::size_t next_ = 0;       // the play's next collective
   std::vector<Time> starts_;   // of the last play (empty before the first)
   std::vector<Time> healthy_;  // per collective
   std::vector<Time> used_;     // per collective, in the last play

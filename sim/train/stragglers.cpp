@@ -39,21 +39,30 @@ Time percentile(std::vector<Time> v, double p) {
 
 }  // namespace
 
+namespace {
+
+// Every rank's speed in step k: its fixed factor, over a log-normal time factor e^(sigma z)
+// (median 1) with jitter, z drawn in rank order from stream k of the seed.
+std::vector<double> step_speeds(const StragglerSpec& spec, int ranks, int k) {
+  std::vector<double> speed(static_cast<std::size_t>(ranks), 1.0);
+  for (const auto& [rank, s] : spec.speeds) speed[static_cast<std::size_t>(rank)] = s;
+  if (spec.jitter_sigma > 0) {
+    RandomStream rng(spec.seed, static_cast<std::uint64_t>(k));
+    for (double& s : speed) s /= std::exp(spec.jitter_sigma * rng.normal());
+  }
+  return speed;
+}
+
+}  // namespace
+
 std::vector<std::pair<int, double>> slowest_per_step(const StragglerSpec& spec, int ranks) {
   check(spec, ranks);
-  std::vector<double> base(static_cast<std::size_t>(ranks), 1.0);
-  for (const auto& [rank, speed] : spec.speeds) base[static_cast<std::size_t>(rank)] = speed;
   const int steps = spec.jitter_sigma > 0 ? spec.steps : 1;
   std::vector<std::pair<int, double>> out;
   for (int k = 0; k < steps; ++k) {
-    RandomStream rng(spec.seed, static_cast<std::uint64_t>(k));
-    std::pair<int, double> slowest{0, 0};
-    for (std::size_t r = 0; r < base.size(); ++r) {
-      // Time factor e^(sigma z): median 1; speed is its inverse.
-      const double speed = spec.jitter_sigma > 0 ? base[r] / std::exp(spec.jitter_sigma * rng.normal()) : base[r];
-      if (r == 0 || speed < slowest.second) slowest = {static_cast<int>(r), speed};
-    }
-    out.push_back(slowest);
+    const std::vector<double> speed = step_speeds(spec, ranks, k);
+    const auto slowest = std::min_element(speed.begin(), speed.end());
+    out.emplace_back(static_cast<int>(slowest - speed.begin()), *slowest);
   }
   return out;
 }
@@ -70,12 +79,10 @@ StragglerResult play_stragglers(int ranks, const StragglerSpec& spec, const Step
     out.steps.push_back(StragglerStep{rank, speed, t.iteration});
     iterations.push_back(t.iteration);
     if (k > 0) continue;
-    // Step 0's speeds again (the same stream) for every rank's own compute and wait.
-    RandomStream rng(spec.seed, 0);
-    std::vector<double> base(static_cast<std::size_t>(ranks), 1.0);
-    for (const auto& [r, s] : spec.speeds) base[static_cast<std::size_t>(r)] = s;
-    for (std::size_t q = 0; q < base.size(); ++q) {
-      const double own_speed = spec.jitter_sigma > 0 ? base[q] / std::exp(spec.jitter_sigma * rng.normal()) : base[q];
+    // Step 0's speeds for every rank's own compute and wait.
+    const std::vector<double> speeds = step_speeds(spec, ranks, 0);
+    for (std::size_t q = 0; q < speeds.size(); ++q) {
+      const double own_speed = speeds[q];
       // Every kernel scales with the speed: the nominal compute over it (to within the
       // rounding of each kernel to whole ps; the slowest rank's is the played one).
       const Time own = static_cast<int>(q) == rank

@@ -11,14 +11,18 @@ namespace {
 
 Time us(std::int64_t v) { return Time{v * Time::kPerUs}; }
 
-// Plays the hand model's step with `priced` until it settles.
-std::pair<DdpResult, StepEvents> play(const std::function<Time(std::size_t, Time, Time)>& priced) {
-  EventfulStep step(priced);
-  std::size_t k = 0;
-  const CollectiveCostFn cost = [&](CollectiveOp op, Bytes b) { return step.cost(k++, hand::one_ns_per_byte(op, b)); };
+// Plays the hand model's step until it settles, with one event at 10 ms after which a
+// collective costs `factor` times its healthy time.
+std::pair<DdpResult, StepEvents> play(std::int64_t factor) {
+  LinkScenario events;
+  events.events.push_back(LinkEvent{us(10000), us(10000), LinkAction::Restore, {}, Bandwidth{}, "", ""});
+  EventfulStep step(std::make_shared<const LinkScenario>(std::move(events)));
+  const CollectiveCostFn cost = [&](CollectiveOp op, Bytes b) {
+    const Time healthy = hand::one_ns_per_byte(op, b);
+    return step.cost(healthy, [&](const auto&) { return healthy * factor; });
+  };
   DdpResult r;
   do {
-    k = 0;
     r = simulate_ddp(hand::model(), hand::device(), cost, hand::options());
   } while (!step.settled(r.program, r.timeline));
   return {r, step.summary(r.program, r.timeline, us(14010))};
@@ -28,12 +32,12 @@ std::pair<DdpResult, StepEvents> play(const std::function<Time(std::size_t, Time
 
 TEST_CASE("link events in a step: each collective priced at its own start, until the starts settle", "[train][events]") {
   // Healthy (train_ddp_timeline_test): b0 all-reduces 6.002-7.002 ms, b1 10.006-12.006, b2
-  // 12.008-13.008; the step ends at 14.010 ms. Events from 10 ms on double every
-  // collective's time. b1 starts at 10.006: 4 ms, to 14.006; b2 is ready at 12.008 but the
+  // 12.008-13.008; the step ends at 14.010 ms. Every collective that meets the event at
+  // 10 ms takes twice its time. b1 starts at 10.006: 4 ms, to 14.006; b2 is ready at 12.008 but the
   // stream is busy: 14.006-16.006 (2 ms); its copy-out 2 us, the optimizer 1 ms: 17.008 ms.
   // Play 1 prices at the healthy starts (b2 at 12.008), play 2 moves b2 to 14.006 (the same
   // 2 ms), play 3 repeats play 2's starts: settled.
-  const auto [r, e] = play([](std::size_t, Time start, Time healthy) { return start >= us(10000) ? healthy * 2 : healthy; });
+  const auto [r, e] = play(2);
   CHECK(r.iteration == us(17008));
   REQUIRE(r.buckets.size() == 3);
   CHECK(r.buckets[1].start == us(10006));
@@ -50,7 +54,7 @@ TEST_CASE("link events in a step: each collective priced at its own start, until
 }
 
 TEST_CASE("link events that change nothing leave the step as it was, in two plays", "[train][events]") {
-  const auto [r, e] = play([](std::size_t, Time, Time healthy) { return healthy; });
+  const auto [r, e] = play(1);
   CHECK(r.iteration == us(14010));
   CHECK(e.plays == 2);
   CHECK(e.changed.empty());
