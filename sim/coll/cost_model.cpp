@@ -98,7 +98,10 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
   ChannelPlan plan = search_channels(facts, model);
   if (use_graph) {
     plan.channels = model.channels.value_or(graph->channels);
-    plan.per_channel = model.channel_bandwidth.value_or(Bandwidth::gb_per_s(graph->speed_gbps));
+    // Trees on two hosts run at the tree graph's raised bwIntra (tuning.cc: bwIntra when
+    // nNodes <= 2, else bwInter); their NIC legs stay limited by the links themselves.
+    const double speed = row == NcclRow::Tree && facts.hosts == 2 ? graph->tree_speed_gbps : graph->speed_gbps;
+    plan.per_channel = model.channel_bandwidth.value_or(Bandwidth::gb_per_s(speed));
   }
   int channels = user.channels > 0 ? user.channels : nccl_protocol ? plan.channels : 1;
   if (nccl_protocol && user.channels == 0) channels = channels_for_size(channels, c.size, p, row, c.ranks, model);
@@ -125,6 +128,20 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     while (per_channel_chunks() < depth * 8 && chunk > 131072) chunk /= 2;
     while (per_channel_chunks() < depth * 4 && chunk > 65536) chunk /= 2;
     while (per_channel_chunks() < depth && chunk > 32768) chunk /= 2;
+    cost.options.slice_bytes = Bytes{chunk};
+  }
+  if (row == NcclRow::Tree && p == Protocol::LL128 && user.slice.count == 0) {
+    // NCCL since 2.7 (enqueue.cc, tree with LL128): halve the chunk while a channel has fewer
+    // than nsteps x 64 / ppn of them (down to 128 KiB), then nsteps x 16 / ppn (down to
+    // 32 KiB), nsteps = 1 + log2(nodes) + 0.1 x ppn: a deep chain fills its pipeline.
+    const double ppn = static_cast<double>(c.ranks) / std::max(1, facts.hosts);
+    const double nsteps = 1 + std::floor(std::log2(std::max(1, facts.hosts))) + 0.1 * ppn;
+    std::int64_t chunk = cost.options.slice_bytes.count;
+    auto per_channel_chunks = [&] {
+      return static_cast<double>(c.size.count / (static_cast<std::int64_t>(channels) * chunk));
+    };
+    while (per_channel_chunks() < nsteps * 64 / ppn && chunk > 131072) chunk /= 2;
+    while (per_channel_chunks() < nsteps * 16 / ppn && chunk > 32768) chunk /= 2;
     cost.options.slice_bytes = Bytes{chunk};
   }
   if (!nccl_protocol) return cost;  // ideal: route latency, payload bytes, no cap

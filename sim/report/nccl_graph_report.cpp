@@ -106,6 +106,14 @@ void write_text(std::ostream& out, const NcclGraphSummary& s) {
   } else {
     out << "not duplicated\n\n";
   }
+  if (g.hosts > 1) {
+    // Trees reuse the ring's channels as chains; the search's second pass for trees
+    // raises bwIntra (what NCCL prints on the tree graph's "Pattern" line).
+    fmt::print(out, "Tree graph: the ring's channels as chains, nChannels {}, bw {:.6f}/{:.6f}\n", g.channels,
+               g.tree_speed_gbps, g.speed_gbps);
+    fmt::print(out, "# bwIntra raised by the search's second pass for trees (below 2 x bwInter, while the chains "
+                    "fit); trees on 2 hosts are priced at bwIntra, on more at bwInter\n\n");
+  }
   write_tuning(out, s);
 }
 
@@ -133,6 +141,7 @@ Json ring_json(const NcclGraph& g) {
   j["searched_channels"] = g.searched_channels;
   j["searched_speed_gbps"] = g.searched_speed_gbps;
   j["duplicated"] = g.duplicated;
+  if (g.hosts > 1) j["tree_bw_intra_gbps"] = g.tree_speed_gbps;
   j["per_channel"] = Json::array();
   for (int c = 0; c < g.channels; ++c) {
     const NcclChannel& ch = g.per_channel[static_cast<std::size_t>(c)];

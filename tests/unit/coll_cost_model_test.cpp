@@ -5,6 +5,7 @@
 #include "sim/coll/cost_model.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topo/generators.hpp"
+#include "sim/topo/loader.hpp"
 #include "tests/unit/test_files.hpp"
 
 namespace collsim {
@@ -47,6 +48,31 @@ TEST_CASE("tree efficiency: 0.92, then 1/3.8 for LL", "[coll][cost]") {
   REQUIRE(collective_cost(facts, c, "ring", Protocol::LL, m).step.wire_inflation == Approx(2.0));
   REQUIRE(collective_cost(facts, c, "ring", Protocol::Ideal, m).step.wire_inflation == 1.0);
   REQUIRE_FALSE(collective_cost(facts, c, "ring", Protocol::Ideal, m).step.protocol_latency);
+}
+
+TEST_CASE("tree LL128 chunks shrink until a deep chain's pipeline fills (enqueue.cc)", "[coll][cost]") {
+  const ProtocolModel m = nccl_default_model();
+  const TopologyFacts facts = topology_facts(load_topology_file(std::string(COLLSIM_SOURCE_DIR) +
+                                                                "/topologies/4x-dgx-h100-rail-8x400g-ib.json"));
+  REQUIRE(facts.hosts == 4);
+  const CostOverrides eight{8, Bytes{0}};
+  auto slice = [&](std::int64_t bytes) {
+    const Collective c{CollectiveOp::AllReduce, 32, 0, Bytes{bytes}};
+    return collective_cost(facts, c, "tree", Protocol::LL128, m, eight).options.slice_bytes.count;
+  };
+  // 4 hosts of 8: nsteps = 1 + log2(4) + 0.1 x 8 = 3.8; halve the 576,000 B chunk while a
+  // channel holds fewer than 3.8 x 64 / 8 = 30.4 chunks (down to 128 KiB), then while
+  // fewer than 3.8 x 16 / 8 = 7.6 (down to 32 KiB).
+  // 32 MiB: 4 MiB a channel holds 7, 14, 29, then 58 chunks of 576,000 / 8 = 72,000 B.
+  CHECK(slice(32 << 20) == 72000);
+  // 1 MiB: 128 KiB a channel; the first loop stops at 72,000 B (not above 128 KiB), the
+  // second halves twice more: 1 and 3 chunks, then 18,000 B (not above 32 KiB).
+  CHECK(slice(1 << 20) == 18000);
+  // 1 GiB: 233 chunks a channel already; the chunk stays whole.
+  CHECK(slice(std::int64_t{1} << 30) == 576000);
+  // Simple is not touched by this rule, LL128 rings neither.
+  const Collective big{CollectiveOp::AllReduce, 32, 0, Bytes{32 << 20}};
+  CHECK(collective_cost(facts, big, "ring", Protocol::LL128, m, eight).options.slice_bytes.count == 576000);
 }
 
 std::string write_file(const std::string& name, const std::string& text) {

@@ -10,6 +10,8 @@
 #include "sim/coll/topology_facts.hpp"
 #include "sim/topo/loader.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace collsim {
 namespace {
 
@@ -96,6 +98,35 @@ TEST_CASE("4 x DGX H100, 8 x 400G rails: one channel per NIC, in and out by the 
     CHECK(nodes.count(g.host[1].nics[static_cast<std::size_t>(c)]) == 1);
   }
   CHECK(nics.size() == 8);
+  // The tree graph's second pass raises bwIntra only to listed speeds above 48 GB/s:
+  // Hopper's inter list tops out at 48, so trees stay at 48.
+  CHECK(g.tree_speed_gbps == Approx(48.0));
+}
+
+TEST_CASE("2 x DGX H100, 8 x 200G: trees run their chains at a raised bwIntra", "[coll][nccl][graph]") {
+  const nlohmann::json doc = {
+      {"name", "2x-dgx-h100-8x200g"},
+      {"generator",
+       {{"kind", "cluster"},
+        {"hosts", 2},
+        {"server", {{"kind", "dgx_h100"}, {"nics", 8}}},
+        {"fabric", {{"kind", "star"}, {"link_kind", "roce"}, {"nic_bandwidth", "200Gbps"}}}}}};
+  const Topology topo = load_topology_json(doc, "inline");
+  LinkGraph graph(topo);
+  const NcclGraph g = ring_graph(topo, graph);
+  // NIC 200 Gb/s = 25 GB/s: the largest inter speed <= 25 is 24, one channel per NIC, 8
+  // channels; 24 < 25 so no duplication. Pass 2 for trees (search.cc) raises bwIntra
+  // through the inter list 30, 40, 42, 45, 48 while it is below 2 x 24 = 48 and the
+  // chains fit. A chain crosses 7 NVLink hops and each GPU ends one of the 8 chains (it
+  // leaves by PCIe to its NIC there), so a GPU's NVLink carries 7 chains each way:
+  // 7 x 48 = 336 <= 370.8 fits, and 48 is not below 2 x 24, so the pass stops at 48.
+  // Trees on two hosts are priced at 48 GB/s a channel (tuning.cc: bwIntra when
+  // nNodes <= 2); their NIC legs stay at the links' own 25 GB/s.
+  CHECK(g.searched_speed_gbps == Approx(24.0));
+  CHECK(g.channels == 8);
+  CHECK_FALSE(g.duplicated);
+  CHECK(g.speed_gbps == Approx(24.0));
+  CHECK(g.tree_speed_gbps == Approx(48.0));
 }
 
 TEST_CASE("PCIe box: rings cross switches and sockets at the GPU link's speed", "[coll][nccl][graph]") {

@@ -173,6 +173,23 @@ class Searcher {
     return best_;
   }
 
+  // NCCL's second pass for trees (search.cc, "increase bwIntra for trees"): can the
+  // channels' chains (the channel's GPU order without the ring's closing hop) carry
+  // `intra` each while their NIC legs carry `inter`?
+  bool chains_fit(const std::vector<NcclChannel>& channels, double intra, double inter) {
+    residual_ = capacity_;
+    for (const NcclChannel& ch : channels) {
+      if (ch.nic >= 0) {
+        const int entry = ch.order.front();
+        if (!take(ng_[ch.nic][entry].links, inter) || !take_exit(ch.order.back(), ch.nic, inter)) return false;
+      }
+      for (std::size_t i = 0; i + 1 < ch.order.size(); ++i) {
+        if (!take(gg_[ch.order[i]][ch.order[i + 1]].links, intra)) return false;
+      }
+    }
+    return true;
+  }
+
  private:
   [[nodiscard]] double bottleneck(std::span<const LinkId> links) const {
     double v = std::numeric_limits<double>::infinity();
@@ -468,6 +485,16 @@ std::optional<NcclGraph> search_nccl_ring(LinkGraph& graph, const std::vector<in
   }
   g.channels = count;
   g.speed_gbps = speed;
+  g.tree_speed_gbps = speed;
+  if (multi) {
+    // Pass 2 for trees: raise bwIntra one listed speed at a time while it is below twice
+    // bwInter and the chains still carry it (NCCL uses it for trees on 2 nodes).
+    auto next = std::find_if(speeds.rbegin(), speeds.rend(), [&](double s) { return s > speed + kEps; });
+    for (; next != speeds.rend() && g.tree_speed_gbps < 2 * speed - kEps; ++next) {
+      if (!search.chains_fit(g.per_channel, *next, speed)) break;
+      g.tree_speed_gbps = *next;
+    }
+  }
   // Remember the proxy GPU of PXN exits: the NIC's own GPU.
   for (NcclChannel& ch : g.per_channel) {
     if (ch.nic >= 0 && ch.exit_path == PathType::Pxn) ch.proxy = search.nic_gpu(ch.nic);

@@ -43,6 +43,9 @@ struct NcclGraph {
   int channels = 0;         // after duplication
   double speed_gbps = 0;    // per channel after duplication (bwIntra = bwInter here)
   double searched_speed_gbps = 0;  // the search's speed before duplication
+  // The tree graph's bwIntra after NCCL's second pass (several hosts): the chains inside
+  // a host may run faster than the network legs, up to twice bwInter (= speed_gbps).
+  double tree_speed_gbps = 0;
   int searched_channels = 0;
   bool duplicated = false;
   PathType type_intra = PathType::Nvl;
