@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "sim/cli/commands.hpp"
+#include "sim/cli/nccl_options.hpp"
 #include "sim/coll/crossover.hpp"
 #include "sim/coll/comm_spec.hpp"
 #include "sim/coll/predict.hpp"
@@ -47,6 +48,7 @@ struct CollectiveArgs {
   std::vector<std::string> rank_delay;  // "RANK:DURATION"
   std::string arrival_jitter;           // a duration: half-normal scale of every rank's arrival
   std::uint64_t seed = 1;
+  NcclKnobArgs nccl;
 };
 
 // When each rank enters the collective, from the first rank's entry: --rank-delay's fixed
@@ -82,7 +84,9 @@ std::vector<Time> rank_arrivals(const CollectiveArgs& a, int ranks) {
   return at;
 }
 
-void run_collective(const CollectiveArgs& a, ReportOutput& output) {
+void run_collective(const CollectiveArgs& in, ReportOutput& output) {
+  CollectiveArgs a = in;
+  const NcclEnv env = resolve_nccl_knobs(a.nccl, a.algo, a.protocol);
   const auto op = enum_from<CollectiveOp>(a.op);
   if (!op) throw ConfigError("--op", "", fmt::format("\"{}\"", a.op), fmt::format("one of: {}", fmt::join(enum_names<CollectiveOp>(), ", ")));
   CollectiveRequest req;
@@ -132,6 +136,7 @@ void run_collective(const CollectiveArgs& a, ReportOutput& output) {
   std::optional<Calibration> calibration;
   if (!a.calibration.empty()) calibration = load_calibration_file(a.calibration);
   if (calibration && calibration->protocol) req.model = *calibration->protocol;
+  apply_nccl_env(env, req.model);
   const OutputFormat format = parse_format_option(a.format);
   Topology topo = load_topology_option(a.topology, a.ranks);
   if (calibration) apply_calibration(topo, *calibration);
@@ -218,6 +223,7 @@ void add_collective_command(CLI::App& app, ReportOutput& output) {
       ->capture_default_str();
   cmd->add_option("--slice", args->slice, "Pipeline slice per channel and step (default: the protocol's step)");
   cmd->add_option("--calibration", args->calibration, "Calibration JSON: protocol-model constants and/or per-link-class efficiency and latency (validate --calibrate)");
+  add_nccl_knob_options(cmd, args->nccl);
   cmd->add_flag("--crossover", args->crossover, "Also find where the chosen algorithm/protocol changes (bisection)");
   cmd->add_flag("--exact", args->exact,
                 "Replay every transfer (by default ring and hier_ring use the step-per-phase fast path when it is exact)");

@@ -26,6 +26,7 @@ void add_ddp_options(CLI::App* cmd, DdpArgs& a) {
                   "Protocol: ideal (alpha-beta), ll, ll128, simple, a list or auto (NCCL's choice per size; ideal with "
                   "--backend gloo or CPU ranks)")
       ->capture_default_str();
+  add_nccl_knob_options(cmd, a.nccl);
   cmd->add_option("--backend", a.backend, "nccl (one collective at a time) or gloo (two at once)")
       ->check(CLI::IsMember(enum_names<DdpBackend>()))
       ->capture_default_str();
@@ -65,17 +66,19 @@ CommSpec comm_spec_option(const DdpArgs& a, const std::optional<ProtocolModel>& 
   CommSpec spec;
   spec.algorithms = a.algo;
   spec.protocols = a.protocol;
+  const NcclEnv env = resolve_nccl_knobs(a.nccl, spec.algorithms, spec.protocols);
   if (model) spec.model = *model;
+  apply_nccl_env(env, spec.model);
   try {
-    (void)parse_protocol_list(a.protocol);
+    (void)parse_protocol_list(spec.protocols);
   } catch (const std::invalid_argument& e) {
-    throw ConfigError("--protocol", "", fmt::format("\"{}\"", a.protocol),
+    throw ConfigError("--protocol", "", fmt::format("\"{}\"", spec.protocols),
                       fmt::format("ideal, ll, ll128, simple, a list, ^list or auto ({})", e.what()));
   }
   try {
     check_comm_spec(spec, CollectiveOp::AllReduce);
   } catch (const std::invalid_argument& e) {
-    throw ConfigError("--algo", "", fmt::format("\"{}\"", a.algo), e.what());
+    throw ConfigError("--algo", "", fmt::format("\"{}\"", spec.algorithms), e.what());
   }
   return spec;
 }

@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "sim/cli/nccl_options.hpp"
 #include "sim/coll/comm_spec.hpp"
 #include "sim/topo/topology.hpp"
 #include "sim/train/ddp_timeline.hpp"
@@ -19,6 +20,7 @@ struct DdpArgs {
   std::optional<double> efficiency;
   std::string algo = "auto";
   std::string protocol = "auto";
+  NcclKnobArgs nccl;  // NCCL's knobs (nccl_options.hpp)
   std::string backend = "nccl";
   double first_bucket_mb = 1;
   bool gradient_as_bucket_view = false;

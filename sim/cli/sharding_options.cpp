@@ -132,7 +132,7 @@ void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo
   const CommSpec requested = comm_spec_option(ddp, model);
   for (CollectiveOp op : {CollectiveOp::AllGather, CollectiveOp::ReduceScatter, CollectiveOp::AllReduce}) {
     if (requested.request(op).algorithms.empty()) {
-      throw ConfigError("--algo", "", fmt::format("\"{}\"", ddp.algo),
+      throw ConfigError("--algo", "", fmt::format("\"{}\"", requested.algorithms),
                         fmt::format("algorithms with all-gather, reduce-scatter and all-reduce: auto, or from {}",
                                     fmt::join(algorithm_names(), ", ")));
     }

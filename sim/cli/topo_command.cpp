@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/cli/commands.hpp"
+#include "sim/cli/nccl_options.hpp"
 #include "sim/coll/nccl_graph_summary.hpp"
 #include "sim/coll/protocol.hpp"
 #include "sim/core/data_dir.hpp"
@@ -104,9 +105,16 @@ void add_topo_command(CLI::App& app, ReportOutput& output) {
   nccl->add_option("FILE", *file, "Topology JSON file")->required();
   auto format = std::make_shared<std::string>("text");
   nccl->add_option("--format", *format, "text or json")->capture_default_str();
-  nccl->callback([file, format, &output] {
+  auto knobs = std::make_shared<NcclKnobArgs>();
+  add_nccl_knob_options(nccl, *knobs);
+  nccl->callback([file, format, knobs, &output] {
     const OutputFormat f = parse_nccl_format(*format);
-    output.put(f, nccl_graph_report_views(summarize_nccl_graph(load_or_report(*file))));
+    // The graph and tuning table under the knobs that shape them (channels, NVLS,
+    // cross-NIC); NCCL_ALGO / NCCL_PROTO choose among the rows, which the table lists all.
+    std::string algo = "auto", protocol = "auto";
+    ProtocolModel model = nccl_default_model();
+    apply_nccl_env(resolve_nccl_knobs(*knobs, algo, protocol), model);
+    output.put(f, nccl_graph_report_views(summarize_nccl_graph(load_or_report(*file), model)));
   });
 
   CLI::App* compare = topo->add_subcommand(

@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "sim/cli/commands.hpp"
+#include "sim/cli/nccl_options.hpp"
 #include "sim/cli/validators.hpp"
 #include "sim/core/error.hpp"
 #include "sim/measure/bucket_choice.hpp"
@@ -33,6 +34,7 @@ struct ValidateArgs {
   std::string calibration;
   std::string calibrate;
   std::string format = "table";
+  NcclKnobArgs nccl;
 };
 
 // "error before: median ..%, max ..%" and "error after: ..." of a fit, after `prefix`.
@@ -88,11 +90,16 @@ void run_validate(const ValidateArgs& a, ReportOutput& output) {
     all.collectives.insert(all.collectives.end(), s.collectives.begin(), s.collectives.end());
     all.ddp.insert(all.ddp.end(), s.ddp.begin(), s.ddp.end());
   }
-  CasePredictor predictor(a.topology, a.algo, a.protocol);
+  std::string algo = a.algo, protocol = a.protocol;
+  const NcclEnv env = resolve_nccl_knobs(a.nccl, algo, protocol);
+  ProtocolModel model = nccl_default_model();
+  apply_nccl_env(env, model);
+  CasePredictor predictor(a.topology, algo, protocol);
+  predictor.set_model(model);
   // DDP records: the DDP replay with each record's workload (or --workload), on its
   // topology, with --algo/--protocol resolved for the record's backend (nccl: NCCL's
   // choice per bucket on GPU ranks; gloo: the ring under the ideal protocol).
-  const CommSpec ddp_comm{a.algo, a.protocol};
+  const CommSpec ddp_comm{algo, protocol, model};
   const DdpPredictor ddp = [ddp_comm](const DdpMeasurement& m, const Topology& t, const std::string& workload,
                                       double slowdown) {
     return predict_ddp_measurement(m, t, workload, ddp_comm, slowdown);
@@ -170,6 +177,7 @@ void add_validate_command(CLI::App& app, ReportOutput& output) {
       ->transform(percent())
       ->default_str("3%");
   cmd->add_option("--calibration", args->calibration, "Apply a calibration file before predicting");
+  add_nccl_knob_options(cmd, args->nccl);
   cmd->add_option("--calibrate", args->calibrate, "Fit a calibration from these measurements and write it to FILE");
   cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
   cmd->callback([args, &output] { run_validate(*args, output); });

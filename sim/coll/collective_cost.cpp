@@ -1,3 +1,4 @@
+#include "sim/coll/nccl_env.hpp"
 #include "sim/coll/collective_cost.hpp"
 
 #include <algorithm>
@@ -32,7 +33,7 @@ CollectiveRequest CollectiveCostCache::request_for(CollectiveOp& op) {
   if (std::any_of(request.protocols.begin(), request.protocols.end(), [](Protocol p) { return p != Protocol::Ideal; })) {
     if (!channel_graph_) {
       channel_graph_ = std::make_shared<const std::optional<NcclGraph>>(
-          search_nccl_ring(graph_, topology_facts(graph_.topology()).host_of_rank));
+          search_nccl_ring(graph_, topology_facts(graph_.topology()).host_of_rank, nccl_search_options(spec_.model)));
     }
     request.channel_graph = channel_graph_;
   }

@@ -12,6 +12,7 @@
 #include "sim/algo/registry.hpp"
 #include "sim/coll/nccl/path_type.hpp"
 #include "sim/coll/nccl/speed_lists.hpp"
+#include "sim/coll/nccl_env.hpp"
 
 namespace collsim {
 
@@ -76,6 +77,10 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     cost.unusable = fmt::format("{} needs the same number of ranks on every host", algo);
     return cost;
   }
+  if (row == NcclRow::Nvls && !model.nvls_enabled) {
+    cost.unusable = "nvls is off (NCCL_NVLS_ENABLE=0)";
+    return cost;
+  }
   if ((row == NcclRow::Nvls || row == NcclRow::CollNet) && p != Protocol::Simple && p != Protocol::Ideal) {
     cost.unusable = fmt::format("{} runs only with the simple protocol", algo);
     return cost;
@@ -103,7 +108,9 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     const double speed = row == NcclRow::Tree && facts.hosts == 2 ? graph->tree_speed_gbps : graph->speed_gbps;
     plan.per_channel = model.channel_bandwidth.value_or(Bandwidth::gb_per_s(speed));
   }
-  int channels = user.channels > 0 ? user.channels : nccl_protocol ? plan.channels : 1;
+  // NCCL_MAX_NCHANNELS / NCCL_MIN_NCHANNELS change the channels run, not the busBw the
+  // tuning model computes from the search (connect.cc vs tuning.cc).
+  int channels = user.channels > 0 ? user.channels : nccl_protocol ? nccl_run_channels(plan.channels, model) : 1;
   if (nccl_protocol && user.channels == 0) channels = channels_for_size(channels, c.size, p, row, c.ranks, model);
   cost.channels = channels;
   cost.options.channels = channels;

@@ -1,3 +1,4 @@
+#include "sim/coll/nccl_env.hpp"
 #include "sim/coll/nccl_graph_summary.hpp"
 
 #include <algorithm>
@@ -45,7 +46,7 @@ std::optional<double> NcclTuningRow::busbw_cap_gbps() const {
   return channels * *channel_cap_gbps * efficiency;
 }
 
-NcclGraphSummary summarize_nccl_graph(const Topology& topo) {
+NcclGraphSummary summarize_nccl_graph(const Topology& topo, const ProtocolModel& model) {
   NcclGraphSummary s;
   s.topology = topo.name;
   s.source = topo.source;
@@ -53,7 +54,7 @@ NcclGraphSummary summarize_nccl_graph(const Topology& topo) {
   const TopologyFacts facts = topology_facts(topo);
   LinkGraph links(topo);
   std::string why_not;
-  s.graph = search_nccl_ring(links, facts.host_of_rank, {}, &why_not);
+  s.graph = search_nccl_ring(links, facts.host_of_rank, nccl_search_options(model), &why_not);
   if (!s.graph) {
     s.not_applicable = why_not;
     return s;
@@ -62,7 +63,6 @@ NcclGraphSummary summarize_nccl_graph(const Topology& topo) {
   s.gpu_gpu = path_matrix(links, host0.gpus, host0.gpus);
   s.gpu_nic = path_matrix(links, host0.gpus, host0.nics);
 
-  const ProtocolModel model = nccl_default_model();
   s.model = model.source;
   s.tuned = Collective{CollectiveOp::AllReduce, s.ranks, 0, kNcclTuningSize};
   // NCCL's tuned algorithms, the candidates of auto: ring, tree, nvls.

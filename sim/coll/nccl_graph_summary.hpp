@@ -13,6 +13,7 @@
 #include "sim/coll/link_class.hpp"
 #include "sim/coll/nccl/channel_search.hpp"
 #include "sim/coll/protocol.hpp"
+#include "sim/coll/protocol_model.hpp"
 #include "sim/topo/topology.hpp"
 
 namespace collsim {
@@ -59,6 +60,7 @@ struct NcclGraphSummary {
 // The size the tuning rows are priced at: large enough that no protocol cuts channels.
 inline constexpr Bytes kNcclTuningSize{std::int64_t{1} << 30};
 
-[[nodiscard]] NcclGraphSummary summarize_nccl_graph(const Topology& topo);
+[[nodiscard]] NcclGraphSummary summarize_nccl_graph(const Topology& topo,
+                                                   const ProtocolModel& model = nccl_default_model());
 
 }  // namespace collsim

@@ -1,3 +1,4 @@
+#include "sim/coll/nccl_env.hpp"
 #include "sim/coll/predict.hpp"
 
 #include <algorithm>
@@ -68,7 +69,8 @@ CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, c
   // (or the caller's, already searched: not copied).
   std::shared_ptr<const std::optional<NcclGraph>> nccl = request.channel_graph;
   auto nccl_graph = [&]() -> const NcclGraph* {
-    if (!nccl) nccl = std::make_shared<const std::optional<NcclGraph>>(search_nccl_ring(graph, facts.host_of_rank));
+    if (!nccl) nccl = std::make_shared<const std::optional<NcclGraph>>(
+          search_nccl_ring(graph, facts.host_of_rank, nccl_search_options(request.model)));
     return *nccl ? &**nccl : nullptr;
   };
   std::optional<CollectivePrediction> best;
@@ -147,7 +149,7 @@ CollectiveReplay replay_collective(LinkGraph& graph, const CollectivePrediction&
   const std::string& algo = prediction.algorithm;
   const TopologyFacts facts = topology_facts(graph.topology(), request.hosts);
   std::optional<NcclGraph> channel_graph;
-  if (prediction.protocol != Protocol::Ideal) channel_graph = search_nccl_ring(graph, facts.host_of_rank);
+  if (prediction.protocol != Protocol::Ideal) channel_graph = search_nccl_ring(graph, facts.host_of_rank, nccl_search_options(request.model));
   const CollectiveCost cost = collective_cost(facts, c, algo, prediction.protocol, request.model, request.overrides,
                                               channel_graph ? &*channel_graph : nullptr);
   if (cost.unusable) throw std::invalid_argument(*cost.unusable);

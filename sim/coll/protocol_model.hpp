@@ -52,6 +52,12 @@ struct ProtocolModel {
   std::optional<int> channels;
   std::optional<Bandwidth> channel_bandwidth;
   std::optional<Bandwidth> ll_max_bandwidth;
+  // NCCL's environment knobs (nccl_env.hpp): NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS
+  // (channels run, not the tuning model's busBw), NCCL_NVLS_ENABLE, NCCL_CROSS_NIC.
+  std::optional<int> min_nchannels;
+  std::optional<int> max_nchannels;
+  bool nvls_enabled = true;
+  int cross_nic = 2;
 };
 
 [[nodiscard]] ProtocolModel nccl_default_model();

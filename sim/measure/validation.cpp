@@ -77,6 +77,7 @@ const Topology& CasePredictor::topology_for(const std::string& source, const std
 CollectivePrediction CasePredictor::predict_case(const CollectiveMeasurement& m) {
   const std::string& algo = algorithm_for(m);
   CollectiveRequest request;
+  request.model = model_;
   auto bad_algorithm = [&] {
     return ConfigError(m.source, "algorithm", fmt::format("\"{}\"", algo),
                        fmt::format("an algorithm this build implements for {}, a list or auto: {}", to_string(m.op),

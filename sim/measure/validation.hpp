@@ -61,6 +61,9 @@ class CasePredictor {
 
   void set_calibration(std::optional<Calibration> c);
   [[nodiscard]] const std::optional<Calibration>& calibration() const { return calibration_; }
+  // The protocol model nccl-tests rows are priced with (NCCL's defaults; the command's
+  // NCCL knobs).
+  void set_model(ProtocolModel m) { model_ = std::move(m); }
   // The algorithm a measurement is predicted with (its own, else the default).
   [[nodiscard]] const std::string& algorithm_for(const CollectiveMeasurement& m) const {
     return m.algorithm.empty() ? default_algorithm_ : m.algorithm;
@@ -82,6 +85,7 @@ class CasePredictor {
   std::string default_algorithm_;
   std::string default_protocol_;
   std::optional<Calibration> calibration_;
+  ProtocolModel model_ = nccl_default_model();
   std::map<std::string, Topology> loaded_;
   std::map<std::pair<std::string, int>, Entry> graphs_;
 };

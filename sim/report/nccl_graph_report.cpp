@@ -21,7 +21,7 @@ std::string channel_line(const NcclGraph& g, int c) {
   std::vector<std::string> parts;
   if (ch.nic >= 0) parts.push_back(fmt::format("NET/{}", ch.nic));
   for (int gpu : ch.order) parts.push_back(fmt::format("GPU/{}", gpu));
-  if (ch.nic >= 0) parts.push_back(fmt::format("NET/{}", ch.nic));
+  if (ch.nic >= 0) parts.push_back(fmt::format("NET/{}", ch.exit_nic));
   std::string line = fmt::format("  {:02} : {}", c, fmt::join(parts, " "));
   if (ch.nic >= 0 && ch.exit_path == PathType::Pxn) line += fmt::format("  (exit PXN via GPU/{})", ch.proxy);
   return line;
@@ -95,8 +95,8 @@ void write_text(std::ostream& out, const NcclGraphSummary& s) {
   }
 
   fmt::print(out, "\nRing graph (local GPU and NIC indices; every host alike)\n");
-  fmt::print(out, "Pattern {} ({}), crossNic 0, nChannels {}, bw {:.6f}/{:.6f}, type {}/{}, sameChannels 1\n",
-             kRingPattern, g.pattern, g.channels, g.speed_gbps, g.speed_gbps, to_string(g.type_intra),
+  fmt::print(out, "Pattern {} ({}), crossNic {}, nChannels {}, bw {:.6f}/{:.6f}, type {}/{}, sameChannels 1\n",
+             kRingPattern, g.pattern, g.cross_nic ? 1 : 0, g.channels, g.speed_gbps, g.speed_gbps, to_string(g.type_intra),
              to_string(g.type_inter));
   for (int c = 0; c < g.channels; ++c) out << channel_line(g, c) << "\n";
   fmt::print(out, "# searched {} channel{} at {:g} GB/s each; ", g.searched_channels,
@@ -131,7 +131,7 @@ Json ring_json(const NcclGraph& g) {
   Json j;
   j["pattern"] = kRingPattern;
   j["pattern_name"] = g.pattern;
-  j["cross_nic"] = 0;
+  j["cross_nic"] = g.cross_nic ? 1 : 0;
   j["channels"] = g.channels;
   j["bw_intra_gbps"] = g.speed_gbps;
   j["bw_inter_gbps"] = g.speed_gbps;
@@ -148,6 +148,7 @@ Json ring_json(const NcclGraph& g) {
     Json x;
     x["channel"] = c;
     x["nic"] = ch.nic >= 0 ? Json(ch.nic) : Json(nullptr);
+    x["exit_nic"] = ch.nic >= 0 ? Json(ch.exit_nic) : Json(nullptr);
     x["gpus"] = ch.order;
     x["exit_path"] = ch.nic >= 0 ? Json(std::string(to_string(ch.exit_path))) : Json(nullptr);
     x["proxy_gpu"] = ch.proxy >= 0 ? Json(ch.proxy) : Json(nullptr);

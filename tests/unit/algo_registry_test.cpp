@@ -78,6 +78,11 @@ const std::set<std::pair<std::string, std::string>> kOtherVocabularies{
     {"coll/protocol_model.cpp", "tree"},
     {"coll/protocol_model.cpp", "ring"},
     {"coll/protocol_model.cpp", "nvls"},
+    // NCCL_ALGO's names (lower-cased), mapped to collsim's algorithms through their
+    // AlgorithmInfo's NCCL counterpart.
+    {"coll/nccl_env.cpp", "tree"},
+    {"coll/nccl_env.cpp", "ring"},
+    {"coll/nccl_env.cpp", "nvls"},
     // NCCL's channel-graph pattern (NCCL_TOPO_PATTERN_RING) and the report's key for the
     // searched rings: NCCL's channels, not the ring algorithm.
     {"coll/nccl/channel_search.cpp", "ring"},

@@ -153,7 +153,9 @@ class Searcher {
   // backtracks into earlier channels, as NCCL's ncclTopoSearchRec does (the DGX-1 hybrid
   // cube-mesh: 5 rings greedily, 6 jointly), within a budget. Returns the most found.
   // `to_beat`: the best channels x speed so far; the joint search runs only if it can beat it.
-  std::vector<NcclChannel> channels_at(double speed, PathType ti, PathType tn, int max_channels, double to_beat) {
+  std::vector<NcclChannel> channels_at(double speed, PathType ti, PathType tn, int max_channels, double to_beat,
+                                       bool cross_nic) {
+    cross_nic_ = cross_nic;
     residual_ = capacity_;
     best_.clear();
     current_.clear();
@@ -181,7 +183,7 @@ class Searcher {
     for (const NcclChannel& ch : channels) {
       if (ch.nic >= 0) {
         const int entry = ch.order.front();
-        if (!take(ng_[ch.nic][entry].links, inter) || !take_exit(ch.order.back(), ch.nic, inter)) return false;
+        if (!take(ng_[ch.nic][entry].links, inter) || !take_exit(ch.order.back(), ch.exit_nic, inter)) return false;
       }
       for (std::size_t i = 0; i + 1 < ch.order.size(); ++i) {
         if (!take(gg_[ch.order[i]][ch.order[i + 1]].links, intra)) return false;
@@ -213,6 +215,20 @@ class Searcher {
   }
   void give_one(std::optional<LinkId> l, double s) {
     if (l) residual_[*l] += s;
+  }
+
+  // The NICs a channel that entered by `entry` may leave by from GPU a: the same one; with
+  // crossNic any, nearest to GPU a first (then the entry NIC, then in order).
+  [[nodiscard]] std::vector<int> exit_nics(int a, int entry) const {
+    if (!cross_nic_) return {entry};
+    std::vector<int> out(static_cast<std::size_t>(nics()));
+    for (int k = 0; k < nics(); ++k) out[static_cast<std::size_t>(k)] = k;
+    std::stable_sort(out.begin(), out.end(), [&](int x, int y) {
+      const auto kx = std::make_pair(exit_type(a, x), x != entry);
+      const auto ky = std::make_pair(exit_type(a, y), y != entry);
+      return kx < ky;
+    });
+    return out;
   }
 
   // The exit GPU's path to NIC k: direct, or over NVLink to the NIC's own GPU then PCIe.
@@ -325,18 +341,21 @@ class Searcher {
     const int cur = ch.order.back();
     const int g = gpus();
     if (ch.nic >= 0) {
-      if (exit_type(cur, ch.nic) > tn) return false;
-      if (!take_one(nic_out_[ch.nic], s)) return false;
-      if (!take_exit(cur, ch.nic, s)) {
-        give_one(nic_out_[ch.nic], s);
-        return false;
+      for (int k : exit_nics(cur, ch.nic)) {
+        if (exit_type(cur, k) > tn) continue;
+        if (!take_one(nic_out_[k], s)) continue;
+        if (!take_exit(cur, k, s)) {
+          give_one(nic_out_[k], s);
+          continue;
+        }
+        current_.back().exit_nic = k;
+        current_.back().exit_path = exit_type(cur, k);
+        const bool stop = next_channel(s, ti, tn) || greedy_;
+        give_exit(cur, k, s);
+        give_one(nic_out_[k], s);
+        if (stop) return true;
       }
-      ch.exit_path = exit_type(cur, ch.nic);
-      const int k = ch.nic;
-      const bool stop = next_channel(s, ti, tn) || greedy_;
-      give_exit(cur, k, s);
-      give_one(nic_out_[k], s);
-      return stop;
+      return false;
     }
     if (g == 1) return next_channel(s, ti, tn) || greedy_;
     const int first = ch.order.front();
@@ -362,6 +381,7 @@ class Searcher {
   std::vector<NcclChannel> current_, best_;
   int max_channels_ = 0;
   bool greedy_ = true;
+  bool cross_nic_ = false;
   int budget_ = 0;
 };
 
@@ -448,23 +468,30 @@ std::optional<NcclGraph> search_nccl_ring(LinkGraph& graph, const std::vector<in
   std::vector<NcclChannel> best;
   const std::span<const PathType> inter_types = multi ? std::span<const PathType>(kInterTypes)
                                                       : std::span<const PathType>(kInterTypes).first(1);
+  // crossNic 0 or 1: one pass with that rule; 2: a second pass with any NIC at a speed
+  // where the same NIC found nothing.
+  std::vector<bool> cross_passes{options.cross_nic == 1};
+  if (multi && options.cross_nic == 2) cross_passes.push_back(true);
   for (double s : speeds) {
     if (s > top + kEps) continue;
     bool found = false;
-    for (PathType ti : kIntraTypes) {
-      for (PathType tn : inter_types) {
-        auto channels = search.channels_at(s, ti, tn, options.max_channels, best_score);
-        if (channels.empty()) continue;
-        found = true;
-        const double score = s * static_cast<double>(channels.size());
-        if (score > best_score + kEps) {
-          best_score = score;
-          best = std::move(channels);
-          g.searched_speed_gbps = s;
-          g.type_intra = ti;
-          g.type_inter = tn;
+    for (bool cross : cross_passes) {
+      for (PathType ti : kIntraTypes) {
+        for (PathType tn : inter_types) {
+          auto channels = search.channels_at(s, ti, tn, options.max_channels, best_score, cross && multi);
+          if (channels.empty()) continue;
+          found = true;
+          const double score = s * static_cast<double>(channels.size());
+          if (score > best_score + kEps) {
+            best_score = score;
+            best = std::move(channels);
+            g.searched_speed_gbps = s;
+            g.type_intra = ti;
+            g.type_inter = tn;
+          }
+          break;
         }
-        break;
+        if (found) break;
       }
       if (found) break;
     }
@@ -497,7 +524,8 @@ std::optional<NcclGraph> search_nccl_ring(LinkGraph& graph, const std::vector<in
   }
   // Remember the proxy GPU of PXN exits: the NIC's own GPU.
   for (NcclChannel& ch : g.per_channel) {
-    if (ch.nic >= 0 && ch.exit_path == PathType::Pxn) ch.proxy = search.nic_gpu(ch.nic);
+    g.cross_nic = g.cross_nic || ch.exit_nic != ch.nic;
+    if (ch.nic >= 0 && ch.exit_path == PathType::Pxn) ch.proxy = search.nic_gpu(ch.exit_nic);
   }
   return g;
 }
@@ -508,7 +536,7 @@ std::optional<Route> channel_hop_route(LinkGraph& graph, const NcclGraph& g, int
   const NcclHost& b = g.host.at(static_cast<std::size_t>(to));
   const NodeIndex exit_gpu = a.gpus[static_cast<std::size_t>(ch.order.back())];
   const NodeIndex entry_gpu = b.gpus[static_cast<std::size_t>(ch.order.front())];
-  const NodeIndex out_nic = a.nics.at(static_cast<std::size_t>(ch.nic));
+  const NodeIndex out_nic = a.nics.at(static_cast<std::size_t>(ch.exit_nic));
   const NodeIndex in_nic = b.nics.at(static_cast<std::size_t>(ch.nic));
   if (ch.exit_path == PathType::Pxn) {
     const NodeIndex proxy = a.gpus[static_cast<std::size_t>(ch.proxy)];

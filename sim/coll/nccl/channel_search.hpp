@@ -25,7 +25,8 @@ struct NcclHost {
 
 struct NcclChannel {
   std::vector<int> order;  // local GPU indices: entry GPU first, exit GPU last
-  int nic = -1;            // local NIC index in and out of every host; -1 on one host
+  int nic = -1;            // local NIC index into every host; -1 on one host
+  int exit_nic = -1;       // local NIC index out of every host: `nic` unless crossNic
   PathType exit_path = PathType::Loc;  // exit GPU to the NIC (PIX, PXB, PXN, PHB, SYS)
   int proxy = -1;          // PXN: the local GPU whose PCIe switch holds the NIC
 };
@@ -34,6 +35,10 @@ struct NcclSearchOptions {
   int min_channels = 1;   // NCCL_MIN_NCHANNELS
   int max_channels = 32;  // channels searched before duplication (MAXCHANNELS / 2)
   int channel_limit = 64; // MAXCHANNELS: duplication stops here
+  // NCCL_CROSS_NIC: 0 a channel leaves every host by the NIC it entered by (its rail); 1
+  // by any NIC, the nearest to its last GPU first; 2 (NCCL's default) as 0, and as 1 at a
+  // speed where 0 finds no ring.
+  int cross_nic = 2;
 };
 
 struct NcclGraph {
@@ -48,6 +53,7 @@ struct NcclGraph {
   double tree_speed_gbps = 0;
   int searched_channels = 0;
   bool duplicated = false;
+  bool cross_nic = false;   // some channel leaves a host by another NIC than it entered by
   PathType type_intra = PathType::Nvl;
   PathType type_inter = PathType::Pix;  // meaningful with more than one host
   std::vector<NcclHost> host;           // per host, in order of their first rank
@@ -67,8 +73,9 @@ struct NcclGraph {
                                                         std::string* why_not = nullptr);
 
 // The route a channel's data takes from host `from`'s exit GPU to host `to`'s entry GPU:
-// exit GPU to the channel's NIC (through the NIC's own GPU over NVLink for PXN), across
-// the fabric to the same NIC of the next host, to its entry GPU. nullopt if a leg has no path.
+// exit GPU to the channel's exit NIC (through the NIC's own GPU over NVLink for PXN),
+// across the fabric to the next host's entry NIC (the same rail unless crossNic), to its
+// entry GPU. nullopt if a leg has no path.
 [[nodiscard]] std::optional<Route> channel_hop_route(LinkGraph& graph, const NcclGraph& g, int channel, int from,
                                                      int to);
 

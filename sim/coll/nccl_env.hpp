@@ -1,0 +1,50 @@
+// NCCL's environment knobs, by their names, as a user would set them on a real run:
+// NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_NVLS_ENABLE and
+// NCCL_CROSS_NIC (NCCL's docs, "Environment Variables"; src/graph/connect.cc, tuning.cc,
+// search.cc). A knob that is not set leaves NCCL's default.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "sim/coll/nccl/channel_search.hpp"
+#include "sim/coll/protocol_model.hpp"
+
+namespace collsim {
+
+struct NcclEnv {
+  std::optional<std::string> algo;   // NCCL_ALGO, in collsim's names ("ring,tree", "^nvls")
+  std::optional<std::string> proto;  // NCCL_PROTO, in collsim's names ("ll128,simple")
+  std::optional<int> min_channels;   // NCCL_MIN_NCHANNELS
+  std::optional<int> max_channels;   // NCCL_MAX_NCHANNELS
+  std::optional<bool> nvls;          // NCCL_NVLS_ENABLE
+  std::optional<int> cross_nic;      // NCCL_CROSS_NIC: 0, 1 or 2
+
+  [[nodiscard]] bool empty() const;
+};
+
+// Parses "NCCL_ALGO=Ring NCCL_MIN_NCHANNELS=24 ..." (whitespace-separated NAME=VALUE
+// pairs). Throws ConfigError naming `option`, the variable, its value and what was
+// expected: unknown variables, values out of range, a variable given twice.
+[[nodiscard]] NcclEnv parse_nccl_env(std::string_view text, std::string_view option);
+
+// One variable's value as NCCL reads it; `option` names where it came from in errors.
+[[nodiscard]] std::string nccl_algo_list(std::string_view value, std::string_view option);
+[[nodiscard]] std::string nccl_proto_list(std::string_view value, std::string_view option);
+
+// `b` over `a`: a knob set in both must agree (else ConfigError naming `option`).
+[[nodiscard]] NcclEnv merge_nccl_env(const NcclEnv& a, const NcclEnv& b, std::string_view option);
+
+// The knobs a protocol model carries (channel counts, NVLS, cross-NIC); NCCL_ALGO and
+// NCCL_PROTO become the caller's candidate lists instead.
+void apply_nccl_env(const NcclEnv& env, ProtocolModel& model);
+
+// The channel search's options under the model's knobs (NCCL_CROSS_NIC).
+[[nodiscard]] NcclSearchOptions nccl_search_options(const ProtocolModel& model);
+
+// The channels NCCL runs after its search found `searched`: NCCL_MAX_NCHANNELS keeps the
+// first ones, NCCL_MIN_NCHANNELS then copies them round robin (connect.cc).
+[[nodiscard]] int nccl_run_channels(int searched, const ProtocolModel& model);
+
+}  // namespace collsim

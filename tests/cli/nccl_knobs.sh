@@ -1,0 +1,93 @@
+# NCCL's knobs by their names (--nccl-env "NCCL_ALGO=... NCCL_MIN_NCHANNELS=..." or one
+# option each) on every command that runs a collective: forced choices behave as NCCL
+# does, and every bad value exits 2 naming the option, the variable, the value and what
+# was expected.
+source "$(dirname "$0")/lib.bash"
+RAIL=$SRC/topologies/4x-dgx-h100-rail-8x400g-ib.json
+csv() { "$COLLSIM" collective --topology "$1" --sizes "$2" --format csv "${@:3}" | tail -n 1; }
+field() { cut -d, -f"$1" <<<"$2"; }   # 11 algorithm, 12 protocol, 13 channels
+
+# NCCL_ALGO / NCCL_PROTO force the choice, in NCCL's spelling and either way of giving it.
+row=$(csv "$RAIL" 1MiB --nccl-env "NCCL_ALGO=Ring NCCL_PROTO=Simple")
+[[ $(field 11 "$row") == ring && $(field 12 "$row") == simple ]] || fail "NCCL_ALGO=Ring NCCL_PROTO=Simple gave $row"
+[[ $(csv "$RAIL" 1MiB --nccl-algo Ring --nccl-proto Simple) == "$row" ]] || fail "--nccl-algo/--nccl-proto differ from --nccl-env"
+row=$(csv "$RAIL" 1GiB --nccl-env "NCCL_ALGO=^Ring")
+[[ $(field 11 "$row") == tree ]] || fail "NCCL_ALGO=^Ring should leave the tree: $row"
+row=$(csv "$RAIL" 1GiB --nccl-proto LL128)
+[[ $(field 12 "$row") == ll128 ]] || fail "NCCL_PROTO=LL128: $row"
+
+# Channels: the search finds 8 on this system (one per NIC); MAX keeps fewer, MIN copies more.
+base=$(csv "$RAIL" 1GiB --nccl-algo Ring --nccl-proto Simple)
+[[ $(field 13 "$base") == 8 ]] || fail "expected 8 searched channels: $base"
+four=$(csv "$RAIL" 1GiB --nccl-algo Ring --nccl-proto Simple --max-channels 4)
+[[ $(field 13 "$four") == 4 ]] || fail "NCCL_MAX_NCHANNELS=4: $four"
+# Half the channels, each at its searched speed: the 1 GiB ring takes longer.
+awk -v a="$(field 8 "$four")" -v b="$(field 8 "$base")" 'BEGIN { exit !(a > 1.5 * b) }' || fail "4 channels not slower: $four vs $base"
+sixteen=$(csv "$RAIL" 1GiB --nccl-env "NCCL_ALGO=Ring NCCL_PROTO=Simple NCCL_MIN_NCHANNELS=16")
+[[ $(field 13 "$sixteen") == 16 ]] || fail "NCCL_MIN_NCHANNELS=16: $sixteen"
+
+# NVLS on one H100 node: NCCL's choice at 1 GiB; off, the ring or tree instead.
+[[ $(field 11 "$(csv dgx-h100 1GiB)") == nvls ]] || fail "auto on dgx-h100 at 1 GiB should pick nvls"
+off=$(csv dgx-h100 1GiB --nvls off)
+[[ $(field 11 "$off") != nvls ]] || fail "--nvls off still ran nvls: $off"
+[[ $(csv dgx-h100 1GiB --nccl-env NCCL_NVLS_ENABLE=0) == "$off" ]] || fail "NCCL_NVLS_ENABLE=0 differs from --nvls off"
+expect_error 2 "nvls is off (NCCL_NVLS_ENABLE=0)" -- collective --topology dgx-h100 --sizes 1GiB --algo nvls --nvls off
+
+# Cross-NIC: the graph says which rule it ran under.
+"$COLLSIM" topo nccl "$RAIL" --cross-nic 0 --format json >"$TMP/g0.json"
+python3 - "$TMP/g0.json" <<'EOF' || fail "crossNic 0: a channel left by another NIC"
+import json, sys
+g = json.load(open(sys.argv[1]))["ring"]
+assert g["cross_nic"] == 0
+assert all(c["exit_nic"] == c["nic"] for c in g["per_channel"])
+EOF
+"$COLLSIM" topo nccl "$RAIL" --cross-nic 1 >/dev/null || fail "topo nccl --cross-nic 1 failed"
+"$COLLSIM" topo nccl "$RAIL" --max-channels 4 | grep -q "^ring      simple          4 " || fail "topo nccl --max-channels 4: the tuning table runs 4 channels"
+
+# The same knobs on ddp, sweep and validate.
+"$COLLSIM" ddp --workload resnet50 --topology "$RAIL" --nccl-env "NCCL_ALGO=Ring NCCL_PROTO=Simple" --format json >"$TMP/ddp.json"
+python3 - "$TMP/ddp.json" <<'EOF' || fail "ddp with NCCL_ALGO=Ring NCCL_PROTO=Simple"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["algorithm"] == "ring/simple", d["algorithm"]
+assert all(b["choice"] == "ring/simple" for b in d["buckets"]), [b["choice"] for b in d["buckets"]]
+EOF
+"$COLLSIM" sweep --workload resnet50 --topology "$RAIL" --bucket-mb 5,25 --nccl-algo Tree --format csv >/dev/null \
+  || fail "sweep --nccl-algo Tree failed"
+LOG=$SRC/tests/data/nccl-tests/dev/h100x8_2nodes_hgx_xe9680_8x400g_ib_allreduce_nccltests309_a.txt
+TOPO=$SRC/tests/data/nccl-tests/dev/topologies/h100x8_2nodes_hgx_xe9680_8x400g_ib_allreduce_nccltests309_a.json
+# (The log ran NCCL's own choice, so forced ring/simple rows may miss: exit 1 is fine.)
+rc=0
+"$COLLSIM" validate --measured "$LOG" --topology "$TOPO" --nccl-env "NCCL_ALGO=Ring NCCL_PROTO=Simple" \
+  --tolerance 1000% --median-tolerance 1000% --format json >"$TMP/v.json" 2>"$TMP/v.err" || rc=$?
+[[ $rc == 0 || $rc == 1 ]] || fail "validate with NCCL knobs exited $rc: $(cat "$TMP/v.err")"
+python3 - "$TMP/v.json" <<'EOF' || fail "validate did not run ring/simple"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+assert rows and all(" ring/simple" in r["case"] for r in rows), {r["case"] for r in rows}
+EOF
+
+# Bad input: exit 2, naming option, variable, value and what was expected.
+C=(collective --topology "$RAIL" --sizes 1MiB)
+expect_error 2 "--nccl-env" "NCCL_FOO" "one of NCCL_ALGO" -- "${C[@]}" --nccl-env "NCCL_FOO=1"
+expect_error 2 "--nccl-env" "NAME=VALUE" -- "${C[@]}" --nccl-env "Ring"
+expect_error 2 "NCCL_ALGO" "\"PAT\"" "does not model" -- "${C[@]}" --nccl-env "NCCL_ALGO=PAT"
+expect_error 2 "NCCL_ALGO" "allreduce:tree" "per-collective" -- "${C[@]}" --nccl-env "NCCL_ALGO=allreduce:tree"
+expect_error 2 "--nccl-algo" "NCCL_ALGO" "\"Rign\"" "unknown" -- "${C[@]}" --nccl-algo Rign
+expect_error 2 "--nccl-proto" "NCCL_PROTO" "\"LL64\"" -- "${C[@]}" --nccl-proto LL64
+expect_error 2 "NCCL_MIN_NCHANNELS" "\"99\"" "0 to 64" -- "${C[@]}" --nccl-env NCCL_MIN_NCHANNELS=99
+expect_error 2 "NCCL_MAX_NCHANNELS" "\"0\"" "1 to 64" -- "${C[@]}" --nccl-env NCCL_MAX_NCHANNELS=0
+expect_error 2 "NCCL_NVLS_ENABLE" "\"yes\"" -- "${C[@]}" --nccl-env NCCL_NVLS_ENABLE=yes
+expect_error 2 "NCCL_CROSS_NIC" "\"3\"" -- "${C[@]}" --nccl-env NCCL_CROSS_NIC=3
+expect_error 2 "NCCL_ALGO" "each variable once" -- "${C[@]}" --nccl-env "NCCL_ALGO=Ring NCCL_ALGO=Tree"
+expect_error 2 "NCCL_ALGO" "two different values" -- "${C[@]}" --nccl-env "NCCL_ALGO=Ring" --nccl-algo Tree
+expect_error 2 "--algo" "auto beside NCCL_ALGO=ring" -- "${C[@]}" --algo tree --nccl-algo Ring
+expect_error 2 "--protocol" "auto beside NCCL_PROTO=simple" -- "${C[@]}" --protocol ll --nccl-proto Simple
+expect_error 2 "--min-channels" "65" "0 to 64" -- "${C[@]}" --min-channels 65
+expect_error 2 "--max-channels" "0" "1 to 64" -- "${C[@]}" --max-channels 0
+expect_error 2 "--nvls" "\"maybe\"" "on or off" -- "${C[@]}" --nvls maybe
+expect_error 2 "--cross-nic" "5" -- "${C[@]}" --cross-nic 5
+expect_error 2 "NCCL_ALGO" "\"Rign\"" -- ddp --workload resnet50 --topology "$RAIL" --nccl-algo Rign
+expect_error 2 "NCCL_PROTO" -- validate --measured "$LOG" --topology "$TOPO" --nccl-env NCCL_PROTO=Fast
+expect_error 2 "NCCL_MAX_NCHANNELS" -- topo nccl "$RAIL" --nccl-env NCCL_MAX_NCHANNELS=70
+echo ok
