@@ -104,6 +104,19 @@ PlanCandidate parse_candidate(const nlohmann::json& j, const std::string& source
   c.world_sizes = parse_world_sizes(f);
   c.algorithm = f.optional_string("algorithm").value_or(std::string(default_algorithm()));
   c.protocol = f.optional_string("protocol").value_or("ideal");
+  if (const auto env = f.optional_string("nccl_env")) {
+    // NCCL's knobs; errors name the file and pointer, then the variable.
+    c.nccl_env = parse_nccl_env(*env, fmt::format("{}: {}", source, f.pointer("nccl_env")));
+    c.nccl_env_text = *env;
+    auto take = [&](const std::optional<std::string>& knob, const char* key, std::string& into, const char* variable) {
+      if (!knob) return;
+      if (f.has(key)) f.fail(key, fmt::format("\"{}\"", into), fmt::format("no \"{}\" beside {} in nccl_env", key, variable));
+      into = *knob;
+    };
+    take(c.nccl_env.algo, "algorithm", c.algorithm, "NCCL_ALGO");
+    take(c.nccl_env.proto, "protocol", c.protocol, "NCCL_PROTO");
+    if (c.nccl_env.algo && !c.nccl_env.proto && !f.has("protocol")) c.protocol = "auto";  // NCCL_ALGO means NCCL's protocols
+  }
   try {
     (void)parse_protocol_list(c.protocol);
   } catch (const std::invalid_argument& e) {

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/coll/nccl_env.hpp"
 #include "sim/algo/registry.hpp"
 #include "sim/plan/plan_reliability.hpp"
 #include "sim/topo/topology.hpp"
@@ -46,6 +47,10 @@ struct PlanCandidate {
   // multi-channel rings (the engine's fast path does not cover them yet), minutes per plan.
   std::string algorithm = std::string(default_algorithm());
   std::string protocol = "ideal";
+  // "nccl_env": NCCL's knobs as on the real run ("NCCL_ALGO=Tree NCCL_MAX_NCHANNELS=8";
+  // sim/coll/nccl_env.hpp); NCCL_ALGO / NCCL_PROTO set `algorithm` / `protocol`.
+  NcclEnv nccl_env;
+  std::string nccl_env_text;  // as written, for the reports
   std::string gpu_model;      // of rank 0 (device catalogue name)
   GpuPrice price;
 };

@@ -54,7 +54,9 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
   // Node = one host of the cluster generator, else as the topology groups its ranks.
   const int node_ranks = c.gpus_per_host > 0 ? c.gpus_per_host : ranks_per_node(topo);
   // Plans price NCCL jobs: "auto" is NCCL's choice on GPU ranks (resolve_comm_spec).
-  const CommSpec comm = resolve_comm_spec(CommSpec{c.algorithm, c.protocol}, topo, true);
+  CommSpec requested{c.algorithm, c.protocol};
+  apply_nccl_env(c.nccl_env, requested.model);
+  const CommSpec comm = resolve_comm_spec(requested, topo, true);
   std::optional<GroupCollectiveCost> sharded;  // built on first use
   // One all-reduce fit for every DDP workload: it spans up to the largest bucket of any.
   std::optional<AffineCollectiveCost> ddp_cost;

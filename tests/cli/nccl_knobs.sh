@@ -67,6 +67,29 @@ rows = json.load(open(sys.argv[1]))["rows"]
 assert rows and all(" ring/simple" in r["case"] for r in rows), {r["case"] for r in rows}
 EOF
 
+# Plan files: "nccl_env" per candidate (NCCL_ALGO alone means NCCL's protocols).
+plan() {  # plan FILE CANDIDATE_EXTRA
+  cat >"$1" <<JSON
+{"name": "t",
+ "candidates": [{"name": "c", "topology": {"generator": {"kind": "cluster", "server": {"kind": "dgx_h100"},
+                 "fabric": {"kind": "star", "link_kind": "ib", "nic_bandwidth": "400Gbps"}}},
+                 "world_sizes": [16], "price": {"per_gpu_hour": 2.0} $2}],
+ "workloads": [{"file": "$SRC/workloads/resnet50.json", "global_batch": 256}],
+ "strategies": [{"name": "d", "kind": "ddp"}]}
+JSON
+}
+plan "$TMP/p.json" ', "nccl_env": "NCCL_ALGO=Tree NCCL_MAX_NCHANNELS=4"'
+"$COLLSIM" plan "$TMP/p.json" --format json >"$TMP/p.out.json" || fail "plan with nccl_env failed"
+python3 - "$TMP/p.out.json" <<'PY' || fail "plan did not record its NCCL knobs"
+import json, sys
+c = json.load(open(sys.argv[1]))["candidates"][0]
+assert (c["algorithm"], c["protocol"], c["nccl_env"]) == ("tree", "auto", "NCCL_ALGO=Tree NCCL_MAX_NCHANNELS=4"), c
+PY
+plan "$TMP/p1.json" ', "nccl_env": "NCCL_FOO=1"'
+expect_error 2 "$TMP/p1.json" "/candidates/0/nccl_env" "NCCL_FOO" -- plan "$TMP/p1.json"
+plan "$TMP/p2.json" ', "nccl_env": "NCCL_ALGO=Ring", "algorithm": "tree"'
+expect_error 2 "/candidates/0/algorithm" "beside NCCL_ALGO" -- plan "$TMP/p2.json"
+
 # Bad input: exit 2, naming option, variable, value and what was expected.
 C=(collective --topology "$RAIL" --sizes 1MiB)
 expect_error 2 "--nccl-env" "NCCL_FOO" "one of NCCL_ALGO" -- "${C[@]}" --nccl-env "NCCL_FOO=1"
