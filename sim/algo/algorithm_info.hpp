@@ -25,6 +25,7 @@ enum class NcclAlgorithm : std::uint8_t {
   Ring,          // NCCL's ring (channels follow its searched rings)
   Tree,          // NCCL's double binary tree
   Nvls,          // NVLink SHARP on an NVSwitch
+  NvlsTree,      // NVLS inside hosts, trees across them (NVLSTree)
   CollNet,       // CollNet: SHARP on InfiniBand switches
   PointToPoint,  // NCCL's point-to-point sends (how it runs all-to-all)
 };

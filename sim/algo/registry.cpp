@@ -10,6 +10,7 @@
 #include "sim/algo/halving_doubling.hpp"
 #include "sim/algo/hier_ring.hpp"
 #include "sim/algo/in_network.hpp"
+#include "sim/algo/nvls_tree.hpp"
 #include "sim/algo/parameter_server.hpp"
 #include "sim/algo/recursive_doubling.hpp"
 #include "sim/algo/ring.hpp"
@@ -32,6 +33,7 @@ constexpr std::array kAlgorithms{
     &kRecursiveDoublingAlgorithm,
     &kDirectAlgorithm,
     &kNvlsAlgorithm,
+    &kNvlsTreeAlgorithm,
     &kSharpAlgorithm,
 };
 

@@ -81,11 +81,16 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     cost.unusable = "nvls is off (NCCL_NVLS_ENABLE=0)";
     return cost;
   }
+  const bool nvls_tree = nccl_counterpart(algo) == NcclAlgorithm::NvlsTree;
+  if (nvls_tree && (facts.hosts < 2 || !facts.nvswitch || arch < GpuArch::Hopper)) {
+    cost.unusable = "nvls_tree needs several hosts of NVSwitch GPUs, Hopper or newer (one host: nvls)";
+    return cost;
+  }
   if ((row == NcclRow::Nvls || row == NcclRow::CollNet) && p != Protocol::Simple && p != Protocol::Ideal) {
     cost.unusable = fmt::format("{} runs only with the simple protocol", algo);
     return cost;
   }
-  if (row == NcclRow::Nvls && (facts.hosts > 1 || !facts.nvswitch || arch < GpuArch::Hopper)) {
+  if (row == NcclRow::Nvls && !nvls_tree && (facts.hosts > 1 || !facts.nvswitch || arch < GpuArch::Hopper)) {
     cost.unusable = "nvls needs every rank on one host's NVSwitch and Hopper or newer GPUs";
     return cost;
   }
@@ -151,6 +156,16 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     while (per_channel_chunks() < nsteps * 16 / ppn && chunk > 32768) chunk /= 2;
     cost.options.slice_bytes = Bytes{chunk};
   }
+  if (nvls_tree && user.slice.count == 0) {
+    // NCCL (enqueue.cc, NVLSTree): 128 KiB chunks (NCCL_NVLS_CHUNKSIZE), 64 KiB below 4 x
+    // and 32 KiB below 1 x (channels x heads) x the chunk, so small buffers still pipeline.
+    const std::int64_t ops = static_cast<std::int64_t>(model.nvls_channels[static_cast<std::size_t>(arch)]) *
+                             std::max(1, facts.max_ranks_per_host);
+    std::int64_t chunk = 131072;
+    if (c.size.count < 4 * ops * chunk) chunk = 65536;
+    if (c.size.count < ops * chunk) chunk = 32768;
+    cost.options.slice_bytes = Bytes{chunk};
+  }
   if (!nccl_protocol) return cost;  // ideal: route latency, payload bytes, no cap
 
   const auto pi = static_cast<std::size_t>(nccl_index(p));
@@ -188,7 +203,8 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     const double nvl = facts.nvlink.gb_per_s() * nccl_nvlink_scale(model_gpu(facts));
     for (double s : nccl_speed_list(arch, true)) {
       if (nch * s <= nvl + 1e-9) {
-        nvls_wire_cap = nch * s / std::max(1, c.ranks - 1);
+        // NVLSTree: the switch's peers are a host's other GPUs.
+        nvls_wire_cap = nch * s / std::max(1, (nvls_tree ? facts.max_ranks_per_host : c.ranks) - 1);
         break;
       }
     }

@@ -47,7 +47,8 @@ bool nccl_algorithm(std::string_view algorithm) {
 NcclRow nccl_row(std::string_view algorithm) {
   switch (nccl_counterpart(algorithm)) {
     case NcclAlgorithm::Tree: return NcclRow::Tree;
-    case NcclAlgorithm::Nvls: return NcclRow::Nvls;
+    case NcclAlgorithm::Nvls:
+    case NcclAlgorithm::NvlsTree: return NcclRow::Nvls;
     case NcclAlgorithm::CollNet: return NcclRow::CollNet;
     case NcclAlgorithm::None:
     case NcclAlgorithm::Ring:

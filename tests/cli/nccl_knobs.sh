@@ -33,6 +33,13 @@ off=$(csv dgx-h100 1GiB --nvls off)
 [[ $(csv dgx-h100 1GiB --nccl-env NCCL_NVLS_ENABLE=0) == "$off" ]] || fail "NCCL_NVLS_ENABLE=0 differs from --nvls off"
 expect_error 2 "nvls is off (NCCL_NVLS_ENABLE=0)" -- collective --topology dgx-h100 --sizes 1GiB --algo nvls --nvls off
 
+# NVLSTree only when asked for: auto's candidates stay NCCL's ring, tree and one-host NVLS.
+row=$(csv "$RAIL" 1GiB --nccl-algo NVLSTree)
+[[ $(field 11 "$row") == nvls_tree && $(field 12 "$row") == simple ]] || fail "NCCL_ALGO=NVLSTree: $row"
+[[ $(field 11 "$(csv "$RAIL" 1GiB)") != nvls_tree ]] || fail "auto picked nvls_tree"
+expect_error 2 "nvls_tree needs several hosts" -- collective --topology dgx-h100 --sizes 1GiB --nccl-algo NVLSTree
+expect_error 2 "nvls is off" -- collective --topology "$RAIL" --sizes 1GiB --nccl-env "NCCL_ALGO=NVLSTree NCCL_NVLS_ENABLE=0"
+
 # Cross-NIC: the graph says which rule it ran under.
 "$COLLSIM" topo nccl "$RAIL" --cross-nic 0 --format json >"$TMP/g0.json"
 python3 - "$TMP/g0.json" <<'EOF' || fail "crossNic 0: a channel left by another NIC"

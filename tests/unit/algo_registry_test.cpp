@@ -128,13 +128,14 @@ TEST_CASE("the registry's per-algorithm facts", "[registry][algo]") {
   CHECK(nccl_counterpart("tree") == NcclAlgorithm::Tree);
   CHECK(nccl_counterpart("nvls") == NcclAlgorithm::Nvls);
   CHECK(nccl_counterpart("sharp") == NcclAlgorithm::CollNet);
+  CHECK(nccl_counterpart("nvls_tree") == NcclAlgorithm::NvlsTree);
   CHECK(nccl_counterpart("direct") == NcclAlgorithm::PointToPoint);
   for (const char* what_if : {"bintree", "ps", "ps_sharded", "hier_ring", "rhd", "rd", "no-such"}) {
     CHECK(nccl_counterpart(what_if) == NcclAlgorithm::None);
   }
   for (const AlgorithmInfo* a : algorithms()) {
     INFO(a->name);
-    CHECK(needs_even_hosts(a->name) == (a->name == "hier_ring"));
+    CHECK(needs_even_hosts(a->name) == (a->name == "hier_ring" || a->name == "nvls_tree"));
     CHECK((a->phased != nullptr) == (a->name == "ring" || a->name == "hier_ring"));
   }
   // The phased form carries the registered name too.

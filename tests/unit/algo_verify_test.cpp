@@ -88,6 +88,41 @@ TEST_CASE("hierarchical ring rejects uneven hosts", "[algo][verify]") {
                     std::invalid_argument);
 }
 
+TEST_CASE("NVLSTree verifies for hosts x ranks-per-host shapes, pipelined or not", "[algo][verify]") {
+  for (auto [hosts, per_host] : std::vector<std::pair<int, int>>{
+           {1, 1}, {1, 8}, {2, 1}, {2, 4}, {4, 2}, {3, 5}, {5, 3}, {8, 8}, {16, 4}, {7, 9}, {125, 8}}) {
+    for (Bytes slice : {Bytes{0}, Bytes{8}}) {
+      AlgorithmOptions opt;
+      opt.host_of_rank = block_hosts(hosts * per_host, hosts);
+      opt.slice_bytes = slice;
+      check("nvls_tree", CollectiveOp::AllReduce, hosts * per_host, opt);
+    }
+  }
+  // Transfers by hand, 2 hosts x 8 GPUs, one slice: each of the 8 blocks in 2 halves (one
+  // per tree); per half, 7 NVLS contributions and 7 multicasts in each host, one up and one
+  // down between the hosts: 16 x (2 x 7 + 2 + 2 x 7) = 480.
+  AlgorithmOptions opt;
+  opt.host_of_rank = block_hosts(16, 2);
+  const Schedule s = build_schedule("nvls_tree", Collective{CollectiveOp::AllReduce, 16, 0, Bytes{1 << 20}}, opt);
+  // (Plus 3 joins per half: each host's 7 contributions, and the root's partial + up.)
+  std::size_t inter_host = 0;
+  std::vector<Transfer> transfers;
+  for (const Transfer& t : s.transfers()) {
+    if (t.bytes.count > 0) transfers.push_back(t);
+  }
+  for (const Transfer& t : transfers) inter_host += (t.src < 8) != (t.dst < 8) ? 1 : 0;
+  CHECK(transfers.size() == 480);
+  CHECK(s.transfers().size() == 480 + 16 * 3);
+  // Only local GPU j's NIC carries block j: 8 blocks x 2 halves x (up + down).
+  CHECK(inter_host == 32);
+  for (const Transfer& t : transfers) {
+    if ((t.src < 8) != (t.dst < 8)) CHECK(t.src % 8 == t.dst % 8);
+  }
+  opt.host_of_rank = block_hosts(7, 2);
+  REQUIRE_THROWS_AS(build_schedule("nvls_tree", Collective{CollectiveOp::AllReduce, 7, 0, Bytes{100}}, opt),
+                    std::invalid_argument);
+}
+
 TEST_CASE("double binary tree verifies with intra-host chains, even and uneven", "[algo][verify]") {
   for (int n : {2, 5, 8, 17, 33, 64, 100, 1000}) {
     for (int hosts : {1, 2, 3, 7}) {
