@@ -27,28 +27,14 @@ NcclEnv resolve_nccl_knobs(const NcclKnobArgs& a, std::string& algo, std::string
   NcclEnv single;
   if (!a.algo.empty()) single.algo = nccl_algo_list(a.algo, "--nccl-algo");
   if (!a.proto.empty()) single.proto = nccl_proto_list(a.proto, "--nccl-proto");
-  if (a.min_channels != -1) {
-    if (a.min_channels < 0 || a.min_channels > 64) {
-      throw ConfigError("--min-channels", "", std::to_string(a.min_channels), "an integer from 0 to 64 (MAXCHANNELS)");
-    }
-    single.min_channels = a.min_channels;
-  }
-  if (a.max_channels != -1) {
-    if (a.max_channels < 1 || a.max_channels > 64) {
-      throw ConfigError("--max-channels", "", std::to_string(a.max_channels), "an integer from 1 to 64 (MAXCHANNELS)");
-    }
-    single.max_channels = a.max_channels;
-  }
+  // The numeric options go through the variable's own parser (its range, its message).
+  if (a.min_channels != -1) set_nccl_variable(single, "NCCL_MIN_NCHANNELS", std::to_string(a.min_channels), "--min-channels");
+  if (a.max_channels != -1) set_nccl_variable(single, "NCCL_MAX_NCHANNELS", std::to_string(a.max_channels), "--max-channels");
   if (!a.nvls.empty()) {
     if (a.nvls != "on" && a.nvls != "off") throw ConfigError("--nvls", "", fmt::format("\"{}\"", a.nvls), "on or off");
     single.nvls = a.nvls == "on";
   }
-  if (a.cross_nic != -1) {
-    if (a.cross_nic < 0 || a.cross_nic > 2) {
-      throw ConfigError("--cross-nic", "", std::to_string(a.cross_nic), "0 (same NIC in and out), 1 (any NIC) or 2 (0, then 1)");
-    }
-    single.cross_nic = a.cross_nic;
-  }
+  if (a.cross_nic != -1) set_nccl_variable(single, "NCCL_CROSS_NIC", std::to_string(a.cross_nic), "--cross-nic");
   env = merge_nccl_env(env, single, "--nccl-env");
   if (env.algo) {
     if (!is_auto(algo)) {

@@ -20,6 +20,15 @@ namespace {
 
 std::size_t node_column(int hosts) { return hosts <= 1 ? 0 : hosts == 2 ? 1 : 2; }
 
+// NCCL's chunk tuning (enqueue.cc): halve `chunk` while each of `channels` channels holds
+// fewer than `want` whole chunks of `size` and the chunk is above `floor`.
+std::int64_t halve_chunk(std::int64_t chunk, Bytes size, int channels, double want, std::int64_t floor) {
+  while (static_cast<double>(size.count / (static_cast<std::int64_t>(channels) * chunk)) < want && chunk > floor) {
+    chunk /= 2;
+  }
+  return chunk;
+}
+
 }  // namespace
 
 GpuArch model_arch(const TopologyFacts& facts) { return facts.arch.value_or(GpuArch::Hopper); }
@@ -81,7 +90,8 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     cost.unusable = "nvls is off (NCCL_NVLS_ENABLE=0)";
     return cost;
   }
-  const bool nvls_tree = nccl_counterpart(algo) == NcclAlgorithm::NvlsTree;
+  const NcclAlgorithm counterpart = nccl_counterpart(algo);
+  const bool nvls_tree = counterpart == NcclAlgorithm::NvlsTree;
   if (nvls_tree && (facts.hosts < 2 || !facts.nvswitch || arch < GpuArch::Hopper)) {
     cost.unusable = "nvls_tree needs several hosts of NVSwitch GPUs, Hopper or newer (one host: nvls)";
     return cost;
@@ -100,7 +110,6 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     return cost;
   }
   const bool nccl_protocol = p != Protocol::Ideal;
-  const NcclAlgorithm counterpart = nccl_counterpart(algo);
   const bool nccl_algo = counterpart == NcclAlgorithm::Ring || counterpart == NcclAlgorithm::Tree;
   // NCCL's channel graph decides ring and tree channels; a calibration's channels /
   // channel_bandwidth still replace its figures.
@@ -136,10 +145,9 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     const int depth = facts.max_ranks_per_host - 1 +
                       (facts.hosts > 1 ? static_cast<int>(std::floor(std::log2(facts.hosts))) + 1 : 0);
     std::int64_t chunk = cost.options.slice_bytes.count;
-    auto per_channel_chunks = [&] { return c.size.count / (static_cast<std::int64_t>(channels) * chunk); };
-    while (per_channel_chunks() < depth * 8 && chunk > 131072) chunk /= 2;
-    while (per_channel_chunks() < depth * 4 && chunk > 65536) chunk /= 2;
-    while (per_channel_chunks() < depth && chunk > 32768) chunk /= 2;
+    chunk = halve_chunk(chunk, c.size, channels, depth * 8, 131072);
+    chunk = halve_chunk(chunk, c.size, channels, depth * 4, 65536);
+    chunk = halve_chunk(chunk, c.size, channels, depth, 32768);
     cost.options.slice_bytes = Bytes{chunk};
   }
   if (row == NcclRow::Tree && p == Protocol::LL128 && user.slice.count == 0) {
@@ -149,11 +157,8 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     const double ppn = static_cast<double>(c.ranks) / std::max(1, facts.hosts);
     const double nsteps = 1 + std::floor(std::log2(std::max(1, facts.hosts))) + 0.1 * ppn;
     std::int64_t chunk = cost.options.slice_bytes.count;
-    auto per_channel_chunks = [&] {
-      return static_cast<double>(c.size.count / (static_cast<std::int64_t>(channels) * chunk));
-    };
-    while (per_channel_chunks() < nsteps * 64 / ppn && chunk > 131072) chunk /= 2;
-    while (per_channel_chunks() < nsteps * 16 / ppn && chunk > 32768) chunk /= 2;
+    chunk = halve_chunk(chunk, c.size, channels, nsteps * 64 / ppn, 131072);
+    chunk = halve_chunk(chunk, c.size, channels, nsteps * 16 / ppn, 32768);
     cost.options.slice_bytes = Bytes{chunk};
   }
   if (nvls_tree && user.slice.count == 0) {

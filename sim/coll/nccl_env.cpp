@@ -104,6 +104,26 @@ std::string nccl_proto_list(std::string_view value, std::string_view option) {
                         });
 }
 
+void set_nccl_variable(NcclEnv& env, const std::string& name, std::string_view value, std::string_view option) {
+  if (name == "NCCL_ALGO") {
+    env.algo = nccl_algo_list(value, option);
+  } else if (name == "NCCL_PROTO") {
+    env.proto = nccl_proto_list(value, option);
+  } else if (name == "NCCL_MIN_NCHANNELS") {
+    env.min_channels = integer(value, option, name, 0, 64, "an integer from 0 to 64 (MAXCHANNELS)");
+  } else if (name == "NCCL_MAX_NCHANNELS") {
+    env.max_channels = integer(value, option, name, 1, 64, "an integer from 1 to 64 (MAXCHANNELS)");
+  } else if (name == "NCCL_NVLS_ENABLE") {
+    env.nvls = integer(value, option, name, 0, 2, "0 (off), 1 (on) or 2 (on where supported)") != 0;
+  } else if (name == "NCCL_CROSS_NIC") {
+    env.cross_nic = integer(value, option, name, 0, 2, "0 (same NIC in and out), 1 (any NIC) or 2 (try 0, then 1)");
+  } else {
+    throw ConfigError(std::string(option), name, fmt::format("\"{}\"", value),
+                      "one of NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_NVLS_ENABLE, "
+                      "NCCL_CROSS_NIC");
+  }
+}
+
 NcclEnv parse_nccl_env(std::string_view text, std::string_view option) {
   NcclEnv env;
   std::vector<std::string> seen;
@@ -125,23 +145,7 @@ NcclEnv parse_nccl_env(std::string_view text, std::string_view option) {
       throw ConfigError(std::string(option), name, fmt::format("\"{}\"", value), "each variable once");
     }
     seen.push_back(name);
-    if (name == "NCCL_ALGO") {
-      env.algo = nccl_algo_list(value, option);
-    } else if (name == "NCCL_PROTO") {
-      env.proto = nccl_proto_list(value, option);
-    } else if (name == "NCCL_MIN_NCHANNELS") {
-      env.min_channels = integer(value, option, name, 0, 64, "an integer from 0 to 64 (MAXCHANNELS)");
-    } else if (name == "NCCL_MAX_NCHANNELS") {
-      env.max_channels = integer(value, option, name, 1, 64, "an integer from 1 to 64 (MAXCHANNELS)");
-    } else if (name == "NCCL_NVLS_ENABLE") {
-      env.nvls = integer(value, option, name, 0, 2, "0 (off), 1 (on) or 2 (on where supported)") != 0;
-    } else if (name == "NCCL_CROSS_NIC") {
-      env.cross_nic = integer(value, option, name, 0, 2, "0 (same NIC in and out), 1 (any NIC) or 2 (try 0, then 1)");
-    } else {
-      throw ConfigError(std::string(option), name, fmt::format("\"{}\"", value),
-                        "one of NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_NVLS_ENABLE, "
-                        "NCCL_CROSS_NIC");
-    }
+    set_nccl_variable(env, name, value, option);
   }
   return env;
 }

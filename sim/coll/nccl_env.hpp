@@ -29,6 +29,10 @@ struct NcclEnv {
 // expected: unknown variables, values out of range, a variable given twice.
 [[nodiscard]] NcclEnv parse_nccl_env(std::string_view text, std::string_view option);
 
+// Sets one variable (NCCL_MIN_NCHANNELS, ...) from its text as NCCL reads it; ConfigError
+// naming `option`, the variable, the value and the range for a bad one.
+void set_nccl_variable(NcclEnv& env, const std::string& name, std::string_view value, std::string_view option);
+
 // One variable's value as NCCL reads it; `option` names where it came from in errors.
 [[nodiscard]] std::string nccl_algo_list(std::string_view value, std::string_view option);
 [[nodiscard]] std::string nccl_proto_list(std::string_view value, std::string_view option);
