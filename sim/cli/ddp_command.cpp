@@ -25,6 +25,7 @@
 #include "sim/train/elastic.hpp"
 #include "sim/train/eventful_step.hpp"
 #include "sim/coll/link_scenario.hpp"
+#include "sim/train/interference.hpp"
 #include "sim/train/stragglers.hpp"
 
 namespace collsim::cli {
@@ -122,6 +123,11 @@ std::shared_ptr<JobAtRanks> job_at(const DdpCommandArgs& a, const std::optional<
   return job;
 }
 
+// Each collective's compute slowdown from its prediction in `cache` (interference.hpp).
+CollectiveSlowdownFn slowdown_from(const CollectiveCostCache& cache, const DeviceSpec& device) {
+  return [&cache, device](CollectiveOp op, Bytes bytes) { return prediction_compute_slowdown(cache.prediction(op, bytes), device); };
+}
+
 // An optional duration flag (empty: not given).
 std::optional<Time> duration_flag(const char* flag, const std::string& text) {
   if (text.empty()) return std::nullopt;
@@ -153,7 +159,10 @@ ElasticResult run_elastic(const DdpCommandArgs& a, const std::optional<Calibrati
   const MembershipFn at = [&](int ranks) {
     const auto job = ranks == first->topo.rank_count() ? first : job_at(a, cal, requested, o, ranks);
     const CollectiveCostFn cost = [job](CollectiveOp op, Bytes b) { return job->cache->time(op, b); };
-    const DdpResult step = simulate_ddp(w, compute_model_option(a.ddp, w, job->topo), cost, o);
+    const ComputeModel cm = compute_model_option(a.ddp, w, job->topo);
+    DdpOptions at_ranks = o;
+    if (o.comm_interference) at_ranks.comm_interference = slowdown_from(*job->cache, cm.device);
+    const DdpResult step = simulate_ddp(w, cm, cost, at_ranks);
     std::vector<std::pair<CollectiveOp, Bytes>> collectives;
     for (const BucketTiming& b : step.buckets) collectives.emplace_back(CollectiveOp::AllReduce, b.wire_bytes);
     MembershipModel m;
@@ -217,6 +226,8 @@ void run_ddp(const DdpCommandArgs& a, ReportOutput& output) {
   CollectiveCostCache& cache = *job->cache;
   const Workload w = load_workload_option(a.ddp.workload);
   const ComputeModel cm = compute_model_option(a.ddp, w, topo);
+  o.host = host_costs_option(a.ddp, cm, comm);
+  if (interference_applies(a.ddp, cm, cal && cal->ddp)) o.comm_interference = slowdown_from(cache, cm.device);
   if (cal && cal->protocol && comm.protocols == "ideal") {
     spdlog::warn("{}: protocol-model constants are not used by ddp here: its collectives run the ideal protocol "
                  "(CPU ranks, --backend gloo or --protocol ideal); its link classes are applied",

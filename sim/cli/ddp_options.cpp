@@ -7,6 +7,7 @@
 #include "sim/core/error.hpp"
 #include "sim/cli/validators.hpp"
 #include "sim/core/unit_parse.hpp"
+#include "sim/topo/gpu_catalogue.hpp"
 #include "sim/train/ddp_names.hpp"
 #include "sim/train/workload_path.hpp"
 
@@ -51,8 +52,51 @@ void add_ddp_options(CLI::App* cmd, DdpArgs& a) {
   cmd->add_flag("--static-graph", a.static_graph, "DDP static_graph=True");
   cmd->add_flag("--no-broadcast-buffers", a.no_broadcast_buffers, "DDP broadcast_buffers=False");
   cmd->add_option("--comm-slowdown", a.comm_slowdown,
-                  "Compute runs at 1/(1+S) speed while a collective runs (default 0, or the --calibration file's \"ddp\" section)")
+                  "Compute runs at 1/(1+S) speed while any collective runs, replacing each NCCL collective's own SM and HBM "
+                  "share (default: that share on a GPU, else 0; or the --calibration file's \"ddp\" section)")
       ->check(number_range(0, 100, false, "a slowdown from 0 to 100 (0.1 = 10 % slower)"));
+  cmd->add_option("--launch-overhead", a.launch_overhead,
+                  fmt::format("Host CPU time per kernel launch (layers, copies, optimizer), e.g. 4us (default: {} us on a GPU, "
+                              "0 on CPU ranks)",
+                              kKernelLaunchUs));
+  cmd->add_option("--collective-launch", a.collective_launch,
+                  "Host CPU time per collective launch, e.g. 5us (default: the NCCL model's launch_overhead; Gloo: "
+                  "--launch-overhead)");
+  cmd->add_flag("--cuda-graph", a.cuda_graph,
+                "The step is a captured CUDA graph (static graph, NCCL): one graph launch replaces every kernel and "
+                "collective launch");
+}
+
+namespace {
+
+std::optional<Time> launch_flag(const char* flag, const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  try {
+    return parse_time(text, kMaxLatency);
+  } catch (const UnitError& e) {
+    throw ConfigError(flag, "", e.value(), e.expected());
+  }
+}
+
+}  // namespace
+
+bool interference_applies(const DdpArgs& a, const ComputeModel& cm, bool calibrated) {
+  return a.backend == "nccl" && !a.comm_slowdown && !calibrated && find_gpu(cm.device.name) != nullptr;
+}
+
+HostCosts host_costs_option(const DdpArgs& a, const ComputeModel& cm, const CommSpec& comm) {
+  const bool nccl = a.backend == "nccl";
+  HostCosts h = default_host_costs(cm.device, nccl ? comm.model.launch_overhead : Time::from_seconds(kKernelLaunchUs * 1e-6));
+  if (const auto k = launch_flag("--launch-overhead", a.launch_overhead)) {
+    h.kernel_launch = *k;
+    if (!nccl && a.collective_launch.empty()) h.collective_launch = *k;
+  }
+  if (const auto c = launch_flag("--collective-launch", a.collective_launch)) h.collective_launch = *c;
+  if (a.cuda_graph && find_gpu(cm.device.name) == nullptr) {
+    throw ConfigError("--cuda-graph", "", cm.device.name, "a GPU device (CUDA graphs capture GPU kernels)");
+  }
+  h.cuda_graph = a.cuda_graph;
+  return h;
 }
 
 void check_algorithm(const std::string& algo) {
@@ -128,6 +172,12 @@ DdpOptions make_ddp_options(const DdpArgs& a) {
   o.broadcast_buffers = !a.no_broadcast_buffers;
   o.backend = enum_from<DdpBackend>(a.backend).value_or(DdpBackend::Nccl);  // checked while parsing
   o.compute_slowdown = a.comm_slowdown.value_or(0.0);
+  o.host.cuda_graph = a.cuda_graph;
+  try {
+    check_cuda_graph(o);
+  } catch (const ConfigError& e) {
+    throw ConfigError("--cuda-graph", "", "", e.expected());
+  }
   return o;
 }
 

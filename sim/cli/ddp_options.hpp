@@ -33,6 +33,9 @@ struct DdpArgs {
   bool static_graph = false;
   bool no_broadcast_buffers = false;
   std::optional<double> comm_slowdown;  // unset: 0, or a --calibration file's "ddp" section
+  std::string launch_overhead;    // per kernel; empty: the device's default (host_costs.hpp)
+  std::string collective_launch;  // per collective; empty: the NCCL model's launch_overhead
+  bool cuda_graph = false;
 };
 
 // Registers the shared options on `cmd`.
@@ -59,6 +62,15 @@ inline constexpr std::string_view kExpectedBucketMb = "a size in MiB > 0 (e.g. 2
 inline constexpr int kMaxAccumulate = 1000;
 // The workload named by --workload (a file or a shipped name).
 [[nodiscard]] Workload load_workload_option(const std::string& name);
+// The host's launch costs for `cm`'s device (default_host_costs) with --launch-overhead,
+// --collective-launch and --cuda-graph applied; NCCL's collectives launch in the comm
+// spec's ProtocolModel::launch_overhead, Gloo's in one kernel launch. ConfigError names
+// the flag (--cuda-graph on a device outside the GPU catalogue).
+[[nodiscard]] HostCosts host_costs_option(const DdpArgs& a, const ComputeModel& cm, const CommSpec& comm);
+// Whether each NCCL collective slows compute by its own SM and HBM share
+// (interference.hpp): NCCL on a GPU of the catalogue, unless a uniform slowdown is given
+// (--comm-slowdown, or `calibrated`: a --calibration file's "ddp" section).
+[[nodiscard]] bool interference_applies(const DdpArgs& a, const ComputeModel& cm, bool calibrated);
 // --device, or the GPU model of the topology's first rank.
 [[nodiscard]] ComputeModel compute_model_option(const DdpArgs& a, const Workload& w, const Topology& t);
 

@@ -94,6 +94,8 @@ void run_sweep_command(const CLI::App& cmd, const SweepArgs& a, const WorkRunner
     probe = make_sweep_cluster(cs);
   }
   const ComputeModel cm = compute_model_option(a.ddp, w, probe);
+  spec.options.host = host_costs_option(a.ddp, cm, base.comm);
+  spec.interference = interference_applies(a.ddp, cm, false);
   // What the results depend on: the options, the workload file and the topology file.
   std::vector<std::string> inputs{options_text(cmd), w.name, file_text(resolve_workload_path(a.ddp.workload))};
   if (!a.topology.empty()) inputs.push_back(file_text(resolve_shipped_file(a.topology, "topologies")));

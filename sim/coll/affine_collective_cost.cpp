@@ -66,4 +66,9 @@ Time AffineCollectiveCost::time(CollectiveOp op, Bytes bytes) {
   return Time{static_cast<std::int64_t>(std::llround(intercept_ps_ + slope_ps_per_byte_ * static_cast<double>(bytes.count)))};
 }
 
+std::optional<CollectivePrediction> AffineCollectiveCost::prediction(CollectiveOp op, Bytes bytes) const {
+  if (op == CollectiveOp::Broadcast && broadcast_as_allreduce_) op = CollectiveOp::AllReduce;
+  return exact_.prediction(op, bytes);
+}
+
 }  // namespace collsim

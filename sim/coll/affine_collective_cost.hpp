@@ -29,6 +29,9 @@ class AffineCollectiveCost {
   // False when the spec is not one algorithm under the ideal protocol (no fit tried).
   [[nodiscard]] bool fitted() const { return fitted_; }
   [[nodiscard]] std::size_t plays() const { return exact_.predictions(); }
+  // The prediction behind time(op, bytes) where that size was played (every size under
+  // NCCL's protocols); nullopt where the fit priced it.
+  [[nodiscard]] std::optional<CollectivePrediction> prediction(CollectiveOp op, Bytes bytes) const;
   [[nodiscard]] double check_error() const { return check_error_; }  // relative error at the check size
 
  private:

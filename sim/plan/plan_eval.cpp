@@ -19,6 +19,7 @@
 #include "sim/train/compute_model.hpp"
 #include "sim/train/ddp_timeline.hpp"
 #include "sim/train/device_catalogue.hpp"
+#include "sim/train/interference.hpp"
 #include "sim/train/sharded_timeline.hpp"
 #include "sim/train/stragglers.hpp"
 
@@ -106,6 +107,8 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
           o.buckets.bucket_cap = v.bucket_cap;
           o.gradient_as_bucket_view = v.gradient_as_bucket_view;
           o.accumulate = v.sharding.accumulate;
+          o.host = default_host_costs(device, comm.model.launch_overhead);
+          o.comm_interference = [&](CollectiveOp op, Bytes b) { return prediction_compute_slowdown(ddp_cost->prediction(op, b), device); };
           const CollectiveCostFn cost = [&](CollectiveOp op, Bytes b) { return ddp_cost->time(op, b); };
           const DdpResult r = simulate_ddp(w, cm, cost, o);
           row.step = r.iteration;

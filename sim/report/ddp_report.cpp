@@ -18,7 +18,9 @@ namespace {
 using B = BucketTiming;
 
 std::vector<Field> summary(const DdpResult& r) {
-  return step_fields(r, {ms_field("bucket_copies_ms", "bucket copies", r.copies), ms_field("hook_compute_ms", "comm hook compute", r.hook_compute)},
+  return step_fields(r,
+                     {ms_field("bucket_copies_ms", "bucket copies", r.copies), ms_field("hook_compute_ms", "comm hook compute", r.hook_compute),
+                      ms_field("host_launch_ms", "host launches (CPU)", r.host_launch)},
                      "optimizer");
 }
 

@@ -31,6 +31,7 @@ struct GpuSpec {
   std::string_view name;                    // canonical spelling, e.g. "RTX 4090"
   std::array<std::string_view, 4> aliases;  // other accepted spellings; "" = unused slot
   ComputeCapability compute_capability;
+  int sms = 0;                        // streaming multiprocessors; 0: no published figure
   int nvlink_generation = 0;          // 0: no NVLink
   int nvlink_links = 0;               // NVLinks per GPU
   double nvlink_link_gb_per_s = 0;    // payload GB/s (1e9 B/s) per link per direction; 0 none

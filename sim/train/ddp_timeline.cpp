@@ -91,12 +91,14 @@ class ProgramBuilder {
 
  private:
   std::size_t compute(std::string name, std::string category, Time work, std::vector<std::size_t> wait = {}) {
-    p_.compute.push_back(ComputeTask{std::move(name), std::move(category), work, std::move(wait), {}});
+    p_.compute.push_back(ComputeTask{std::move(name), std::move(category), work, std::move(wait), {}, Time{}});
     return p_.compute.size() - 1;
   }
 
   std::size_t comm(std::string name, std::string category, CollectiveOp op, Bytes bytes, std::vector<std::size_t> after) {
-    p_.comm.push_back(CommTask{std::move(name), std::move(category), cost_(op, bytes), std::move(after), {}, bytes, false, {}});
+    const Time work = cost_(op, bytes);  // before the slowdown: it reads this collective's prediction
+    const double slowdown = o_.comm_interference ? o_.comm_interference(op, bytes) : 0.0;
+    p_.comm.push_back(CommTask{std::move(name), std::move(category), work, std::move(after), {}, bytes, false, {}, Time{}, slowdown});
     return p_.comm.size() - 1;
   }
 
@@ -211,6 +213,16 @@ class ProgramBuilder {
 
 }  // namespace
 
+void check_cuda_graph(const DdpOptions& o) {
+  if (!o.host.cuda_graph) return;
+  const auto refuse = [](const char* expected) { throw ConfigError("", "cuda_graph", "true", expected); };
+  if (o.first_iteration) refuse("a steady-state step (graph capture follows eager warm-up iterations, never iteration 0)");
+  if (o.backend != DdpBackend::Nccl) refuse("the nccl backend (Gloo's collectives run on CPU threads, outside a CUDA graph)");
+  if (o.buckets.find_unused_parameters && !o.buckets.static_graph) {
+    refuse("a static graph: find_unused_parameters walks the autograd graph on the CPU every step unless static_graph");
+  }
+}
+
 BucketPlan ddp_bucket_plan(const Workload& w, const DdpOptions& o) {
   return o.first_iteration ? construction_buckets(w, o.buckets) : rebuilt_buckets(w, w.grad_ready_order(), o.buckets);
 }
@@ -222,6 +234,7 @@ DdpResult simulate_ddp(const Workload& w, const ComputeModel& cm, const Collecti
 DdpResult simulate_ddp(const Workload& w, const ComputeModel& cm, const CollectiveCostFn& cost, const DdpOptions& o,
                        const BucketPlan& plan) {
   if (o.accumulate < 1) throw ConfigError("", "accumulate", std::to_string(o.accumulate), "a step count >= 1");
+  check_cuda_graph(o);
   DdpResult r;
   r.accumulate = o.accumulate;
   r.plan = plan;
@@ -231,6 +244,8 @@ DdpResult simulate_ddp(const Workload& w, const ComputeModel& cm, const Collecti
   std::vector<std::vector<std::size_t>> bucket_comms;
   std::vector<std::size_t> ready_task;
   r.program = ProgramBuilder(w, cm, cost, eff, r.plan).build(r.buckets, bucket_comms, ready_task);
+  assign_launch_costs(r.program, o.host);
+  r.host_launch = host_launch_times(r.program).total;
   StreamOptions so;
   so.comm_concurrency = o.backend == DdpBackend::Gloo ? 2 : 1;
   so.compute_slowdown = o.compute_slowdown;

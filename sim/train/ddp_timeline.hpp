@@ -9,12 +9,15 @@
 #include "sim/core/name_table.hpp"
 #include "sim/train/bucket_assignment.hpp"
 #include "sim/train/compute_model.hpp"
+#include "sim/train/host_costs.hpp"
 #include "sim/train/stream_program.hpp"
 
 namespace collsim {
 
 // Time of one collective of `bytes` per rank over the job's ranks.
 using CollectiveCostFn = std::function<Time(CollectiveOp op, Bytes bytes)>;
+// The compute slowdown while that collective runs (interference.hpp), s: rate 1/(1+s).
+using CollectiveSlowdownFn = std::function<double(CollectiveOp op, Bytes bytes)>;
 
 enum class CommHook : std::uint8_t { None, Fp16, Bf16, PowerSgd };
 template <>
@@ -35,6 +38,10 @@ struct DdpOptions {
   Time graph_walk;                // find_unused_parameters: CPU autograd-graph walk per step
   DdpBackend backend = DdpBackend::Nccl;
   double compute_slowdown = 0;    // compute at 1/(1+s) speed while a collective runs
+  HostCosts host;                 // CPU launch costs (none by default; host_costs.hpp)
+  // Per-collective compute slowdown (NCCL's SM and HBM share, interference.hpp); empty:
+  // compute_slowdown alone. The larger of the two applies while a collective runs.
+  CollectiveSlowdownFn comm_interference;
 };
 
 struct BucketTiming {
@@ -57,6 +64,7 @@ struct DdpResult {
   int accumulate = 1;
   Time iteration;     // one optimizer step (all K micro-steps)
   Time forward, backward, copies, hook_compute, optimizer, other_compute;
+  Time host_launch;   // the host thread's launch time for the step (all micro-steps)
   Time comm_total;    // sum of collective durations
   Time comm_busy;     // time the communication stream is busy (union)
   Time exposed_comm;  // time the compute stream waits for communication
@@ -67,9 +75,17 @@ struct DdpResult {
 // ones (they depend on the workload's parameters and o.buckets, not on the cluster).
 [[nodiscard]] BucketPlan ddp_bucket_plan(const Workload& w, const DdpOptions& o);
 
+// A DDP step replays as one captured CUDA graph only in steady state (capture follows
+// eager warm-up iterations, so never iteration 0), with NCCL (Gloo's collectives run on
+// CPU threads, outside any graph) and a static graph (find_unused_parameters walks the
+// autograd graph on the CPU every step unless static_graph). Throws ConfigError (empty
+// source, field "cuda_graph", what is expected) otherwise.
+void check_cuda_graph(const DdpOptions& o);
+
 // Throws ConfigError naming the DdpOptions field (empty source, field "hook") when
-// PowerSGD needs parameter shapes that the workload lacks, and ("accumulate") for a
-// micro-step count below 1.
+// PowerSGD needs parameter shapes that the workload lacks, ("accumulate") for a
+// micro-step count below 1, and ("cuda_graph") for a step graph capture cannot hold
+// (check_cuda_graph).
 [[nodiscard]] DdpResult simulate_ddp(const Workload& w, const ComputeModel& cm, const CollectiveCostFn& cost,
                                      const DdpOptions& o);
 // The same with the bucket plan already built (ddp_bucket_plan(w, o)): a sweep builds it

@@ -28,7 +28,7 @@ namespace {
 
 DeviceSpec device_of(const GpuSpec& g) {
   return DeviceSpec{std::string(g.name), g.fp32_flops, g.tf32_flops, g.fp16_flops, g.bf16_flops,
-                    g.memory,            g.memory_bandwidth, std::string(g.citation)};
+                    g.memory,            g.memory_bandwidth, std::string(g.citation), g.sms};
 }
 
 }  // namespace

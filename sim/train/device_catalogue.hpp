@@ -21,6 +21,7 @@ struct DeviceSpec {
   Bytes hbm_capacity;                // device memory (HBM or GDDR)
   Bandwidth hbm_bandwidth;
   std::string citation;
+  int sms = 0;                       // streaming multiprocessors (0: unknown, or not a GPU)
 
   // Peak for "fp32", "tf32", "fp16" or "bf16"; throws std::invalid_argument for another
   // precision and ConfigError (naming the device and precision) when the catalogue has

@@ -60,7 +60,7 @@ class Builder {
  private:
   // --- program primitives -----------------------------------------------------------
   std::size_t compute(std::string name, std::string category, Time work, std::vector<std::size_t> wait = {}) {
-    out_.program.compute.push_back(ComputeTask{std::move(name), std::move(category), work, std::move(wait), {}});
+    out_.program.compute.push_back(ComputeTask{std::move(name), std::move(category), work, std::move(wait), {}, Time{}});
     return out_.program.compute.size() - 1;
   }
 

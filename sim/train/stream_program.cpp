@@ -15,7 +15,7 @@ namespace {
 
 class StreamPlayer {
  public:
-  StreamPlayer(const StreamProgram& p, const StreamOptions& o) : p_(p), o_(o) {
+  StreamPlayer(const StreamProgram& p, const StreamOptions& o) : p_(p), o_(o), host_(host_launch_times(p)) {
     tl_.compute.resize(p.compute.size());
     tl_.comm.resize(p.comm.size());
     tl_.comm_issued.resize(p.comm.size());
@@ -31,13 +31,17 @@ class StreamPlayer {
     while (true) {
       start_ready();
       const double k = static_cast<double>(active_.size());
-      const double compute_rate = k > 0 ? 1.0 / (1.0 + o_.compute_slowdown) : 1.0;
+      double slowdown = o_.compute_slowdown;
+      for (const auto& a : active_) slowdown = std::max(slowdown, p_.comm[a.id].compute_slowdown);
+      const double compute_rate = k > 0 ? 1.0 / (1.0 + slowdown) : 1.0;
       std::optional<std::int64_t> next;
       if (running_) next = later(std::ceil(compute_left_ / compute_rate));
       for (const auto& a : active_) {
         const auto f = later(std::ceil(a.left * k));
         if (!next || f < *next) next = f;
       }
+      // A task ready on its stream but not yet launched by the host starts at its launch.
+      if (const auto h = host_wait(); h && (!next || *h < *next)) next = h;
       if (!next) break;
       advance(*next, compute_rate, k);
     }
@@ -69,7 +73,7 @@ class StreamPlayer {
   void issue(std::size_t c) {
     if (issued_[c]) throw InternalError(fmt::format("communication task \"{}\" issued twice", p_.comm[c].name));
     issued_[c] = true;
-    tl_.comm_issued[c] = Time{now_};
+    tl_.comm_issued[c] = std::max(Time{now_}, host_.comm[c]);
     fifo_.push_back(c);
   }
 
@@ -80,6 +84,7 @@ class StreamPlayer {
       progress = false;
       while (!fifo_.empty() && static_cast<int>(active_.size()) < o_.comm_concurrency) {
         const std::size_t c = fifo_.front();
+        if (host_.comm[c].ps > now_) break;
         const auto& after = p_.comm[c].after;
         if (!std::all_of(after.begin(), after.end(), [&](std::size_t d) { return done_[d]; })) break;
         const auto& after_compute = p_.comm[c].after_compute;
@@ -93,7 +98,7 @@ class StreamPlayer {
         }
         progress = true;
       }
-      if (!running_ && ci_ < p_.compute.size()) {
+      if (!running_ && ci_ < p_.compute.size() && host_.compute[ci_].ps <= now_) {
         const auto& wait = p_.compute[ci_].wait;
         if (std::all_of(wait.begin(), wait.end(), [&](std::size_t d) { return done_[d]; })) {
           tl_.compute[ci_].start = Time{now_};
@@ -104,6 +109,16 @@ class StreamPlayer {
         }
       }
     }
+  }
+
+  // The earliest host launch still ahead of the clock that holds back a stream's next task.
+  [[nodiscard]] std::optional<std::int64_t> host_wait() const {
+    std::optional<std::int64_t> t;
+    if (!fifo_.empty() && host_.comm[fifo_.front()].ps > now_) t = host_.comm[fifo_.front()].ps;
+    if (!running_ && ci_ < p_.compute.size() && host_.compute[ci_].ps > now_ && (!t || host_.compute[ci_].ps < *t)) {
+      t = host_.compute[ci_].ps;
+    }
+    return t;
   }
 
   void advance(std::int64_t t, double compute_rate, double k) {
@@ -145,6 +160,7 @@ class StreamPlayer {
 
   const StreamProgram& p_;
   StreamOptions o_;
+  HostLaunches host_;
   StreamTimeline tl_;
   std::int64_t now_ = 0;
   std::vector<bool> issued_, done_;
@@ -158,6 +174,27 @@ class StreamPlayer {
 }  // namespace
 
 StreamTimeline play_streams(const StreamProgram& p, const StreamOptions& o) { return StreamPlayer(p, o).run(); }
+
+HostLaunches host_launch_times(const StreamProgram& p) {
+  HostLaunches h;
+  h.compute.resize(p.compute.size());
+  h.comm.resize(p.comm.size());
+  Time clock{};
+  const auto launch_comm = [&](std::size_t c) {
+    clock += p.comm[c].launch;
+    h.comm[c] = clock;
+  };
+  for (std::size_t c = 0; c < p.comm.size(); ++c) {
+    if (p.comm[c].issued_at_start) launch_comm(c);
+  }
+  for (std::size_t i = 0; i < p.compute.size(); ++i) {
+    clock += p.compute[i].launch;
+    h.compute[i] = clock;
+    for (std::size_t c : p.compute[i].issue) launch_comm(c);
+  }
+  h.total = clock;
+  return h;
+}
 
 namespace {
 

@@ -2,7 +2,10 @@
 // another (each may wait for communication tasks), and a communication stream that runs
 // collectives in issue order, at most `comm_concurrency` at once. Works are durations in
 // ps when run alone; concurrent collectives share bandwidth equally (processor sharing),
-// and compute can be slowed while any collective runs.
+// and compute can be slowed while any collective runs. One host thread launches every
+// task in program order (the collectives a task issues right after it), each launch
+// taking the task's `launch` CPU time from the step's start: no task starts on its stream
+// before the host has launched it (host_launch_times).
 #pragma once
 
 #include <cstdint>
@@ -29,6 +32,8 @@ struct CommTask {
   // FSDP's all-gather rate limiter). While it waits, the collectives issued after it wait
   // too: the communication stream runs in issue order.
   std::vector<std::size_t> after_compute;
+  Time launch;                 // host CPU time to launch it (host_costs.hpp); 0: none
+  double compute_slowdown = 0; // compute runs at 1/(1+s) while it runs (interference.hpp)
 };
 
 struct ComputeTask {
@@ -37,6 +42,7 @@ struct ComputeTask {
   Time work;
   std::vector<std::size_t> wait;   // comm tasks that must have finished before it starts
   std::vector<std::size_t> issue;  // comm tasks issued (in this order) when it finishes
+  Time launch;                     // host CPU time to launch it (host_costs.hpp); 0: none
 };
 
 struct StreamProgram {
@@ -46,7 +52,8 @@ struct StreamProgram {
 
 struct StreamOptions {
   int comm_concurrency = 1;      // NCCL: 1; Gloo: 2
-  double compute_slowdown = 0;   // compute runs at 1/(1+s) of its speed while comm runs
+  double compute_slowdown = 0;   // compute runs at 1/(1+s) of its speed while comm runs, or
+                                 // at the largest running collective's own slowdown if larger
 };
 
 struct Interval {
@@ -57,7 +64,8 @@ struct Interval {
 struct StreamTimeline {
   std::vector<Interval> compute;   // per compute task
   std::vector<Interval> comm;      // per comm task
-  std::vector<Time> comm_issued;   // when each comm task was issued
+  std::vector<Time> comm_issued;   // when each comm task was issued (its stream dependency met and
+                                   // the host has launched it)
   Time end;                        // when both streams are idle
 };
 
@@ -73,6 +81,15 @@ struct StreamTotals {
 };
 
 [[nodiscard]] StreamTotals stream_totals(const StreamProgram& p, const StreamTimeline& t);
+
+// When the host thread has launched each task (sums of `launch` in program order: the
+// collectives issued at the start, then each compute task followed by those it issues).
+struct HostLaunches {
+  std::vector<Time> compute;
+  std::vector<Time> comm;
+  Time total;  // the host's busy time for the step
+};
+[[nodiscard]] HostLaunches host_launch_times(const StreamProgram& p);
 
 // Plays the program. Throws InternalError if a task waits on a comm task never issued.
 [[nodiscard]] StreamTimeline play_streams(const StreamProgram& p, const StreamOptions& o);

@@ -6,6 +6,7 @@
 
 #include "sim/coll/affine_collective_cost.hpp"
 #include "sim/core/error.hpp"
+#include "sim/train/interference.hpp"
 
 namespace collsim {
 
@@ -29,8 +30,16 @@ nlohmann::json sweep_world(const Workload& w, const ComputeModel& cm, const Topo
   if (!spec.exact) affine.emplace(graph, comm, largest);
   const CollectiveCostFn cost = [&](CollectiveOp op, Bytes b) { return affine ? affine->time(op, b) : exact.time(op, b); };
   nlohmann::json rows = nlohmann::json::array();
+  CollectiveSlowdownFn slowdown;
+  if (spec.interference) {
+    slowdown = [&](CollectiveOp op, Bytes b) {
+      return prediction_compute_slowdown(affine ? affine->prediction(op, b) : exact.prediction(op, b), cm.device);
+    };
+  }
   for (std::size_t i = 0; i < plans.size(); ++i) {
-    const DdpResult r = simulate_ddp(w, cm, cost, options[i], plans[i]);
+    DdpOptions o = options[i];
+    o.comm_interference = slowdown;
+    const DdpResult r = simulate_ddp(w, cm, cost, o, plans[i]);
     rows.push_back({{"buckets", r.buckets.size()},
                     {"iteration_ps", r.iteration.ps},
                     {"comm_total_ps", r.comm_total.ps},

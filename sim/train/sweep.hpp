@@ -19,6 +19,7 @@ struct SweepSpec {
   DdpOptions options;       // bucket_cap is set per point
   CommSpec comm;            // resolved per world size (resolve_comm_spec, with the backend)
   bool exact = false;       // play every distinct bucket size instead of the checked affine fit
+  bool interference = false;  // each NCCL collective slows compute by its SM/HBM share (interference.hpp)
 };
 
 struct SweepRow {

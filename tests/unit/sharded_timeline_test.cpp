@@ -68,10 +68,10 @@ TEST_CASE("a collective waiting for a compute event holds the stream behind it",
   // Compute A 0-1 ms, B 1-2 ms. Collective X (0.5 ms) waits for A's end, Y (0.1 ms) is
   // issued after X: the stream runs in issue order, so Y waits too: X 1.0-1.5, Y 1.5-1.6.
   StreamProgram p;
-  p.compute.push_back(ComputeTask{"A", "forward", us(1000), {}, {}});
-  p.compute.push_back(ComputeTask{"B", "forward", us(1000), {}, {}});
-  p.comm.push_back(CommTask{"X", "allgather", us(500), {}, {}, Bytes{}, true, {0}});
-  p.comm.push_back(CommTask{"Y", "allgather", us(100), {}, {}, Bytes{}, true, {}});
+  p.compute.push_back(ComputeTask{"A", "forward", us(1000), {}, {}, Time{}});
+  p.compute.push_back(ComputeTask{"B", "forward", us(1000), {}, {}, Time{}});
+  p.comm.push_back(CommTask{"X", "allgather", us(500), {}, {}, Bytes{}, true, {0}, Time{}, 0.0});
+  p.comm.push_back(CommTask{"Y", "allgather", us(100), {}, {}, Bytes{}, true, {}, Time{}, 0.0});
   const StreamTimeline t = play_streams(p, StreamOptions{});
   CHECK(t.comm[0].start == us(1000));
   CHECK(t.comm[1].start == us(1500));
