@@ -22,6 +22,7 @@
 #include "sim/report/ddp_report.hpp"
 #include "sim/report/trace_writer.hpp"
 #include "sim/cli/schedule_proofs.hpp"
+#include "sim/train/ddp_names.hpp"
 #include "sim/train/elastic.hpp"
 #include "sim/train/eventful_step.hpp"
 #include "sim/coll/link_scenario.hpp"
@@ -84,9 +85,10 @@ StragglerSpec straggler_option(const DdpCommandArgs& a) {
   s.jitter_sigma = a.jitter;
   s.steps = a.steps ? *a.steps : (a.jitter > 0 ? 100 : 1);
   s.seed = a.seed;
-  if (a.steps && *a.steps > 1 && a.jitter == 0 && a.membership.empty()) {
+  const bool onebit = a.ddp.hook.starts_with("onebit");
+  if (a.steps && *a.steps > 1 && a.jitter == 0 && a.membership.empty() && !onebit) {
     throw ConfigError("--steps", "", std::to_string(*a.steps),
-                      "--jitter or --membership beside it (without them every step is the same)");
+                      "--jitter, --membership or --hook onebit beside it (without them every step is the same)");
   }
   return s;
 }
@@ -161,6 +163,7 @@ ElasticResult run_elastic(const DdpCommandArgs& a, const std::optional<Calibrati
     const CollectiveCostFn cost = [job](CollectiveOp op, Bytes b) { return job->cache->time(op, b); };
     const ComputeModel cm = compute_model_option(a.ddp, w, job->topo);
     DdpOptions at_ranks = o;
+    at_ranks.world_size = ranks;
     if (o.comm_interference) at_ranks.comm_interference = slowdown_from(*job->cache, cm.device);
     const DdpResult step = simulate_ddp(w, cm, cost, at_ranks);
     std::vector<std::pair<CollectiveOp, Bytes>> collectives;
@@ -227,6 +230,7 @@ void run_ddp(const DdpCommandArgs& a, ReportOutput& output) {
   const Workload w = load_workload_option(a.ddp.workload);
   const ComputeModel cm = compute_model_option(a.ddp, w, topo);
   o.host = host_costs_option(a.ddp, cm, comm);
+  o.world_size = topo.rank_count();
   if (interference_applies(a.ddp, cm, cal && cal->ddp)) o.comm_interference = slowdown_from(cache, cm.device);
   if (cal && cal->protocol && comm.protocols == "ideal") {
     spdlog::warn("{}: protocol-model constants are not used by ddp here: its collectives run the ideal protocol "
@@ -243,6 +247,14 @@ void run_ddp(const DdpCommandArgs& a, ReportOutput& output) {
     rep.jitter_sigma = stragglers.jitter_sigma;
   } else {
     rep.result = simulate_ddp(w, cm, cost, o);
+  }
+  if (o.hook == CommHook::OneBit) {
+    // The warm-up steps: the same step without a hook (full-precision all-reduces).
+    DdpOptions warm = o;
+    warm.hook = CommHook::None;
+    const auto choice = comm_hook_from(a.ddp.hook);  // checked by make_ddp_options
+    rep.onebit = onebit_run(choice ? choice->onebit_warmup : 0, a.steps.value_or(0), simulate_ddp(w, cm, cost, warm).iteration,
+                            rep.result.iteration);
   }
   if (!a.membership.empty()) rep.elastic = run_elastic(a, cal, requested, o, w, job);
   if (!a.scenario.empty()) rep.events = play_with_events(a.scenario, topo, w, cm, o, cache, rep.result);
@@ -289,7 +301,7 @@ void add_ddp_command(CLI::App& app, ReportOutput& output) {
   cmd->add_option("--jitter", args->jitter,
                   "Per-step compute jitter: sigma of a log-normal time factor per rank and step (0.05 = ~5 %)")
       ->capture_default_str();
-  cmd->add_option("--steps", args->steps, "Steps drawn with --jitter (default 100), or the run's steps with --membership");
+  cmd->add_option("--steps", args->steps, "Steps drawn with --jitter (default 100), or the run's steps with --membership or --hook onebit:W");
   cmd->add_option("--membership", args->membership,
                   "Elastic run: STEP:RANKS pairs, comma-separated (5:24 = from step 5 on, the first 24 ranks); with --steps")
       ->delimiter(',');

@@ -40,7 +40,7 @@ void add_ddp_options(CLI::App* cmd, DdpArgs& a) {
   cmd->add_option("--accumulate", a.accumulate, "K: K-1 no_sync micro-steps, then one synced")
       ->check(CLI::Range(1, kMaxAccumulate))
       ->capture_default_str();
-  cmd->add_option("--hook", a.hook, "Comm hook: none, fp16, bf16, powersgd:R")
+  cmd->add_option("--hook", a.hook, "Comm hook: none, fp16, bf16, powersgd:R, onebit:W (W full-precision warm-up steps)")
       ->check(vocabulary([](std::string_view s) { return comm_hook_from(s).has_value(); }, std::string(kExpectedCommHook)))
       ->capture_default_str();
   cmd->add_option("--iteration", a.iteration, "0 (construction buckets) or steady (rebuilt buckets)")

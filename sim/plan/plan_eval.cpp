@@ -107,6 +107,7 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
           o.buckets.bucket_cap = v.bucket_cap;
           o.gradient_as_bucket_view = v.gradient_as_bucket_view;
           o.accumulate = v.sharding.accumulate;
+          o.world_size = world;
           o.host = default_host_costs(device, comm.model.launch_overhead);
           o.comm_interference = [&](CollectiveOp op, Bytes b) { return prediction_compute_slowdown(ddp_cost->prediction(op, b), device); };
           const CollectiveCostFn cost = [&](CollectiveOp op, Bytes b) { return ddp_cost->time(op, b); };

@@ -24,6 +24,18 @@ std::vector<Field> summary(const DdpResult& r) {
                      "optimizer");
 }
 
+// The 1-bit hook's two kinds of step (the report's iteration is the compressed one).
+std::vector<Field> onebit_fields(const OneBitRun& b) {
+  std::vector<Field> f{Field{"warmup_steps", "1-bit warm-up steps", static_cast<std::int64_t>(b.warmup_steps), "{:>12}"},
+                       ms_field("warmup_iteration_ms", "warm-up step (no hook)", b.warmup_iteration),
+                       ms_field("compressed_iteration_ms", "compressed step", b.compressed_iteration)};
+  if (b.steps > 0) {
+    f.push_back(Field{"steps", "steps in the run", static_cast<std::int64_t>(b.steps), "{:>12}"});
+    f.push_back(ms_field("mean_iteration_ms", "mean step over the run", b.mean_iteration));
+  }
+  return f;
+}
+
 // One row per bucket; the per-bucket (algorithm/protocol) choice is JSON only.
 std::vector<Column<B>> bucket_columns(const DdpReport& rep) {
   const auto count = [](std::int64_t v) { return Json(v); };
@@ -61,6 +73,7 @@ void write_table(std::ostream& out, const DdpReport& rep) {
              rep.workload, rep.topology, rep.ranks, rep.device, rep.backend, rep.algorithm, rep.bucket_cap_mb,
              rep.iteration, r.accumulate > 1 ? fmt::format(", {} micro-steps", r.accumulate) : "");
   write_field_lines(out, summary(r));
+  if (rep.onebit) write_field_lines(out, onebit_fields(*rep.onebit));
   out << "\n";
   write_text_table(out, bucket_columns(rep), r.buckets);
   if (rep.stragglers) write_stragglers(out, *rep.stragglers, rep.jitter_sigma, rep.straggler_seed);
@@ -74,6 +87,11 @@ Json report_json(const DdpReport& rep) {
                               {"device", rep.device}, {"backend", rep.backend}, {"algorithm", rep.algorithm},
                               {"bucket_cap_mb", rep.bucket_cap_mb}, {"iteration", rep.iteration}, {"micro_steps", r.accumulate}});
   add_fields(doc, summary(r));
+  if (rep.onebit) {
+    Json o = Json::object();
+    add_fields(o, onebit_fields(*rep.onebit));
+    doc["onebit"] = o;
+  }
   doc["buckets"] = json_rows(bucket_columns(rep), r.buckets);
   if (rep.stragglers) doc["stragglers"] = stragglers_json(*rep.stragglers, rep.jitter_sigma, rep.straggler_seed);
   if (rep.elastic) doc["elastic"] = elastic_json(*rep.elastic);

@@ -35,6 +35,7 @@ struct DdpReport {
   double jitter_sigma = 0;
   std::optional<ElasticResult> elastic;  // --membership: the run across its changes of membership
   std::optional<StepEvents> events;      // --scenario: link events during the step
+  std::optional<OneBitRun> onebit;       // --hook onebit: the warm-up and compressed steps
 };
 
 // The report in each format; the views read `report`, which must outlive them.

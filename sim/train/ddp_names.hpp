@@ -12,15 +12,20 @@
 
 namespace collsim {
 
-// A hook and its PowerSGD rank (1 for the others).
+// A hook, its PowerSGD rank (1 for the others) and the 1-bit hook's full-precision
+// warm-up steps (0 for the others).
 struct CommHookChoice {
   CommHook hook = CommHook::None;
   int powersgd_rank = 1;
+  int onebit_warmup = 0;
 };
 
-// "none", "fp16", "bf16" or "powersgd:R" with a rank R from 1 to 999999.
+// "none", "fp16", "bf16", "powersgd:R" with a rank R from 1 to 999999, or "onebit" /
+// "onebit:W" with W full-precision warm-up steps from 0 to 999999999.
 [[nodiscard]] std::optional<CommHookChoice> comm_hook_from(std::string_view s);
-inline constexpr std::string_view kExpectedCommHook = "one of: none, fp16, bf16, powersgd:R (a rank R >= 1, e.g. powersgd:4)";
+inline constexpr std::string_view kExpectedCommHook =
+    "one of: none, fp16, bf16, powersgd:R (a rank R >= 1, e.g. powersgd:4), onebit or onebit:W (W >= 0 warm-up steps, "
+    "e.g. onebit:1000)";
 
 
 }  // namespace collsim

@@ -14,26 +14,66 @@ namespace {
 // Coalesced broadcast chunk of DDP's buffer sync (distributed.py broadcast_bucket_size).
 constexpr std::int64_t kBroadcastBucketBytes = 250LL * 1024 * 1024;
 
-// Wire traffic of one bucket under the hook: a list of all-reduces (bytes per rank) and
-// the hook's own compute before launch (casts, PowerSGD matmuls) and after the result.
+// One step of a bucket's communication on the communication stream: a collective of
+// `bytes` (nccl-tests size), or, without `op`, a hook kernel of `work` run in sequence
+// with the collectives (the 1-bit hook's server stage).
+struct HookStep {
+  std::optional<CollectiveOp> op;
+  Bytes bytes;
+  Time work;
+};
+
+// Wire traffic of one bucket under the hook: its steps, one after another, and the hook's
+// own compute before launch (casts, PowerSGD matmuls, 1-bit compression) and after the
+// result.
 struct HookPlan {
-  std::vector<Bytes> allreduces;
+  std::vector<HookStep> steps;
   Time before;
   Time after;
+
+  void allreduce(Bytes b) { steps.push_back(HookStep{CollectiveOp::AllReduce, b, Time{}}); }
 };
+
+// DeepSpeed's compressed all-reduce (1-bit Adam and 1-bit LAMB, runtime/comm/nccl.py
+// compressed_allreduce), on a bucket of `numel` elements of `elem` bytes over n ranks:
+//  - worker: sign bits of (gradient + worker error), one scale (the norm) per worker, the
+//    error updated: reads the gradient twice (scale, signs) and the error, writes the error
+//    and the packed bits: numel (2 elem + 8) + numel / 8 bytes through HBM;
+//  - an all-to-all of the packed bits (each rank gets its chunk from every rank) and an
+//    all-gather of the n worker scales (4 B each);
+//  - server, on its chunk c = numel / n: unpacks n chunks of bits (numel / 8 B read),
+//    averages into fp32, adds and updates the server error, packs its signs: c x 16 +
+//    numel / 8 + c / 8 bytes;
+//  - all-gathers of the server bits (numel / 8 B gathered) and of the n server scales;
+//  - decompress into the bucket: numel / 8 read, numel x elem written.
+void onebit_plan(HookPlan& h, std::int64_t numel, std::int64_t elem, int n, const ComputeModel& cm) {
+  const std::int64_t bits = (numel + 7) / 8;
+  const std::int64_t chunk = (numel + n - 1) / n;
+  const Bytes scales{4LL * n};
+  h.before = cm.memory(Bytes{numel * (2 * elem + 8) + bits});
+  h.steps = {{CollectiveOp::AllToAll, Bytes{bits}, Time{}},
+             {CollectiveOp::AllGather, scales, Time{}},
+             {std::nullopt, Bytes{}, cm.memory(Bytes{chunk * 16 + bits + (chunk + 7) / 8})},
+             {CollectiveOp::AllGather, Bytes{bits}, Time{}},
+             {CollectiveOp::AllGather, scales, Time{}}};
+  h.after = cm.memory(Bytes{bits + numel * elem});
+}
 
 HookPlan plan_hook(const Workload& w, const Bucket& b, const ComputeModel& cm, const DdpOptions& o) {
   HookPlan h;
   const std::int64_t elem = element_size(b.dtype);
   switch (o.hook) {
     case CommHook::None:
-      h.allreduces = {b.bytes};
+      h.allreduce(b.bytes);
+      break;
+    case CommHook::OneBit:
+      onebit_plan(h, b.numel, elem, std::max(1, o.world_size), cm);
       break;
     case CommHook::Fp16:
     case CommHook::Bf16: {
       // fp16_compress_hook: cast to 16 bits (read elem, write 2 B), divide in place (read
       // + write 2 B), all-reduce 2 B/elem, cast back into the bucket (read 2 B, write elem).
-      h.allreduces = {Bytes{b.numel * 2}};
+      h.allreduce(Bytes{b.numel * 2});
       h.before = cm.memory(Bytes{b.numel * (elem + 2 + 4)});
       h.after = cm.memory(Bytes{b.numel * (2 + elem)});
       break;
@@ -64,9 +104,9 @@ HookPlan plan_hook(const Workload& w, const Bucket& b, const ComputeModel& cm, c
           flops += 4.0 * static_cast<double>(n * m * r);
         }
       }
-      if (uncompressed > 0) h.allreduces.push_back(Bytes{uncompressed * elem});
-      if (p > 0) h.allreduces.push_back(Bytes{p * elem});
-      if (q > 0) h.allreduces.push_back(Bytes{q * elem});
+      if (uncompressed > 0) h.allreduce(Bytes{uncompressed * elem});
+      if (p > 0) h.allreduce(Bytes{p * elem});
+      if (q > 0) h.allreduce(Bytes{q * elem});
       h.before = cm.flops(flops);
       break;
     }
@@ -99,6 +139,12 @@ class ProgramBuilder {
     const Time work = cost_(op, bytes);  // before the slowdown: it reads this collective's prediction
     const double slowdown = o_.comm_interference ? o_.comm_interference(op, bytes) : 0.0;
     p_.comm.push_back(CommTask{std::move(name), std::move(category), work, std::move(after), {}, bytes, false, {}, Time{}, slowdown});
+    return p_.comm.size() - 1;
+  }
+
+  // A hook kernel on the communication stream, in sequence with the bucket's collectives.
+  std::size_t comm_kernel(std::string name, Time work, std::vector<std::size_t> after) {
+    p_.comm.push_back(CommTask{std::move(name), "hook", work, std::move(after), {}, Bytes{}, false, {}, Time{}, 0.0});
     return p_.comm.size() - 1;
   }
 
@@ -188,19 +234,33 @@ class ProgramBuilder {
     bt[b].index = b;
     bt[b].params = bucket.params.size();
     bt[b].bytes = bucket.bytes;
-    for (std::size_t k = 0; k < h.allreduces.size(); ++k) {
-      const std::string name = h.allreduces.size() == 1 ? fmt::format("{}allreduce bucket {}", step, b)
-                                                        : fmt::format("{}allreduce bucket {} part {}", step, b, k);
-      // A hook's all-reduces run one after another (each needs the previous result).
+    int collectives = 0;
+    for (std::size_t k = 0; k < h.steps.size(); ++k) {
+      const HookStep& st = h.steps[k];
+      std::string name;
+      if (!st.op) {
+        name = fmt::format("{}hook server bucket {}", step, b);
+      } else if (h.steps.size() == 1) {
+        name = fmt::format("{}{} bucket {}", step, to_string(*st.op), b);
+      } else {
+        name = fmt::format("{}{} bucket {} part {}", step, to_string(*st.op), b, k);
+      }
+      // A hook's steps run one after another (each needs the previous result).
       std::vector<std::size_t> after;
       if (k > 0) after.push_back(bc[b].back());
-      const auto c = comm(name, "allreduce", CollectiveOp::AllReduce, h.allreduces[k], after);
+      std::size_t c = 0;
+      if (st.op) {
+        c = comm(name, std::string(to_string(*st.op)), *st.op, st.bytes, after);
+        bt[b].wire_bytes += st.bytes;
+        ++collectives;
+      } else {
+        c = comm_kernel(name, st.work, after);
+      }
       p_.comm[c].bucket = b;
       issue_now(c);
       bc[b].push_back(c);
-      bt[b].wire_bytes += h.allreduces[k];
     }
-    bt[b].collectives = static_cast<int>(h.allreduces.size());
+    bt[b].collectives = collectives;
   }
 
   const Workload& w_;
@@ -212,6 +272,19 @@ class ProgramBuilder {
 };
 
 }  // namespace
+
+OneBitRun onebit_run(int warmup_steps, int steps, Time warmup_iteration, Time compressed_iteration) {
+  OneBitRun r{warmup_steps, warmup_iteration, compressed_iteration, steps, Time{}};
+  if (steps > 0) {
+    const std::int64_t warm = std::min(warmup_steps, steps);
+    const std::int64_t compressed = steps - warm;
+    // In doubles first: the clock's range holds one step, not always K of them.
+    const double total = static_cast<double>(warm) * static_cast<double>(warmup_iteration.ps) +
+                         static_cast<double>(compressed) * static_cast<double>(compressed_iteration.ps);
+    r.mean_iteration = Time{static_cast<std::int64_t>(total / steps)};
+  }
+  return r;
+}
 
 void check_cuda_graph(const DdpOptions& o) {
   if (!o.host.cuda_graph) return;

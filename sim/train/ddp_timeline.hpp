@@ -19,9 +19,9 @@ using CollectiveCostFn = std::function<Time(CollectiveOp op, Bytes bytes)>;
 // The compute slowdown while that collective runs (interference.hpp), s: rate 1/(1+s).
 using CollectiveSlowdownFn = std::function<double(CollectiveOp op, Bytes bytes)>;
 
-enum class CommHook : std::uint8_t { None, Fp16, Bf16, PowerSgd };
+enum class CommHook : std::uint8_t { None, Fp16, Bf16, PowerSgd, OneBit };
 template <>
-inline constexpr auto kEnumNames<CommHook> = names_in_order<CommHook>({"none", "fp16", "bf16", "powersgd"});
+inline constexpr auto kEnumNames<CommHook> = names_in_order<CommHook>({"none", "fp16", "bf16", "powersgd", "onebit"});
 enum class DdpBackend : std::uint8_t { Nccl, Gloo };
 template <>
 inline constexpr auto kEnumNames<DdpBackend> = names_in_order<DdpBackend>({"nccl", "gloo"});
@@ -33,6 +33,7 @@ struct DdpOptions {
   int accumulate = 1;             // K: K-1 micro-steps under no_sync, then one synced
   CommHook hook = CommHook::None;
   int powersgd_rank = 1;
+  int world_size = 1;             // ranks of the job (the 1-bit hook's server stage owns 1/N of a bucket)
   bool first_iteration = false;   // iteration 0: construction buckets (else rebuilt ones)
   bool broadcast_buffers = true;
   Time graph_walk;                // find_unused_parameters: CPU autograd-graph walk per step
@@ -70,6 +71,19 @@ struct DdpResult {
   Time exposed_comm;  // time the compute stream waits for communication
   double overlap_percent = 0;  // share of comm_busy hidden behind compute
 };
+
+// A run under the 1-bit hook: its first `warmup_steps` steps all-reduce at full precision
+// (the step without a hook), the others compressed. With `steps` > 0, the mean step over
+// that many steps: (min(W, K) x warm-up + max(K - W, 0) x compressed) / K, rounded down
+// to the ps.
+struct OneBitRun {
+  int warmup_steps = 0;
+  Time warmup_iteration;
+  Time compressed_iteration;
+  int steps = 0;  // 0: no run length given, no mean
+  Time mean_iteration;
+};
+[[nodiscard]] OneBitRun onebit_run(int warmup_steps, int steps, Time warmup_iteration, Time compressed_iteration);
 
 // The buckets the step reduces: the construction buckets in iteration 0, else the rebuilt
 // ones (they depend on the workload's parameters and o.buckets, not on the cluster).

@@ -17,7 +17,8 @@ void assign_launch_costs(StreamProgram& p, const HostCosts& h) {
     const bool kernel = t.work.ps > 0 && t.category != "graph_walk";
     t.launch = kernel && !h.cuda_graph ? h.kernel_launch : Time{};
   }
-  for (auto& c : p.comm) c.launch = h.cuda_graph ? Time{} : h.collective_launch;
+  // A hook kernel on the communication stream (category "hook") is a kernel launch.
+  for (auto& c : p.comm) c.launch = h.cuda_graph ? Time{} : c.category == "hook" ? h.kernel_launch : h.collective_launch;
   if (!h.cuda_graph) return;
   // The graph launch: on what the host launches first (collectives issued at the start,
   // else the first compute task).

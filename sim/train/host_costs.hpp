@@ -30,7 +30,8 @@ inline constexpr double kKernelLaunchUs = 4.0;
 [[nodiscard]] HostCosts default_host_costs(const DeviceSpec& device, Time collective_launch);
 
 // Sets each task's `launch`: kernel_launch for compute tasks that run a kernel (work > 0,
-// not the host-side "graph_walk"), collective_launch for every collective; with
+// not the host-side "graph_walk") and for hook kernels on the communication stream
+// (category "hook"), collective_launch for every collective; with
 // cuda_graph, one kernel_launch on the task the host launches first and nothing else.
 void assign_launch_costs(StreamProgram& p, const HostCosts& h);
 

@@ -39,6 +39,7 @@ nlohmann::json sweep_world(const Workload& w, const ComputeModel& cm, const Topo
   for (std::size_t i = 0; i < plans.size(); ++i) {
     DdpOptions o = options[i];
     o.comm_interference = slowdown;
+    o.world_size = n;
     const DdpResult r = simulate_ddp(w, cm, cost, o, plans[i]);
     rows.push_back({{"buckets", r.buckets.size()},
                     {"iteration_ps", r.iteration.ps},

@@ -32,6 +32,20 @@ head -1 "$TMP/c.csv" | grep -q "^bucket,params,bytes,wire_bytes" || fail "csv he
 awk -F, 'NR > 1 && $4 * 2 != $3 { exit 1 }' "$TMP/c.csv" || fail "fp16 wire bytes are not half the bucket bytes"
 
 expect_error 2 "--hook" "powersgd:R" -- ddp --workload resnet50 --hook zip
+expect_error 2 "--hook" "onebit:W" -- ddp --workload resnet50 --hook onebit:x
+expect_error 2 "--hook" "onebit:W" -- ddp --workload resnet50 --hook onebit:-5
+expect_error 2 "--steps" "--hook onebit" -- ddp --workload resnet50 --steps 10
+# The 1-bit hook: a warm-up step at full precision, then compressed steps; with --steps,
+# the run's mean lies between the two.
+"$COLLSIM" ddp --topology "$TOPO" --workload resnet50 --hook onebit:10 --steps 100 --format json >"$TMP/onebit.json" 2>/dev/null ||
+  fail "ddp --hook onebit:10 --steps 100 failed"
+python3 - "$TMP/onebit.json" <<'PY' || fail "1-bit run figures"
+import json, sys
+d = json.load(open(sys.argv[1]))["onebit"]
+assert d["warmup_steps"] == 10 and d["steps"] == 100, d
+want = (10 * d["warmup_iteration_ms"] + 90 * d["compressed_iteration_ms"]) / 100
+assert abs(d["mean_iteration_ms"] - want) < 1e-6, (d, want)
+PY
 expect_error 2 "--bucket-mb" -- ddp --workload resnet50 --bucket-mb 0
 expect_error 2 "--backend" -- ddp --workload resnet50 --backend mpi
 expect_error 2 "--device" "B200" -- ddp --workload resnet50 --device TPU
