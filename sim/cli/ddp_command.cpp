@@ -23,6 +23,7 @@
 #include "sim/report/trace_writer.hpp"
 #include "sim/cli/schedule_proofs.hpp"
 #include "sim/train/ddp_names.hpp"
+#include "sim/train/ddp_startup.hpp"
 #include "sim/train/elastic.hpp"
 #include "sim/train/eventful_step.hpp"
 #include "sim/coll/link_scenario.hpp"
@@ -50,6 +51,8 @@ struct DdpCommandArgs {
   std::string rendezvous;               // a duration; empty: torchelastic's default wait
   std::string comm_init;                // a duration; empty: not modelled
   std::string scenario;                 // link events during the step
+  std::vector<std::string> join;        // "RANK:BATCHES": uneven inputs under Join
+  bool no_init_sync = false;            // DDP(init_sync=False): no start-up broadcast
 };
 
 // "RANK:NUMBER" items (--rank-speed, --membership), the number read whole.
@@ -86,9 +89,9 @@ StragglerSpec straggler_option(const DdpCommandArgs& a) {
   s.steps = a.steps ? *a.steps : (a.jitter > 0 ? 100 : 1);
   s.seed = a.seed;
   const bool onebit = a.ddp.hook.starts_with("onebit");
-  if (a.steps && *a.steps > 1 && a.jitter == 0 && a.membership.empty() && !onebit) {
+  if (a.steps && *a.steps > 1 && a.jitter == 0 && a.membership.empty() && !onebit && a.join.empty()) {
     throw ConfigError("--steps", "", std::to_string(*a.steps),
-                      "--jitter, --membership or --hook onebit beside it (without them every step is the same)");
+                      "--jitter, --membership, --join or --hook onebit beside it (without them every step is the same)");
   }
   return s;
 }
@@ -194,6 +197,24 @@ StepEvents play_with_events(const std::string& file, const Topology& topo, const
   return out;
 }
 
+// --join RANK:BATCHES pairs over a run of --steps batches: every rank's batch count.
+std::vector<int> join_batches(const DdpCommandArgs& a, int ranks) {
+  if (!a.steps) throw ConfigError("--join", "", "", "--steps beside it (the batches of every rank not listed)");
+  std::vector<int> batches(static_cast<std::size_t>(ranks), *a.steps);
+  for (const auto& [rank, count] : pairs_option<int>("--join", a.join,
+                                                     "RANK:BATCHES pairs, comma-separated (e.g. 3:90: rank 3 has 90 batches)")) {
+    if (rank < 0 || rank >= ranks) {
+      throw ConfigError("--join", "", fmt::format("{}:{}", rank, count), fmt::format("a rank from 0 to {}", ranks - 1));
+    }
+    if (count < 1 || count > *a.steps) {
+      throw ConfigError("--join", "", fmt::format("{}:{}", rank, count),
+                        fmt::format("a batch count from 1 to --steps ({})", *a.steps));
+    }
+    batches[static_cast<std::size_t>(rank)] = count;
+  }
+  return batches;
+}
+
 // At most one of: slow ranks, changes of membership, link events.
 void check_conditions(const DdpCommandArgs& a) {
   const bool slow = !a.rank_speed.empty() || a.jitter > 0;
@@ -247,6 +268,13 @@ void run_ddp(const DdpCommandArgs& a, ReportOutput& output) {
     rep.jitter_sigma = stragglers.jitter_sigma;
   } else {
     rep.result = simulate_ddp(w, cm, cost, o);
+  }
+  if (o.first_iteration && !a.no_init_sync) rep.init_sync = module_state_broadcast(w, cost);
+  if (!a.join.empty()) {
+    if (stragglers.active() || !a.membership.empty() || !a.scenario.empty()) {
+      throw ConfigError("--join", "", "", "no --rank-speed, --jitter, --membership or --scenario beside it");
+    }
+    rep.join = simulate_join(w, cm, cost, o, join_batches(a, topo.rank_count()));
   }
   if (o.hook == CommHook::OneBit) {
     // The warm-up steps: the same step without a hook (full-precision all-reduces).
@@ -311,6 +339,12 @@ void add_ddp_command(CLI::App& app, ReportOutput& output) {
   cmd->add_option("--scenario", args->scenario,
                   "Link and NIC events during the step (the collective --scenario format, times from the step's start): "
                   "each collective priced where it starts, against the healthy step");
+  cmd->add_option("--join", args->join,
+                  "Uneven inputs under Join: RANK:BATCHES pairs, comma-separated, the other ranks having --steps batches; "
+                  "the run's time, the shadow steps of ranks out of batches and the final model broadcast")
+      ->delimiter(',');
+  cmd->add_flag("--no-init-sync", args->no_init_sync,
+                "DDP(init_sync=False): with --iteration 0, no start-up broadcast of parameters and buffers");
   cmd->add_option("--seed", args->seed, "Seed of the jitter (same seed, same output)")->capture_default_str();
   cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
   cmd->callback([args, &output] { run_ddp(*args, output); });

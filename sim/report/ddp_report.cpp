@@ -20,7 +20,8 @@ using B = BucketTiming;
 std::vector<Field> summary(const DdpResult& r) {
   return step_fields(r,
                      {ms_field("bucket_copies_ms", "bucket copies", r.copies), ms_field("hook_compute_ms", "comm hook compute", r.hook_compute),
-                      ms_field("host_launch_ms", "host launches (CPU)", r.host_launch)},
+                      ms_field("host_launch_ms", "host launches (CPU)", r.host_launch),
+                      ms_field("host_wait_ms", "waiting for launches", r.host_wait)},
                      "optimizer");
 }
 
@@ -32,6 +33,20 @@ std::vector<Field> onebit_fields(const OneBitRun& b) {
   if (b.steps > 0) {
     f.push_back(Field{"steps", "steps in the run", static_cast<std::int64_t>(b.steps), "{:>12}"});
     f.push_back(ms_field("mean_iteration_ms", "mean step over the run", b.mean_iteration));
+  }
+  return f;
+}
+
+// Start-up and uneven inputs, when asked for.
+std::vector<Field> run_fields(const DdpReport& rep) {
+  std::vector<Field> f;
+  if (rep.init_sync) f.push_back(ms_field("init_sync_ms", "start-up broadcast", *rep.init_sync));
+  if (const auto& j = rep.join) {
+    f.push_back(ms_field("join_step_ms", "step with join signal", j->step));
+    f.push_back(Field{"join_steps", "steps (most batches)", static_cast<std::int64_t>(j->steps), "{:>12}"});
+    f.push_back(Field{"join_shadow_rank_steps", "shadow rank-steps", j->shadow_rank_steps, "{:>12}"});
+    f.push_back(ms_field("join_final_sync_ms", "final model broadcast", j->final_sync));
+    f.push_back(ms_field("join_total_ms", "run with join", j->total));
   }
   return f;
 }
@@ -74,6 +89,7 @@ void write_table(std::ostream& out, const DdpReport& rep) {
              rep.iteration, r.accumulate > 1 ? fmt::format(", {} micro-steps", r.accumulate) : "");
   write_field_lines(out, summary(r));
   if (rep.onebit) write_field_lines(out, onebit_fields(*rep.onebit));
+  write_field_lines(out, run_fields(rep));
   out << "\n";
   write_text_table(out, bucket_columns(rep), r.buckets);
   if (rep.stragglers) write_stragglers(out, *rep.stragglers, rep.jitter_sigma, rep.straggler_seed);
@@ -87,6 +103,8 @@ Json report_json(const DdpReport& rep) {
                               {"device", rep.device}, {"backend", rep.backend}, {"algorithm", rep.algorithm},
                               {"bucket_cap_mb", rep.bucket_cap_mb}, {"iteration", rep.iteration}, {"micro_steps", r.accumulate}});
   add_fields(doc, summary(r));
+  add_fields(doc, run_fields(rep));
+  if (rep.join) doc["join_batches"] = rep.join->batches;
   if (rep.onebit) {
     Json o = Json::object();
     add_fields(o, onebit_fields(*rep.onebit));

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/report/collective_table.hpp"
+#include "sim/train/ddp_startup.hpp"
 #include "sim/train/ddp_timeline.hpp"
 #include "sim/train/elastic.hpp"
 #include "sim/train/eventful_step.hpp"
@@ -36,6 +37,8 @@ struct DdpReport {
   std::optional<ElasticResult> elastic;  // --membership: the run across its changes of membership
   std::optional<StepEvents> events;      // --scenario: link events during the step
   std::optional<OneBitRun> onebit;       // --hook onebit: the warm-up and compressed steps
+  std::optional<Time> init_sync;         // iteration 0: DDP's start-up broadcast
+  std::optional<JoinRun> join;           // --join: the run with uneven inputs
 };
 
 // The report in each format; the views read `report`, which must outlive them.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -160,6 +161,13 @@ class ProgramBuilder {
   void micro_step(int m, bool sync, std::vector<BucketTiming>& bt, std::vector<std::vector<std::size_t>>& bc,
                   std::vector<std::size_t>& ready_task) {
     const std::string step = o_.accumulate > 1 ? fmt::format("[{}] ", m) : "";
+    // Join.notify_join_context in DDP's _pre_forward: an int32 all-reduce of the ranks
+    // still training, issued before anything else of the forward.
+    std::optional<std::size_t> join;
+    if (o_.join) {
+      join = comm(step + "allreduce join signal", "allreduce", CollectiveOp::AllReduce, Bytes{4}, {});
+      issue_now(*join);
+    }
     // Buffers are broadcast before a forward whose previous forward synced (no_sync
     // clears require_forward_param_sync): every step when K = 1, else the first of K.
     std::vector<std::size_t> broadcasts;
@@ -192,6 +200,7 @@ class ProgramBuilder {
       pending[b] = buckets[b].params.size();
     }
     std::size_t next_bucket = 0;
+    bool waited_join = false;
     // Copy-in: no hook multiplies by 1/world into the bucket (read grad + write bucket);
     // gradient_as_bucket_view makes that an in-place divide (same traffic); with a hook
     // the reducer only copies (no copy at all once the grad is a bucket view).
@@ -200,7 +209,12 @@ class ProgramBuilder {
       compute(step + "bwd " + l->name, "backward", cm_.backward(*l));
       for (std::size_t i : l->params) {
         const Parameter& par = w_.parameters[i];
-        if (copy_in) compute(step + "copy_in " + par.name, "copy_in", cm_.memory(par.bytes() * 2));
+        if (copy_in) {
+          std::vector<std::size_t> wait;
+          if (join && !waited_join) wait.push_back(*join);  // the first gradient waits for the join signal
+          waited_join = waited_join || join.has_value();
+          compute(step + "copy_in " + par.name, "copy_in", cm_.memory(par.bytes() * 2), wait);
+        }
         const std::size_t b = bucket_of[i];
         if (--pending[b] == 0) ready_task[b] = p_.compute.size() - 1;
         // In-order launch: bucket k goes only when 0..k-1 have gone.
@@ -341,6 +355,7 @@ DdpResult simulate_ddp(const Workload& w, const ComputeModel& cm, const Collecti
   r.comm_busy = totals.comm_busy;
   r.iteration = totals.end;
   r.exposed_comm = totals.exposed_comm;
+  r.host_wait = totals.host_wait;
   r.overlap_percent = totals.overlap_percent;
   return r;
 }

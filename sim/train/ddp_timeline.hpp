@@ -33,7 +33,9 @@ struct DdpOptions {
   int accumulate = 1;             // K: K-1 micro-steps under no_sync, then one synced
   CommHook hook = CommHook::None;
   int powersgd_rank = 1;
-  int world_size = 1;             // ranks of the job (the 1-bit hook's server stage owns 1/N of a bucket)
+  int world_size = 1;
+  bool join = false;              // inside Join: each forward all-reduces the join signal, which the
+                                  // first gradient's copy-in waits for (the reducer's divide factor)             // ranks of the job (the 1-bit hook's server stage owns 1/N of a bucket)
   bool first_iteration = false;   // iteration 0: construction buckets (else rebuilt ones)
   bool broadcast_buffers = true;
   Time graph_walk;                // find_unused_parameters: CPU autograd-graph walk per step
@@ -66,6 +68,7 @@ struct DdpResult {
   Time iteration;     // one optimizer step (all K micro-steps)
   Time forward, backward, copies, hook_compute, optimizer, other_compute;
   Time host_launch;   // the host thread's launch time for the step (all micro-steps)
+  Time host_wait;     // time the compute stream idles until the host launches its next task
   Time comm_total;    // sum of collective durations
   Time comm_busy;     // time the communication stream is busy (union)
   Time exposed_comm;  // time the compute stream waits for communication

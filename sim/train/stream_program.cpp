@@ -232,7 +232,16 @@ StreamTotals stream_totals(const StreamProgram& p, const StreamTimeline& t) {
   for (const auto& iv : t.comm) r.comm_total += iv.end - iv.start;
   r.comm_busy = union_length(t.comm);
   r.end = t.end;
-  r.exposed_comm = r.end - r.compute_busy;
+  // Idle before a task until the host launched it counts as waiting for the host; idle
+  // after that (its communication not done) and after the last task, as communication.
+  const HostLaunches host = host_launch_times(p);
+  Time prev{};
+  for (std::size_t i = 0; i < p.compute.size(); ++i) {
+    const Time bound = std::min(t.compute[i].start, host.compute[i]);
+    if (bound > prev) r.host_wait += bound - prev;
+    prev = t.compute[i].end;
+  }
+  r.exposed_comm = r.end - r.compute_busy - r.host_wait;
   if (r.comm_busy.ps > 0) {
     r.overlap_percent = 100.0 * static_cast<double>((r.comm_busy - r.exposed_comm).ps) / static_cast<double>(r.comm_busy.ps);
   }

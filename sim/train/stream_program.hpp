@@ -70,11 +70,12 @@ struct StreamTimeline {
 };
 
 // What a played program adds up to: compute time per task category, the communication
-// stream's summed and busy (union) time, the end, the communication the compute stream
-// waits for (end - compute busy) and the share of busy communication hidden behind compute.
+// stream's summed and busy (union) time, the end, the time the compute stream waits for
+// its next task's host launch (host_wait), the communication it waits for (end - compute
+// busy - host_wait) and the share of busy communication hidden behind compute.
 struct StreamTotals {
   std::map<std::string, Time> compute_by_category;
-  Time compute_busy, comm_total, comm_busy, end, exposed_comm;
+  Time compute_busy, comm_total, comm_busy, end, exposed_comm, host_wait;
   double overlap_percent = 0;
 
   [[nodiscard]] Time compute(const std::string& category) const;  // 0 when absent

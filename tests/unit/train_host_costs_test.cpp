@@ -74,6 +74,9 @@ TEST_CASE("a cheap host only delays the step by its first launch", "[train][host
   CHECK(r.buckets[0].start == us(6102));
   CHECK(r.buckets[2].end == us(13108));
   CHECK(r.iteration == us(14110));
+  // The compute stream idles 100 us for the host, then waits 0.994 ms for b2 as without.
+  CHECK(r.host_wait == us(100));
+  CHECK(r.exposed_comm == us(994));
 }
 
 TEST_CASE("an expensive host makes the step launch-bound", "[train][host]") {
@@ -97,6 +100,12 @@ TEST_CASE("an expensive host makes the step launch-bound", "[train][host]") {
   CHECK(r.buckets[2].end == us(37900));
   CHECK(task(r, "copy_out bucket 2").start == us(45900));
   CHECK(r.iteration == us(49900));
+  // Idle before each task until its launch: 3 ms before fwd L0; 2 ms before fwd L1..L3 and
+  // bwd L3; 1 ms before each copy_in; 3.298 before bwd L2, bwd L0 and copy_out b0; 2.998
+  // before bwd L1, copy_out b1 and the optimizer; 2.996 before copy_out b2: 36.884 ms. With
+  // 13.016 ms of compute, nothing is left for communication: every collective is hidden.
+  CHECK(r.host_wait == us(36884));
+  CHECK(r.exposed_comm == Time{});
 }
 
 TEST_CASE("a captured CUDA graph pays one launch for the whole step", "[train][host]") {
