@@ -228,6 +228,8 @@ void run_ddp(const DdpCommandArgs& a, ReportOutput& output) {
   const std::optional<Calibration> cal = calibration_option(a);
   const StragglerSpec stragglers = straggler_option(a);
   if (a.sharding.sharding != "ddp") {
+    if (!a.join.empty()) throw ConfigError("--join", "", a.sharding.sharding, "--sharding ddp (this flag is a DDP setting)");
+    if (a.no_init_sync) throw ConfigError("--no-init-sync", "", a.sharding.sharding, "--sharding ddp (this flag is a DDP setting)");
     if (a.bucket_mb != 25) throw ConfigError("--bucket-mb", "", fmt::format("{}", a.bucket_mb), "--sharding ddp (ZeRO buckets: --reduce-bucket-mb)");
     const OutputFormat format = parse_format_option(a.format);
     StepConditions conditions{stragglers, std::nullopt, a.scenario};

@@ -62,7 +62,8 @@ ShardingOptions make_sharding_options(const ShardingArgs& a, const DdpArgs& ddp,
       {"--find-unused-parameters", ddp.find_unused_parameters},
       {"--static-graph", ddp.static_graph},
       {"--iteration", ddp.iteration != plain.iteration},
-      {"--comm-slowdown", ddp.comm_slowdown.has_value()}};
+      {"--comm-slowdown", ddp.comm_slowdown.has_value()},
+      {"--cuda-graph", ddp.cuda_graph}};
   for (const auto& [flag, set] : ddp_only) {
     if (set) throw ConfigError(flag, "", a.sharding, "--sharding ddp (this flag is a DDP setting)");
   }
@@ -144,7 +145,7 @@ void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo
     throw ConfigError("--ranks-per-node", "", std::to_string(*a.ranks_per_node), "--sharding fsdp_hybrid_shard");
   }
   const int per_node = !hybrid ? 1 : a.ranks_per_node ? *a.ranks_per_node : ranks_per_node(topo);
-  const ShardingOptions o = make_sharding_options(a, ddp, per_node);
+  ShardingOptions o = make_sharding_options(a, ddp, per_node);
   const Workload w = load_workload_option(ddp.workload);
   const ComputeModel cm = compute_model_option(ddp, w, topo);
   LinkGraph graph(topo);
@@ -154,6 +155,7 @@ void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo
   }
   // Sharded jobs run on NCCL (torch's FSDP/ZeRO): --backend gloo is a DDP option.
   const CommSpec comm = resolve_comm_spec(requested, topo, true);
+  o.host = host_costs_option(ddp, cm, comm);
   GroupCollectiveCost cost(graph, comm, o.ranks_per_node);
   ShardedReport rep;
   if (stragglers.active()) {

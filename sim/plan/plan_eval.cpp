@@ -121,6 +121,7 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
           mi.gradient_as_bucket_view = v.gradient_as_bucket_view;
         } else {
           if (!sharded) sharded.emplace(graph, comm, node_ranks);
+          mi.sharding.host = default_host_costs(device, comm.model.launch_overhead);
           const ShardingOptions& o = mi.sharding;
           const ShardedResult r = simulate_sharded(w, cm, sharded->function(), o, world);
           row.step = r.iteration;

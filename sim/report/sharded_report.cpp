@@ -14,7 +14,10 @@ namespace {
 
 // The step's figures, then what was gathered and reduced and the peak unsharded bytes.
 std::vector<Field> summary(const ShardedResult& r) {
-  std::vector<Field> f = step_fields(r, {}, "optimizer (shard)");
+  std::vector<Field> f = step_fields(r,
+                                     {ms_field("host_launch_ms", "host launches (CPU)", r.host_launch),
+                                      ms_field("host_wait_ms", "waiting for launches", r.host_wait)},
+                                     "optimizer (shard)");
   f.push_back({"gathered_elements", "gathered elements", r.gathered_elements, "{:>12.0f}"});
   f.push_back({"reduced_elements", "reduced elements", r.reduced_elements, "{:>12.0f}"});
   f.push_back({"peak_unsharded_bytes", "peak unsharded", r.peak_unsharded.count, "{:>12} B"});

@@ -76,6 +76,8 @@ ShardedResult simulate_sharded(const Workload& w, const ComputeModel& cm, const 
     }
   }
   ShardedProgram sp = build_sharded_program(w, cm, cost, o, world_size, r.units);
+  assign_launch_costs(sp.program, o.host);
+  r.host_launch = host_launch_times(sp.program).total;
   StreamOptions so;
   so.comm_concurrency = 1;  // one NCCL stream: collectives run in issue order
   r.timeline = play_streams(sp.program, so);
@@ -118,6 +120,7 @@ ShardedResult simulate_sharded(const Workload& w, const ComputeModel& cm, const 
   r.comm_busy = totals.comm_busy;
   r.iteration = totals.end;
   r.exposed_comm = totals.exposed_comm;
+  r.host_wait = totals.host_wait;
   r.overlap_percent = totals.overlap_percent;
   r.gathered_elements = sp.gathered_elements;
   r.reduced_elements = sp.reduced_elements;

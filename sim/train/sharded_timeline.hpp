@@ -58,6 +58,8 @@ struct ShardedResult {
   Time comm_total;       // sum of collective durations
   Time comm_busy;        // union of communication-stream busy time
   Time exposed_comm;     // time the compute stream waits for communication
+  Time host_launch;      // the host thread's launch time (host_costs.hpp)
+  Time host_wait;        // time the compute stream idles until the host launches its next task
   double overlap_percent = 0;
   // Per rank, per optimizer step, elements of the model each collective kind carries
   // (an all-reduce of S counts 2S as reduce-scatter + all-gather, as in the ZeRO paper).

@@ -12,6 +12,7 @@
 #include "sim/core/name_table.hpp"
 #include "sim/core/units.hpp"
 #include "sim/train/dtype.hpp"
+#include "sim/train/host_costs.hpp"
 
 namespace collsim {
 
@@ -82,6 +83,7 @@ struct ShardingOptions {
   int ranks_per_node = 8;          // HYBRID_SHARD shard group size
   int accumulate = 1;              // gradient accumulation micro-steps per optimizer step
   bool activation_checkpointing = false;
+  HostCosts host;                  // CPU launch costs (none by default; host_costs.hpp)
 };
 
 }  // namespace collsim

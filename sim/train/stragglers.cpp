@@ -131,10 +131,11 @@ DdpStragglers simulate_stragglers(const Workload& w, const ComputeModel& cm, con
 
 ShardedStragglers simulate_sharded_stragglers(const Workload& w, const ComputeModel& cm, const GroupCostFn& cost,
                                               const ShardingOptions& o, int ranks, const StragglerSpec& spec) {
-  // A sharded step's compute is everything but the communication the compute stream waits for.
+  // A sharded step's compute is everything but what the compute stream waits for
+  // (communication, host launches).
   return stragglers_of<ShardedStragglers>(
       cm, ranks, spec, [&](const ComputeModel& at) { return simulate_sharded(w, at, cost, o, ranks); },
-      [](const ShardedResult& r) { return StepTimes{r.iteration, r.iteration - r.exposed_comm}; });
+      [](const ShardedResult& r) { return StepTimes{r.iteration, r.iteration - r.exposed_comm - r.host_wait}; });
 }
 
 }  // namespace collsim

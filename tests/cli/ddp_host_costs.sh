@@ -36,6 +36,19 @@ PY
 "$COLLSIM" sweep --topology "$TOPO" --workload resnet50 --bucket-mb 5,25 --ranks 32 --cuda-graph --format json \
   >"$TMP/sweep.json" 2>/dev/null || fail "sweep --cuda-graph failed"
 
+# ZeRO and FSDP steps pay host launches too (and take no --cuda-graph, --join or --no-init-sync).
+run_json --sharding fsdp_full_shard >"$TMP/fsdp.json" || fail "fsdp failed"
+run_json --sharding fsdp_full_shard --launch-overhead 0us --collective-launch 0us >"$TMP/fsdp0.json" || fail "fsdp without launches failed"
+python3 - "$TMP" <<'PY' || fail "sharded host launch figures"
+import json, sys
+d = sys.argv[1]
+a, b = json.load(open(f"{d}/fsdp.json")), json.load(open(f"{d}/fsdp0.json"))
+assert a["host_launch_ms"] > 0 and b["host_launch_ms"] == 0 and b["host_wait_ms"] == 0, (a["host_launch_ms"], b["host_launch_ms"])
+assert a["iteration_ms"] >= b["iteration_ms"]
+PY
+expect_error 2 "--cuda-graph" "--sharding ddp" -- ddp --topology "$TOPO" --workload resnet50 --sharding zero2 --cuda-graph
+expect_error 2 "--join" "--sharding ddp" -- ddp --topology "$TOPO" --workload resnet50 --sharding zero2 --join 1:2 --steps 3
+expect_error 2 "--no-init-sync" "--sharding ddp" -- ddp --topology "$TOPO" --workload resnet50 --sharding zero2 --no-init-sync
 expect_error 2 "--launch-overhead" "abc" "a non-negative time" -- ddp --topology "$TOPO" --workload resnet50 --launch-overhead abc
 expect_error 2 "--launch-overhead" "-1us" -- ddp --topology "$TOPO" --workload resnet50 --launch-overhead -1us
 expect_error 2 "--collective-launch" "2s" "from 0 to" -- ddp --topology "$TOPO" --workload resnet50 --collective-launch 2s
