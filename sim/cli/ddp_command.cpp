@@ -251,6 +251,7 @@ void run_ddp(const DdpCommandArgs& a, ReportOutput& output) {
   const CommSpec& comm = job->comm;
   CollectiveCostCache& cache = *job->cache;
   const Workload w = load_workload_option(a.ddp.workload);
+  check_unused_parameters(a.ddp, w, o);
   const ComputeModel cm = compute_model_option(a.ddp, w, topo);
   o.host = host_costs_option(a.ddp, cm, comm);
   o.world_size = topo.rank_count();

@@ -43,8 +43,10 @@ void add_ddp_options(CLI::App* cmd, DdpArgs& a) {
   cmd->add_option("--hook", a.hook, "Comm hook: none, fp16, bf16, powersgd:R, onebit:W (W full-precision warm-up steps)")
       ->check(vocabulary([](std::string_view s) { return comm_hook_from(s).has_value(); }, std::string(kExpectedCommHook)))
       ->capture_default_str();
-  cmd->add_option("--iteration", a.iteration, "0 (construction buckets) or steady (rebuilt buckets)")
-      ->check(CLI::IsMember({"0", "steady"}))
+  cmd->add_option("--iteration", a.iteration,
+                  "0 (construction buckets), steady (rebuilt buckets; step 1) or a step number N >= 1 (rebuilt buckets, "
+                  "the parameters the workload marks unused in step N)")
+      ->check(vocabulary([](std::string_view s) { return iteration_step(s).has_value(); }, std::string(kExpectedIteration)))
       ->capture_default_str();
   cmd->add_flag("--find-unused-parameters", a.find_unused_parameters, "DDP find_unused_parameters=True");
   cmd->add_option("--graph-walk", a.graph_walk, "CPU cost of the find_unused_parameters graph walk per step")
@@ -97,6 +99,26 @@ HostCosts host_costs_option(const DdpArgs& a, const ComputeModel& cm, const Comm
   }
   h.cuda_graph = a.cuda_graph;
   return h;
+}
+
+std::optional<std::int64_t> iteration_step(std::string_view s) {
+  if (s == "steady") return 1;
+  if (s.empty() || s.size() > 10 || s.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
+  std::int64_t v = 0;
+  for (char c : s) v = v * 10 + (c - '0');
+  if (v > INT32_MAX) return std::nullopt;
+  return v;
+}
+
+void check_unused_parameters(const DdpArgs& a, const Workload& w, const DdpOptions& o) {
+  try {
+    (void)unused_parameters(w, o);
+  } catch (const ConfigError& e) {
+    const std::string where = fmt::format(" (workload {})", a.workload);
+    if (e.field() == "find_unused_parameters") throw ConfigError("--find-unused-parameters", "", "off", e.expected() + where);
+    if (e.field() == "static_graph") throw ConfigError("--static-graph", "", "on", e.expected() + where);
+    throw ConfigError("--iteration", "", a.iteration, e.expected() + where);
+  }
 }
 
 void check_algorithm(const std::string& algo) {
@@ -163,7 +185,10 @@ DdpOptions make_ddp_options(const DdpArgs& a) {
   if (!hook) throw ConfigError("--hook", "", fmt::format("\"{}\"", a.hook), std::string(kExpectedCommHook));
   o.hook = hook->hook;
   o.powersgd_rank = hook->powersgd_rank;
-  o.first_iteration = a.iteration == "0";
+  const auto step = iteration_step(a.iteration);  // checked while parsing
+  if (!step) throw ConfigError("--iteration", "", fmt::format("\"{}\"", a.iteration), std::string(kExpectedIteration));
+  o.first_iteration = *step == 0;
+  o.step = *step;
   try {
     o.graph_walk = parse_time(a.graph_walk, kMaxTaskTime);
   } catch (const UnitError& e) {

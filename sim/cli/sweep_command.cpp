@@ -52,6 +52,7 @@ void run_sweep_command(const CLI::App& cmd, const SweepArgs& a, const WorkRunner
   const SweepSpec base{{}, caps, make_ddp_options(a.ddp), comm_spec_option(a.ddp), a.exact};
   const OutputFormat format = parse_format_option(a.format);
   const Workload w = load_workload_option(a.ddp.workload);
+  check_unused_parameters(a.ddp, w, base.options);
   SweepSpec spec = base;
   TopologyForRanks topology;
   std::string topology_name;

@@ -119,7 +119,7 @@ class ProgramBuilder {
  public:
   ProgramBuilder(const Workload& w, const ComputeModel& cm, const CollectiveCostFn& cost, const DdpOptions& o,
                  const BucketPlan& plan)
-      : w_(w), cm_(cm), cost_(cost), o_(o), plan_(plan) {}
+      : w_(w), cm_(cm), cost_(cost), o_(o), plan_(plan), unused_(unused_parameters(w, o)) {}
 
   StreamProgram build(std::vector<BucketTiming>& buckets, std::vector<std::vector<std::size_t>>& bucket_comms,
                       std::vector<std::size_t>& ready_task) {
@@ -184,11 +184,16 @@ class ProgramBuilder {
         }
       }
     }
-    for (std::size_t i = 0; i < w_.layers.size(); ++i) {
-      compute(step + "fwd " + w_.layers[i].name, "forward", cm_.forward(w_.layers[i]), i == 0 ? broadcasts : std::vector<std::size_t>{});
+    bool first_forward = true;
+    for (const Layer& l : w_.layers) {
+      if (skipped(l)) continue;
+      compute(step + "fwd " + l.name, "forward", cm_.forward(l), first_forward ? broadcasts : std::vector<std::size_t>{});
+      first_forward = false;
     }
     if (!sync) {
-      for (auto l = w_.layers.rbegin(); l != w_.layers.rend(); ++l) compute(step + "bwd " + l->name, "backward", cm_.backward(*l));
+      for (auto l = w_.layers.rbegin(); l != w_.layers.rend(); ++l) {
+        if (!skipped(*l)) compute(step + "bwd " + l->name, "backward", cm_.backward(*l));
+      }
       return;
     }
     if (o_.buckets.find_unused_parameters && o_.graph_walk.ps > 0) compute(step + "find unused parameters", "graph_walk", o_.graph_walk);
@@ -205,9 +210,27 @@ class ProgramBuilder {
     // gradient_as_bucket_view makes that an in-place divide (same traffic); with a hook
     // the reducer only copies (no copy at all once the grad is a bucket view).
     const bool copy_in = !(o_.gradient_as_bucket_view && o_.hook != CommHook::None);
+    bool marked_unused = false;
+    const auto ready = [&](std::size_t i) {
+      const std::size_t b = bucket_of[i];
+      if (--pending[b] == 0) ready_task[b] = p_.compute.size() - 1;
+    };
     for (auto l = w_.layers.rbegin(); l != w_.layers.rend(); ++l) {
+      if (skipped(*l)) continue;
       compute(step + "bwd " + l->name, "backward", cm_.backward(*l));
       for (std::size_t i : l->params) {
+        if (unused_[i]) continue;
+        // The first gradient's hook marks every unused parameter ready before its own,
+        // zero-filling its slot of the bucket (a write of its bytes; reducer.cpp
+        // autograd_hook, has_marked_unused_parameters_).
+        if (!marked_unused) {
+          marked_unused = true;
+          for (std::size_t u = 0; u < unused_.size(); ++u) {
+            if (!unused_[u]) continue;
+            compute(step + "zero unused " + w_.parameters[u].name, "copy_in", cm_.memory(w_.parameters[u].bytes()));
+            ready(u);
+          }
+        }
         const Parameter& par = w_.parameters[i];
         if (copy_in) {
           std::vector<std::size_t> wait;
@@ -215,8 +238,7 @@ class ProgramBuilder {
           waited_join = waited_join || join.has_value();
           compute(step + "copy_in " + par.name, "copy_in", cm_.memory(par.bytes() * 2), wait);
         }
-        const std::size_t b = bucket_of[i];
-        if (--pending[b] == 0) ready_task[b] = p_.compute.size() - 1;
+        ready(i);
         // In-order launch: bucket k goes only when 0..k-1 have gone.
         while (o_.overlap && next_bucket < buckets.size() && pending[next_bucket] == 0) launch(next_bucket++, step, bt, bc);
       }
@@ -282,10 +304,44 @@ class ProgramBuilder {
   const CollectiveCostFn& cost_;
   const DdpOptions& o_;
   const BucketPlan& plan_;
+  std::vector<bool> unused_;  // per parameter, in this step
   StreamProgram p_;
+
+  // A layer none of whose parameters gets a gradient this step did not run.
+  [[nodiscard]] bool skipped(const Layer& l) const {
+    return !l.params.empty() && std::all_of(l.params.begin(), l.params.end(), [&](std::size_t i) { return unused_[i]; });
+  }
 };
 
 }  // namespace
+
+std::vector<bool> unused_parameters(const Workload& w, const DdpOptions& o) {
+  const std::int64_t step = o.first_iteration ? 0 : o.step;
+  std::vector<bool> unused(w.parameters.size(), false);
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < w.parameters.size(); ++i) {
+    const Parameter& p = w.parameters[i];
+    if (!p.unused_in(step)) continue;
+    unused[i] = true;
+    ++count;
+    if (!o.buckets.find_unused_parameters) {
+      throw ConfigError("", "find_unused_parameters", "false",
+                        fmt::format("true: {} is unused in step {} (PyTorch's reducer stops with \"Expected to have finished "
+                                    "reduction in the prior iteration\")",
+                                    p.name, step));
+    }
+    if (o.buckets.static_graph && !p.unused_in_every_step) {
+      throw ConfigError("", "static_graph", "true",
+                        fmt::format("the same unused parameters every step (\"unused_in_steps\": \"all\"); {} is unused "
+                                    "in some steps only",
+                                    p.name));
+    }
+  }
+  if (count > 0 && count == w.parameters.size()) {
+    throw ConfigError("", "unused_in_steps", std::to_string(step), "a step that uses at least one parameter");
+  }
+  return unused;
+}
 
 OneBitRun onebit_run(int warmup_steps, int steps, Time warmup_iteration, Time compressed_iteration) {
   OneBitRun r{warmup_steps, warmup_iteration, compressed_iteration, steps, Time{}};

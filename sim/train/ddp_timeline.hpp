@@ -34,6 +34,8 @@ struct DdpOptions {
   CommHook hook = CommHook::None;
   int powersgd_rank = 1;
   int world_size = 1;
+  std::int64_t step = 1;          // the training step replayed (0 with first_iteration): whose
+                                  // unused parameters (Parameter::unused_in_steps) it skips
   bool join = false;              // inside Join: each forward all-reduces the join signal, which the
                                   // first gradient's copy-in waits for (the reducer's divide factor)             // ranks of the job (the 1-bit hook's server stage owns 1/N of a bucket)
   bool first_iteration = false;   // iteration 0: construction buckets (else rebuilt ones)
@@ -91,6 +93,13 @@ struct OneBitRun {
 // The buckets the step reduces: the construction buckets in iteration 0, else the rebuilt
 // ones (they depend on the workload's parameters and o.buckets, not on the cluster).
 [[nodiscard]] BucketPlan ddp_bucket_plan(const Workload& w, const DdpOptions& o);
+
+// The parameters unused in step `step` (per parameter). Throws ConfigError (empty source)
+// naming "find_unused_parameters" when some are unused without it (PyTorch's reducer
+// stops with "Expected to have finished reduction in the prior iteration"),
+// "static_graph" when a parameter is unused in some steps only (a static graph is the
+// same every step), and "unused_in_steps" when no parameter is used.
+[[nodiscard]] std::vector<bool> unused_parameters(const Workload& w, const DdpOptions& o);
 
 // A DDP step replays as one captured CUDA graph only in steady state (capture follows
 // eager warm-up iterations, so never iteration 0), with NCCL (Gloo's collectives run on

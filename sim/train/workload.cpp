@@ -24,6 +24,10 @@ std::int64_t Workload::parameter_count() const {
   return n;
 }
 
+bool Parameter::unused_in(std::int64_t step) const {
+  return unused_in_every_step || std::find(unused_in_steps.begin(), unused_in_steps.end(), step) != unused_in_steps.end();
+}
+
 std::vector<std::size_t> Workload::grad_ready_order() const {
   std::vector<std::size_t> order;
   order.reserve(parameters.size());
@@ -62,6 +66,22 @@ Parameter read_parameter(const nlohmann::json& j, const std::string& source, con
     }
     if (product != p.numel) {
       f.fail("shape", brief(*shape), fmt::format("dimensions whose product is numel ({})", p.numel));
+    }
+  }
+  if (const auto* unused = f.optional("unused_in_steps")) {
+    constexpr const char* kExpected = "\"all\" or an array of step numbers from 0 to 2^31 - 1";
+    if (unused->is_string()) {
+      if (unused->get<std::string>() != "all") f.fail("unused_in_steps", brief(*unused), kExpected);
+      p.unused_in_every_step = true;
+    } else if (unused->is_array()) {
+      for (const auto& s : *unused) {
+        if (!s.is_number_integer() || s.get<std::int64_t>() < 0 || s.get<std::int64_t>() > INT32_MAX) {
+          f.fail("unused_in_steps", brief(*unused), kExpected);
+        }
+        p.unused_in_steps.push_back(s.get<std::int64_t>());
+      }
+    } else {
+      f.fail("unused_in_steps", brief(*unused), kExpected);
     }
   }
   f.finish();

@@ -51,7 +51,7 @@ expect_error 2 "--backend" -- ddp --workload resnet50 --backend mpi
 expect_error 2 "--device" "B200" -- ddp --workload resnet50 --device TPU
 expect_error 2 "--ranks" -- ddp --workload resnet50 --ranks 9
 expect_error 2 "--algo" -- ddp --workload resnet50 --algo magic
-expect_error 2 "--iteration" -- ddp --workload resnet50 --iteration 3
+expect_error 2 "--iteration" "a step number" -- ddp --workload resnet50 --iteration three
 expect_error 2 "--accumulate" "1 to 1000" -- ddp --workload resnet50 --accumulate 0
 expect_error 2 "nope.json" -- ddp --workload "$TMP/nope.json"
 echo '{"name": "x", "parameters": [{"name": "w", "numel": 4, "dtype": "float32"}], "layers": [{"name": "L", "forward_flops": 1, "backward_flops": 1, "params": ["v"]}]}' >"$TMP/bad.json"
