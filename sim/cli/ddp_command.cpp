@@ -25,6 +25,7 @@
 #include "sim/train/ddp_names.hpp"
 #include "sim/train/ddp_startup.hpp"
 #include "sim/train/elastic.hpp"
+#include "sim/train/gloo_cuda.hpp"
 #include "sim/train/eventful_step.hpp"
 #include "sim/coll/link_scenario.hpp"
 #include "sim/train/interference.hpp"
@@ -163,8 +164,9 @@ ElasticResult run_elastic(const DdpCommandArgs& a, const std::optional<Calibrati
   const ElasticArgs e = elastic_option(a);
   const MembershipFn at = [&](int ranks) {
     const auto job = ranks == first->topo.rank_count() ? first : job_at(a, cal, requested, o, ranks);
-    const CollectiveCostFn cost = [job](CollectiveOp op, Bytes b) { return job->cache->time(op, b); };
     const ComputeModel cm = compute_model_option(a.ddp, w, job->topo);
+    const CollectiveCostFn cost =
+        with_gloo_copies([job](CollectiveOp op, Bytes b) { return job->cache->time(op, b); }, o.backend, cm.device);
     DdpOptions at_ranks = o;
     at_ranks.world_size = ranks;
     if (o.comm_interference) at_ranks.comm_interference = slowdown_from(*job->cache, cm.device);
@@ -185,9 +187,11 @@ ElasticResult run_elastic(const DdpCommandArgs& a, const std::optional<Calibrati
 StepEvents play_with_events(const std::string& file, const Topology& topo, const Workload& w, const ComputeModel& cm,
                             const DdpOptions& o, CollectiveCostCache& cache, DdpResult& step) {
   EventfulStep eventful(std::make_shared<const LinkScenario>(load_link_scenario(file, topo)));
-  const CollectiveCostFn timed = [&](CollectiveOp op, Bytes bytes) {
-    return eventful.cost(cache.time(op, bytes), [&](const auto& seen) { return cache.time_during(op, bytes, seen); });
-  };
+  const CollectiveCostFn timed = with_gloo_copies(
+      [&](CollectiveOp op, Bytes bytes) {
+        return eventful.cost(cache.time(op, bytes), [&](const auto& seen) { return cache.time_during(op, bytes, seen); });
+      },
+      o.backend, cm.device);
   const Time healthy = step.iteration;
   do {
     step = simulate_ddp(w, cm, timed, o);
@@ -262,7 +266,8 @@ void run_ddp(const DdpCommandArgs& a, ReportOutput& output) {
                  a.calibration);
   }
   DdpReport rep;
-  const CollectiveCostFn cost = [&](CollectiveOp op, Bytes b) { return cache.time(op, b); };
+  const CollectiveCostFn cost =
+      with_gloo_copies([&](CollectiveOp op, Bytes b) { return cache.time(op, b); }, o.backend, cm.device);
   if (stragglers.active()) {
     DdpStragglers sr = simulate_stragglers(w, cm, cost, o, topo.rank_count(), stragglers);
     rep.result = std::move(sr.first);

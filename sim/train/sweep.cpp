@@ -6,6 +6,7 @@
 
 #include "sim/coll/affine_collective_cost.hpp"
 #include "sim/core/error.hpp"
+#include "sim/train/gloo_cuda.hpp"
 #include "sim/train/interference.hpp"
 
 namespace collsim {
@@ -28,7 +29,8 @@ nlohmann::json sweep_world(const Workload& w, const ComputeModel& cm, const Topo
   CollectiveCostCache exact(graph, comm);
   std::optional<AffineCollectiveCost> affine;
   if (!spec.exact) affine.emplace(graph, comm, largest);
-  const CollectiveCostFn cost = [&](CollectiveOp op, Bytes b) { return affine ? affine->time(op, b) : exact.time(op, b); };
+  const CollectiveCostFn cost = with_gloo_copies(
+      [&](CollectiveOp op, Bytes b) { return affine ? affine->time(op, b) : exact.time(op, b); }, spec.options.backend, cm.device);
   nlohmann::json rows = nlohmann::json::array();
   CollectiveSlowdownFn slowdown;
   if (spec.interference) {

@@ -36,6 +36,18 @@ PY
 "$COLLSIM" sweep --topology "$TOPO" --workload resnet50 --bucket-mb 5,25 --ranks 32 --cuda-graph --format json \
   >"$TMP/sweep.json" 2>/dev/null || fail "sweep --cuda-graph failed"
 
+# Gloo on GPUs copies each bucket to host memory and back over PCIe: slower than NCCL on
+# this cluster, and every bucket's all-reduce longer.
+run_json --backend gloo >"$TMP/gloo.json" || fail "ddp --backend gloo failed"
+python3 - "$TMP" <<'PY' || fail "gloo against nccl"
+import json, sys
+d = sys.argv[1]
+n, g = json.load(open(f"{d}/default.json")), json.load(open(f"{d}/gloo.json"))
+assert g["iteration_ms"] > n["iteration_ms"], (g["iteration_ms"], n["iteration_ms"])
+for a, b in zip(n["buckets"], g["buckets"]):
+    pcie = 16 * 8e9 * 128 / 130 / 8  # V100: PCIe 3.0 x16
+    assert b["end_ps"] - b["start_ps"] >= 2 * a["bytes"] / pcie * 1e12, (a, b)
+PY
 # ZeRO and FSDP steps pay host launches too (and take no --cuda-graph, --join or --no-init-sync).
 run_json --sharding fsdp_full_shard >"$TMP/fsdp.json" || fail "fsdp failed"
 run_json --sharding fsdp_full_shard --launch-overhead 0us --collective-launch 0us >"$TMP/fsdp0.json" || fail "fsdp without launches failed"
