@@ -129,11 +129,6 @@ std::shared_ptr<JobAtRanks> job_at(const DdpCommandArgs& a, const std::optional<
   return job;
 }
 
-// Each collective's compute slowdown from its prediction in `cache` (interference.hpp).
-CollectiveSlowdownFn slowdown_from(const CollectiveCostCache& cache, const DeviceSpec& device) {
-  return [&cache, device](CollectiveOp op, Bytes bytes) { return prediction_compute_slowdown(cache.prediction(op, bytes), device); };
-}
-
 // An optional duration flag (empty: not given).
 std::optional<Time> duration_flag(const char* flag, const std::string& text) {
   if (text.empty()) return std::nullopt;

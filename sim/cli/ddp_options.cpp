@@ -88,7 +88,8 @@ bool interference_applies(const DdpArgs& a, const ComputeModel& cm, bool calibra
 
 HostCosts host_costs_option(const DdpArgs& a, const ComputeModel& cm, const CommSpec& comm) {
   const bool nccl = a.backend == "nccl";
-  HostCosts h = default_host_costs(cm.device, nccl ? comm.model.launch_overhead : Time::from_seconds(kKernelLaunchUs * 1e-6));
+  HostCosts h = default_host_costs(cm.device, comm.model.launch_overhead);
+  if (!nccl) h.collective_launch = h.kernel_launch;  // Gloo's enqueue: one kernel launch
   if (const auto k = launch_flag("--launch-overhead", a.launch_overhead)) {
     h.kernel_launch = *k;
     if (!nccl && a.collective_launch.empty()) h.collective_launch = *k;
@@ -99,15 +100,6 @@ HostCosts host_costs_option(const DdpArgs& a, const ComputeModel& cm, const Comm
   }
   h.cuda_graph = a.cuda_graph;
   return h;
-}
-
-std::optional<std::int64_t> iteration_step(std::string_view s) {
-  if (s == "steady") return 1;
-  if (s.empty() || s.size() > 10 || s.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
-  std::int64_t v = 0;
-  for (char c : s) v = v * 10 + (c - '0');
-  if (v > INT32_MAX) return std::nullopt;
-  return v;
 }
 
 void check_unused_parameters(const DdpArgs& a, const Workload& w, const DdpOptions& o) {

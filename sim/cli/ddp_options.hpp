@@ -41,11 +41,6 @@ struct DdpArgs {
 // Registers the shared options on `cmd`.
 void add_ddp_options(CLI::App* cmd, DdpArgs& a);
 
-// --iteration as a step number: "steady" is step 1, "0" the first iteration (construction
-// buckets), N >= 1 a steady step with step N's unused parameters; nullopt otherwise.
-[[nodiscard]] std::optional<std::int64_t> iteration_step(std::string_view s);
-inline constexpr std::string_view kExpectedIteration = "0, steady or a step number from 1 to 2^31 - 1";
-
 // Checks the step's unused parameters (unused_parameters) up front; ConfigError names the
 // flag that would fix it (--find-unused-parameters, --static-graph, --iteration) and the
 // workload.

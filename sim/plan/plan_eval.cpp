@@ -109,7 +109,7 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
           o.accumulate = v.sharding.accumulate;
           o.world_size = world;
           o.host = default_host_costs(device, comm.model.launch_overhead);
-          o.comm_interference = [&](CollectiveOp op, Bytes b) { return prediction_compute_slowdown(ddp_cost->prediction(op, b), device); };
+          o.comm_interference = slowdown_from(*ddp_cost, device);
           const CollectiveCostFn cost = [&](CollectiveOp op, Bytes b) { return ddp_cost->time(op, b); };
           const DdpResult r = simulate_ddp(w, cm, cost, o);
           row.step = r.iteration;

@@ -10,17 +10,23 @@ constexpr std::string_view kPowerSgdPrefix = "powersgd:";
 
 namespace {
 
-// Digits only, at most `max_digits` of them, as an int; nullopt otherwise.
+// Digits only, at most `max_digits` (<= 10) of them, at most 2^31 - 1; nullopt otherwise.
 std::optional<int> digits(std::string_view r, std::size_t max_digits) {
   if (r.empty() || r.size() > max_digits || r.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
-  int v = 0;
+  std::int64_t v = 0;
   for (char c : r) v = v * 10 + (c - '0');
-  return v;
+  if (v > INT32_MAX) return std::nullopt;
+  return static_cast<int>(v);
 }
 
 constexpr std::string_view kOneBitPrefix = "onebit:";
 
 }  // namespace
+
+std::optional<std::int64_t> iteration_step(std::string_view s) {
+  if (s == "steady") return 1;
+  return digits(s, 10);
+}
 
 std::optional<CommHookChoice> comm_hook_from(std::string_view s) {
   if (s.starts_with(kPowerSgdPrefix)) {

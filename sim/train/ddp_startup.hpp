@@ -16,7 +16,6 @@ namespace collsim {
 // The coalesced broadcast's chunks (bytes each) of the workload's parameters then buffers:
 // tensors grouped by dtype in order, a group sent once it reaches `limit` bytes (a tensor is
 // never split; torch/csrc/utils/tensor_flatten.cpp take_tensors), the rest at the end.
-inline constexpr std::int64_t kBroadcastCoalescedBytes = 250LL * 1024 * 1024;
 [[nodiscard]] std::vector<Bytes> module_state_chunks(const Workload& w, std::int64_t limit = kBroadcastCoalescedBytes);
 
 // The broadcasts one after another (DDP's constructor waits for them).

@@ -12,9 +12,6 @@ namespace collsim {
 
 namespace {
 
-// Coalesced broadcast chunk of DDP's buffer sync (distributed.py broadcast_bucket_size).
-constexpr std::int64_t kBroadcastBucketBytes = 250LL * 1024 * 1024;
-
 // One step of a bucket's communication on the communication stream: a collective of
 // `bytes` (nccl-tests size), or, without `op`, a hook kernel of `work` run in sequence
 // with the collectives (the 1-bit hook's server stage).
@@ -175,8 +172,8 @@ class ProgramBuilder {
       std::map<DType, std::int64_t> by_dtype;
       for (const auto& b : w_.buffers) by_dtype[b.dtype] += b.numel * element_size(b.dtype);
       for (const auto& [dtype, bytes] : by_dtype) {
-        for (std::int64_t off = 0; off < bytes; off += kBroadcastBucketBytes) {
-          const Bytes chunk{std::min(kBroadcastBucketBytes, bytes - off)};
+        for (std::int64_t off = 0; off < bytes; off += kBroadcastCoalescedBytes) {
+          const Bytes chunk{std::min(kBroadcastCoalescedBytes, bytes - off)};
           const auto c = comm(fmt::format("{}broadcast buffers {}", step, to_string(dtype)), "broadcast",
                               CollectiveOp::Broadcast, chunk, {});
           issue_now(c);
@@ -388,11 +385,11 @@ DdpResult simulate_ddp(const Workload& w, const ComputeModel& cm, const Collecti
   std::vector<std::size_t> ready_task;
   r.program = ProgramBuilder(w, cm, cost, eff, r.plan).build(r.buckets, bucket_comms, ready_task);
   assign_launch_costs(r.program, o.host);
-  r.host_launch = host_launch_times(r.program).total;
   StreamOptions so;
   so.comm_concurrency = o.backend == DdpBackend::Gloo ? 2 : 1;
   so.compute_slowdown = o.compute_slowdown;
   r.timeline = play_streams(r.program, so);
+  r.host_launch = r.timeline.host.total;
   for (std::size_t b = 0; b < r.buckets.size(); ++b) {
     auto& bt = r.buckets[b];
     bt.ready = r.timeline.compute[ready_task[b]].end;

@@ -14,6 +14,10 @@
 
 namespace collsim {
 
+// DDP's coalesced broadcast chunk (distributed.py broadcast_bucket_size): the buffer sync
+// before each forward and the constructor's init_sync (ddp_startup.hpp).
+inline constexpr std::int64_t kBroadcastCoalescedBytes = 250LL * 1024 * 1024;
+
 // Time of one collective of `bytes` per rank over the job's ranks.
 using CollectiveCostFn = std::function<Time(CollectiveOp op, Bytes bytes)>;
 // The compute slowdown while that collective runs (interference.hpp), s: rate 1/(1+s).

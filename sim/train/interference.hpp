@@ -10,6 +10,7 @@
 // none published) loses nothing to the SM share.
 #pragma once
 
+#include <functional>
 #include <optional>
 
 #include "sim/coll/predict.hpp"
@@ -25,5 +26,13 @@ inline constexpr double kMaxComputeShareLost = 0.9;
 // The same for a prediction (its channels and busbw); 0 without one and for the ideal
 // protocol, which models no kernels.
 [[nodiscard]] double prediction_compute_slowdown(const std::optional<CollectivePrediction>& p, const DeviceSpec& device);
+
+// Each collective's slowdown from the prediction a cost cache made of it (anything with
+// prediction(op, bytes): CollectiveCostCache, AffineCollectiveCost); the cache must
+// outlive the function.
+template <typename Cache>
+[[nodiscard]] std::function<double(CollectiveOp, Bytes)> slowdown_from(const Cache& cache, const DeviceSpec& device) {
+  return [&cache, device](CollectiveOp op, Bytes bytes) { return prediction_compute_slowdown(cache.prediction(op, bytes), device); };
+}
 
 }  // namespace collsim

@@ -77,10 +77,10 @@ ShardedResult simulate_sharded(const Workload& w, const ComputeModel& cm, const 
   }
   ShardedProgram sp = build_sharded_program(w, cm, cost, o, world_size, r.units);
   assign_launch_costs(sp.program, o.host);
-  r.host_launch = host_launch_times(sp.program).total;
   StreamOptions so;
   so.comm_concurrency = 1;  // one NCCL stream: collectives run in issue order
   r.timeline = play_streams(sp.program, so);
+  r.host_launch = r.timeline.host.total;
   r.program = std::move(sp.program);
 
   for (std::size_t u = 0; u < r.units.size(); ++u) {

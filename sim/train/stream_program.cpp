@@ -15,7 +15,8 @@ namespace {
 
 class StreamPlayer {
  public:
-  StreamPlayer(const StreamProgram& p, const StreamOptions& o) : p_(p), o_(o), host_(host_launch_times(p)) {
+  StreamPlayer(const StreamProgram& p, const StreamOptions& o) : p_(p), o_(o) {
+    tl_.host = host_launch_times(p);
     tl_.compute.resize(p.compute.size());
     tl_.comm.resize(p.comm.size());
     tl_.comm_issued.resize(p.comm.size());
@@ -160,8 +161,8 @@ class StreamPlayer {
 
   const StreamProgram& p_;
   StreamOptions o_;
-  HostLaunches host_;
   StreamTimeline tl_;
+  const HostLaunches& host_ = tl_.host;
   std::int64_t now_ = 0;
   std::vector<bool> issued_, done_;
   std::deque<std::size_t> fifo_;
@@ -234,7 +235,7 @@ StreamTotals stream_totals(const StreamProgram& p, const StreamTimeline& t) {
   r.end = t.end;
   // Idle before a task until the host launched it counts as waiting for the host; idle
   // after that (its communication not done) and after the last task, as communication.
-  const HostLaunches host = host_launch_times(p);
+  const HostLaunches& host = t.host;
   Time prev{};
   for (std::size_t i = 0; i < p.compute.size(); ++i) {
     const Time bound = std::min(t.compute[i].start, host.compute[i]);

@@ -61,12 +61,22 @@ struct Interval {
   Time end;
 };
 
+// When the host thread has launched each task (sums of `launch` in program order: the
+// collectives issued at the start, then each compute task followed by those it issues).
+struct HostLaunches {
+  std::vector<Time> compute;
+  std::vector<Time> comm;
+  Time total;  // the host's busy time for the step
+};
+[[nodiscard]] HostLaunches host_launch_times(const StreamProgram& p);
+
 struct StreamTimeline {
   std::vector<Interval> compute;   // per compute task
   std::vector<Interval> comm;      // per comm task
   std::vector<Time> comm_issued;   // when each comm task was issued (its stream dependency met and
                                    // the host has launched it)
   Time end;                        // when both streams are idle
+  HostLaunches host;               // when the host launched each task (host_launch_times)
 };
 
 // What a played program adds up to: compute time per task category, the communication
@@ -83,14 +93,6 @@ struct StreamTotals {
 
 [[nodiscard]] StreamTotals stream_totals(const StreamProgram& p, const StreamTimeline& t);
 
-// When the host thread has launched each task (sums of `launch` in program order: the
-// collectives issued at the start, then each compute task followed by those it issues).
-struct HostLaunches {
-  std::vector<Time> compute;
-  std::vector<Time> comm;
-  Time total;  // the host's busy time for the step
-};
-[[nodiscard]] HostLaunches host_launch_times(const StreamProgram& p);
 
 // Plays the program. Throws InternalError if a task waits on a comm task never issued.
 [[nodiscard]] StreamTimeline play_streams(const StreamProgram& p, const StreamOptions& o);

@@ -33,11 +33,7 @@ nlohmann::json sweep_world(const Workload& w, const ComputeModel& cm, const Topo
       [&](CollectiveOp op, Bytes b) { return affine ? affine->time(op, b) : exact.time(op, b); }, spec.options.backend, cm.device);
   nlohmann::json rows = nlohmann::json::array();
   CollectiveSlowdownFn slowdown;
-  if (spec.interference) {
-    slowdown = [&](CollectiveOp op, Bytes b) {
-      return prediction_compute_slowdown(affine ? affine->prediction(op, b) : exact.prediction(op, b), cm.device);
-    };
-  }
+  if (spec.interference) slowdown = affine ? slowdown_from(*affine, cm.device) : slowdown_from(exact, cm.device);
   for (std::size_t i = 0; i < plans.size(); ++i) {
     DdpOptions o = options[i];
     o.comm_interference = slowdown;
