@@ -19,6 +19,10 @@ void add_ddp_options(CLI::App* cmd, DdpArgs& a) {
   cmd->add_option("--device", a.device, "GPU for compute: V100, A100, H100, H200, B200 (default: the topology's GPU model)");
   cmd->add_option("--efficiency", a.efficiency, "Fraction of peak FLOP/s layers reach (default: the workload's)")
       ->check(number_range(0, 1, true, "a fraction in (0, 1]"));
+  cmd->add_option("--compute-precision", a.compute_precision,
+                  "Precision of the layers' FLOPs: fp32, tf32, fp16 or bf16 (default: the workload's; mixed precision on "
+                  "V100 is fp16, its bf16 runs at the fp32 rate)")
+      ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
   cmd->add_option("--algo", a.algo,
                   "Algorithm for the step's collectives: a name, a list, ^list or auto (NCCL's choice per collective; "
                   "ring with --backend gloo or CPU ranks)")
@@ -214,6 +218,7 @@ ComputeModel compute_model_option(const DdpArgs& a, const Workload& w, const Top
   }
   ComputeModel cm = make_compute_model(w, *d);
   if (a.efficiency) cm.efficiency = *a.efficiency;  // checked while parsing
+  if (!a.compute_precision.empty()) cm.precision = a.compute_precision;
   return cm;
 }
 

@@ -18,6 +18,7 @@ struct DdpArgs {
   std::string workload;
   std::string device;
   std::optional<double> efficiency;
+  std::string compute_precision;  // empty: the workload's compute.precision
   std::string algo = "auto";
   std::string protocol = "auto";
   NcclKnobArgs nccl;  // NCCL's knobs (nccl_options.hpp)
