@@ -2,6 +2,9 @@
 #include "sim/coll/collective_cost.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <thread>
 
 #include "sim/coll/topology_facts.hpp"
 
@@ -58,6 +61,53 @@ Time CollectiveCostCache::time(CollectiveOp op, Bytes bytes) {
   cache_.emplace(key, p.time);
   chosen_.emplace(key, p);
   return p.time;
+}
+
+void CollectiveCostCache::prefetch(const std::vector<std::pair<CollectiveOp, Bytes>>& collectives, unsigned threads) {
+  const int ranks = graph_.topology().rank_count();
+  if (ranks <= 1) return;
+  struct Job {
+    CollectiveOp op;
+    Bytes bytes;
+    CollectiveRequest request;
+    std::optional<CollectivePrediction> result;
+  };
+  std::vector<Job> jobs;
+  for (auto [op, bytes] : collectives) {
+    if (bytes.count == 0) continue;
+    CollectiveRequest request = request_for(op);  // may turn a broadcast into an all-reduce
+    const auto key = std::make_pair(op, bytes.count);
+    const bool listed = std::any_of(jobs.begin(), jobs.end(), [&](const Job& j) { return j.op == op && j.bytes == bytes; });
+    if (!listed && !cache_.contains(key)) jobs.push_back(Job{op, bytes, std::move(request), std::nullopt});
+  }
+  if (jobs.empty()) return;
+  // Biggest first, so that the threads finish together.
+  std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.bytes.count > b.bytes.count; });
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::atomic<bool> failed{false};
+  const Topology& topo = graph_.topology();
+  auto worker = [&] {
+    LinkGraph own(topo);
+    for (std::size_t i = next++; i < jobs.size() && !failed; i = next++) {
+      try {
+        jobs[i].result = predict_collective(own, Collective{jobs[i].op, ranks, 0, jobs[i].bytes}, jobs[i].request);
+      } catch (...) {
+        if (!failed.exchange(true)) failure = std::current_exception();
+      }
+    }
+  };
+  const unsigned n = std::clamp<unsigned>(threads, 1, static_cast<unsigned>(jobs.size()));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+  for (const Job& j : jobs) {
+    const auto key = std::make_pair(j.op, j.bytes.count);
+    cache_.emplace(key, j.result->time);
+    chosen_.emplace(key, *j.result);
+  }
 }
 
 std::optional<CollectivePrediction> CollectiveCostCache::prediction(CollectiveOp op, Bytes bytes) const {

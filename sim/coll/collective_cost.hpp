@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "sim/algo/collective.hpp"
 #include "sim/coll/comm_spec.hpp"
@@ -34,6 +35,11 @@ class CollectiveCostCache {
   [[nodiscard]] std::size_t predictions() const { return cache_.size(); }
   // Stores a prediction made elsewhere (e.g. on another thread) for later lookups.
   void remember(CollectiveOp op, Bytes bytes, Time t) { cache_.emplace(std::make_pair(op, bytes.count), t); }
+  // Predicts every listed collective not cached yet on up to `threads` threads, each on its
+  // own LinkGraph of the same topology (the channel graph is searched once and shared), and
+  // caches them: later time() and prediction() calls answer from the cache, with the same
+  // results as playing them one by one.
+  void prefetch(const std::vector<std::pair<CollectiveOp, Bytes>>& collectives, unsigned threads);
   [[nodiscard]] bool broadcast_approximated() const { return broadcast_approximated_; }
   [[nodiscard]] const CommSpec& spec() const { return spec_; }
 

@@ -85,13 +85,22 @@ std::optional<Route> LinkGraph::node_route(NodeIndex a, NodeIndex b, std::uint32
 
 const Route& LinkGraph::route(int src_rank, int dst_rank) { return route(src_rank, dst_rank, 0); }
 
-void LinkGraph::pin_route(int src_rank, int dst_rank, Route r) { pinned_[{src_rank, dst_rank}] = std::move(r); }
+std::size_t LinkGraph::RouteKeyHash::operator()(const RouteKey& k) const noexcept {
+  // splitmix64's finaliser over the three fields.
+  std::uint64_t x = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.src)) << 32) ^
+                    static_cast<std::uint32_t>(k.dst) ^ (static_cast<std::uint64_t>(k.flow) * 0x9e3779b97f4a7c15ULL);
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return static_cast<std::size_t>(x ^ (x >> 31));
+}
+
+void LinkGraph::pin_route(int src_rank, int dst_rank, Route r) { pinned_[{src_rank, dst_rank, 0}] = std::move(r); }
 
 const Route& LinkGraph::route(int src_rank, int dst_rank, std::uint32_t flow) {
   if (!pinned_.empty()) {
-    if (auto it = pinned_.find({src_rank, dst_rank}); it != pinned_.end()) return it->second;
+    if (auto it = pinned_.find({src_rank, dst_rank, 0}); it != pinned_.end()) return it->second;
   }
-  const auto key = std::tuple{src_rank, dst_rank, flow};
+  const RouteKey key{src_rank, dst_rank, flow};
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
   const NodeIndex a = topo_.ranks.at(static_cast<std::size_t>(src_rank));
   const NodeIndex b = topo_.ranks.at(static_cast<std::size_t>(dst_rank));

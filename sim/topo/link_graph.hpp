@@ -8,8 +8,7 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/topo/link_id.hpp"
@@ -60,8 +59,17 @@ class LinkGraph {
   const Topology& topo_;
   Graph graph_;
   ShortestPaths paths_;
-  std::map<std::tuple<int, int, std::uint32_t>, Route> cache_;
-  std::map<std::pair<int, int>, Route> pinned_;
+  // Looked up once per transfer: hashed (elements never move, so references stay valid).
+  struct RouteKey {
+    int src, dst;
+    std::uint32_t flow;
+    bool operator==(const RouteKey&) const = default;
+  };
+  struct RouteKeyHash {
+    std::size_t operator()(const RouteKey& k) const noexcept;
+  };
+  std::unordered_map<RouteKey, Route, RouteKeyHash> cache_;
+  std::unordered_map<RouteKey, Route, RouteKeyHash> pinned_;  // flow 0: every flow id
 };
 
 }  // namespace collsim

@@ -1,6 +1,7 @@
 #include "sim/train/sweep.hpp"
 
 #include <algorithm>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -28,7 +29,27 @@ nlohmann::json sweep_world(const Workload& w, const ComputeModel& cm, const Topo
   const CommSpec comm = resolve_comm_spec(spec.comm, topo, spec.options.backend == DdpBackend::Nccl);
   CollectiveCostCache exact(graph, comm);
   std::optional<AffineCollectiveCost> affine;
-  if (!spec.exact) affine.emplace(graph, comm, largest);
+  bool per_size = false;
+  if (!spec.exact) {
+    affine.emplace(graph, comm, largest);
+    // NCCL's choice changes with the size: no fit, every size is played.
+    if (!affine->fitted()) per_size = true, affine.reset();
+  }
+  if (!affine) {
+    // The collectives the steps will ask for (they do not depend on the times), played up
+    // front on every core: the same predictions as playing them one by one.
+    std::vector<std::pair<CollectiveOp, Bytes>> wanted;
+    const CollectiveCostFn record = [&wanted](CollectiveOp op, Bytes b) {
+      wanted.emplace_back(op, b);
+      return Time::from_us(1);
+    };
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+      DdpOptions o = options[i];
+      o.world_size = n;
+      (void)simulate_ddp(w, cm, record, o, plans[i]);
+    }
+    exact.prefetch(wanted, std::max(1u, std::thread::hardware_concurrency()));
+  }
   const CollectiveCostFn cost = with_gloo_copies(
       [&](CollectiveOp op, Bytes b) { return affine ? affine->time(op, b) : exact.time(op, b); }, spec.options.backend, cm.device);
   nlohmann::json rows = nlohmann::json::array();
@@ -45,7 +66,7 @@ nlohmann::json sweep_world(const Workload& w, const ComputeModel& cm, const Topo
                     {"exposed_comm_ps", r.exposed_comm.ps},
                     {"overlap_percent", r.overlap_percent}});
   }
-  const char* fit = !affine ? kFitNone : !affine->fitted() ? kFitPerSize : affine->affine() ? kFitAffine : kFitExact;
+  const char* fit = per_size ? kFitPerSize : !affine ? kFitNone : affine->affine() ? kFitAffine : kFitExact;
   return {{"rows", std::move(rows)}, {"plays", affine ? affine->plays() : exact.predictions()}, {"fit", fit}};
 }
 

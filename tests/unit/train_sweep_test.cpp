@@ -82,4 +82,25 @@ TEST_CASE("sweep: affine and exact agree; best bucket and efficiency", "[train][
         Approx(static_cast<double>(fast.best[0].iteration.ps) / static_cast<double>(fast.best[1].iteration.ps)));
 }
 
+TEST_CASE("prefetched NCCL predictions equal playing them one by one", "[train][sweep]") {
+  const Topology t = cluster(16);
+  LinkGraph g1(t), g2(t);
+  CommSpec nccl;  // auto/auto: NCCL's choice per size
+  CollectiveCostCache serial(g1, resolve_comm_spec(nccl, t, true));
+  CollectiveCostCache parallel(g2, resolve_comm_spec(nccl, t, true));
+  const std::vector<std::pair<CollectiveOp, Bytes>> wanted{
+      {CollectiveOp::AllReduce, Bytes{4096}},     {CollectiveOp::AllReduce, Bytes{1 << 20}},
+      {CollectiveOp::AllReduce, Bytes{25 << 20}}, {CollectiveOp::Broadcast, Bytes{100000}},
+      {CollectiveOp::AllReduce, Bytes{1 << 20}},  {CollectiveOp::AllReduce, Bytes{0}}};
+  parallel.prefetch(wanted, 3);
+  CHECK(parallel.predictions() == 4);  // duplicates and empty collectives are not played
+  for (const auto& [op, bytes] : wanted) {
+    CHECK(parallel.time(op, bytes) == serial.time(op, bytes));
+    const auto a = parallel.prediction(op, bytes), b = serial.prediction(op, bytes);
+    REQUIRE(a.has_value() == b.has_value());
+    if (a) CHECK((a->algorithm == b->algorithm && a->protocol == b->protocol && a->channels == b->channels));
+  }
+  CHECK(parallel.predictions() == 4);  // every later lookup came from the cache
+}
+
 }  // namespace collsim
