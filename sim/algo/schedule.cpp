@@ -53,6 +53,7 @@ std::int32_t Schedule::add_chunk(ChunkSpec spec) {
 }
 
 void Schedule::reserve(std::size_t transfers, std::size_t deps) {
+  expect(transfers, deps);  // refuse with the figure before asking for the memory
   transfers_.reserve(transfers);
   dep_begin_.reserve(transfers + 1);
   dep_list_.reserve(deps);

@@ -66,7 +66,7 @@ FlowId FlowNetwork::start_flow(Time now, std::span<const LinkId> route, Bytes by
       f.finish = now;
     }
     f.route = {};
-    pending_.push(Pending{f.finish, id, f.version});
+    push_pending(Pending{f.finish, id, f.version});
     return id;
   }
   for (LinkId l : f.route) {
@@ -89,7 +89,28 @@ void FlowNetwork::set_rate(FlowId id, double rate) {
   f.rate = rate;
   ++f.version;
   f.finish = rate > 0 ? now_ + transfer_time(f.remaining, rate) : Time::max();
-  if (f.finish != Time::max()) pending_.push(Pending{f.finish, id, f.version});
+  if (f.finish != Time::max()) {
+    push_pending(Pending{f.finish, id, f.version});
+    // Every rate change leaves the flow's previous entry behind. In a big component every
+    // completion changes every rate, so without this the heap would grow with the events,
+    // not with the flows in flight: keep it within twice the flows plus a margin.
+    if (pending_.size() > 2 * active_ + 4096) compact_pending();
+  }
+}
+
+void FlowNetwork::push_pending(Pending p) {
+  pending_.push_back(p);
+  std::push_heap(pending_.begin(), pending_.end(), std::greater<>{});
+}
+
+void FlowNetwork::pop_pending() {
+  std::pop_heap(pending_.begin(), pending_.end(), std::greater<>{});
+  pending_.pop_back();
+}
+
+void FlowNetwork::compact_pending() {
+  std::erase_if(pending_, [this](const Pending& p) { return !flows_[p.flow].active || flows_[p.flow].version != p.version; });
+  std::make_heap(pending_.begin(), pending_.end(), std::greater<>{});
 }
 
 void FlowNetwork::set_capacity(LinkId l, Bandwidth capacity) {
@@ -237,10 +258,10 @@ void FlowNetwork::solve_component(std::vector<FlowId>& flows, std::vector<LinkId
 std::optional<Time> FlowNetwork::next_completion() {
   resolve();
   while (!pending_.empty()) {
-    const Pending& p = pending_.top();
+    const Pending& p = pending_.front();
     const Flow& f = flows_[p.flow];
     if (f.active && f.version == p.version) return p.finish;
-    pending_.pop();
+    pop_pending();
   }
   return std::nullopt;
 }
@@ -254,9 +275,9 @@ void FlowNetwork::complete_until(Time t, std::vector<FlowId>& done) {
   // map them while it reacts to that call's completions.
   free_flows_.insert(free_flows_.end(), released_.begin(), released_.end());
   released_.clear();
-  while (!pending_.empty() && pending_.top().finish == t) {
-    const Pending p = pending_.top();
-    pending_.pop();
+  while (!pending_.empty() && pending_.front().finish == t) {
+    const Pending p = pending_.front();
+    pop_pending();
     Flow& f = flows_[p.flow];
     if (!f.active || f.version != p.version) continue;
     f.active = false;

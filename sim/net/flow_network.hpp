@@ -9,7 +9,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <queue>
 #include <span>
 #include <vector>
 
@@ -86,6 +85,7 @@ class FlowNetwork {
   void solve_component(std::vector<FlowId>& flows, std::vector<LinkId>& links);
   [[nodiscard]] double solo_rate(const std::span<const LinkId> route, double cap) const;
   void set_rate(FlowId f, double rate);
+  void compact_pending();  // drops the heap's superseded entries
   FlowId allocate_flow();
 
   std::vector<Link> links_;
@@ -96,7 +96,11 @@ class FlowNetwork {
   // Finish times as a binary heap; entries of superseded rates are skipped when popped.
   // (A heap, not time buckets: rates change often in big components, and every change
   // pushes a new distinct time.)
-  std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_;
+  // A min-heap (std::push_heap with std::greater) kept in a vector, so that superseded
+  // entries can be dropped in place (compact_pending).
+  std::vector<Pending> pending_;
+  void push_pending(Pending p);
+  void pop_pending();
   Time now_{};
   std::size_t active_ = 0;
   std::uint32_t stamp_ = 0;

@@ -96,6 +96,8 @@ expect_error 2 "--device" '"K80"' "one of: V100, RTX 2080 Ti" -- ddp --workload 
 expect_error 2 "direct allreduce on 65536 ranks" "8589803520 transfers" "COLLSIM_MAX_SCHEDULE_BYTES" -- schedule --algo direct --ranks 65536
 expect_error 2 "ps_sharded allreduce on 65536 ranks" "COLLSIM_MAX_SCHEDULE_BYTES" -- schedule --algo ps_sharded --ranks 65536
 COLLSIM_MAX_SCHEDULE_BYTES=1000 expect_error 2 "ring allreduce on 64 ranks" "more than" "COLLSIM_MAX_SCHEDULE_BYTES" -- schedule --algo ring --ranks 64
+# The ring's builder reserves its whole schedule up front: refused with the figure, not bad_alloc.
+expect_error 2 "ring allreduce on 16384 ranks needs" "GiB" "COLLSIM_MAX_SCHEDULE_BYTES" -- collective --topology h100-fat-tree-16384 --algo ring --exact --sizes 1GiB
 COLLSIM_MAX_SCHEDULE_BYTES=lots expect_error 2 "COLLSIM_MAX_SCHEDULE_BYTES" '"lots"' -- schedule --algo ring --ranks 4
 # sweep's generated cluster: the GPU model is a flag
 expect_error 2 "--gpu" '"K80"' "a GPU model, one of: V100, RTX 2080 Ti, A100" "RTX 5090" -- sweep --workload resnet50 --gpu K80 --ranks 8

@@ -150,3 +150,28 @@ TEST_CASE("a rerouted flow keeps the bytes it sent and leaves its old links to o
   // g: 0.875e9 B left at 0.25 s, at 1e9 B/s: 0.875 s more.
   CHECK(finish[g] == Time::from_us(250'000 + 875'000).ps);
 }
+
+TEST_CASE("thousands of rate changes on one link: the finish-time heap stays bounded and exact", "[net][maxmin]") {
+  // 3000 flows of 1 MB join one 1e9 B/s link 1 us apart; every arrival changes every rate,
+  // leaving superseded heap entries behind (millions of them without compaction). The link
+  // never idles once busy, so the last flow ends when all 3e9 bytes have crossed it:
+  // 3 s after the first start (the arrivals come faster than any flow can finish).
+  FlowNetwork net;
+  const LinkId l = net.add_link(Bandwidth{1e9});
+  const LinkId route[] = {l};
+  constexpr int kFlows = 3000;
+  std::vector<FlowId> ids;
+  for (int i = 0; i < kFlows; ++i) {
+    ids.push_back(net.start_flow(Time::from_us(i), route, Bytes{1'000'000}));
+    REQUIRE(net.next_completion().has_value());  // solves the rates now
+  }
+  const auto finish = run_all(net, kFlows);
+  std::int64_t last = 0;
+  for (FlowId f : ids) {
+    REQUIRE(finish[f] > 0);
+    last = std::max(last, finish[f]);
+  }
+  CHECK(std::abs(last - 3 * Time::kPerS) <= kFlows);  // 1 ps of rounding per flow at most
+  // Equal shares from the moment the last one joins: flows that joined later finish later.
+  CHECK(finish[ids.front()] < finish[ids.back()]);
+}
