@@ -73,7 +73,9 @@ void CollectiveCostCache::prefetch(const std::vector<std::pair<CollectiveOp, Byt
     std::optional<CollectivePrediction> result;
   };
   std::vector<Job> jobs;
-  for (auto [op, bytes] : collectives) {
+  for (const auto& wanted : collectives) {
+    CollectiveOp op = wanted.first;  // plain locals: lambdas below capture them
+    const Bytes bytes = wanted.second;
     if (bytes.count == 0) continue;
     CollectiveRequest request = request_for(op);  // may turn a broadcast into an all-reduce
     const auto key = std::make_pair(op, bytes.count);
@@ -97,6 +99,9 @@ void CollectiveCostCache::prefetch(const std::vector<std::pair<CollectiveOp, Byt
       }
     }
   };
+#ifdef __EMSCRIPTEN__
+  threads = 1;  // the WebAssembly build has no threads
+#endif
   const unsigned n = std::clamp<unsigned>(threads, 1, static_cast<unsigned>(jobs.size()));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
