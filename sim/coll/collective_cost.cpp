@@ -2,11 +2,12 @@
 #include "sim/coll/collective_cost.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
-#include <thread>
+#include <memory>
+#include <mutex>
+#include <set>
 
 #include "sim/coll/topology_facts.hpp"
+#include "sim/core/work_pool.hpp"
 
 namespace collsim {
 
@@ -73,41 +74,33 @@ void CollectiveCostCache::prefetch(const std::vector<std::pair<CollectiveOp, Byt
     std::optional<CollectivePrediction> result;
   };
   std::vector<Job> jobs;
-  for (const auto& wanted : collectives) {
-    CollectiveOp op = wanted.first;  // plain locals: lambdas below capture them
-    const Bytes bytes = wanted.second;
+  std::set<std::pair<CollectiveOp, std::int64_t>> listed;
+  for (auto [op, bytes] : collectives) {
     if (bytes.count == 0) continue;
     CollectiveRequest request = request_for(op);  // may turn a broadcast into an all-reduce
     const auto key = std::make_pair(op, bytes.count);
-    const bool listed = std::any_of(jobs.begin(), jobs.end(), [&](const Job& j) { return j.op == op && j.bytes == bytes; });
-    if (!listed && !cache_.contains(key)) jobs.push_back(Job{op, bytes, std::move(request), std::nullopt});
+    if (!cache_.contains(key) && listed.insert(key).second) jobs.push_back(Job{op, bytes, std::move(request), std::nullopt});
   }
-  if (jobs.empty()) return;
-  // Biggest first, so that the threads finish together.
+  // Biggest first, so that the threads finish together. Each thread plays on its own
+  // LinkGraph (route caches and pinned routes are per graph).
   std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.bytes.count > b.bytes.count; });
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr failure;
-  std::atomic<bool> failed{false};
   const Topology& topo = graph_.topology();
-  auto worker = [&] {
-    LinkGraph own(topo);
-    for (std::size_t i = next++; i < jobs.size() && !failed; i = next++) {
-      try {
-        jobs[i].result = predict_collective(own, Collective{jobs[i].op, ranks, 0, jobs[i].bytes}, jobs[i].request);
-      } catch (...) {
-        if (!failed.exchange(true)) failure = std::current_exception();
+  std::mutex spare_mutex;
+  std::vector<std::unique_ptr<LinkGraph>> spare;  // graphs of finished plays, reused by the next
+  parallel_for(jobs.size(), threads, [&](std::size_t i) {
+    std::unique_ptr<LinkGraph> own;
+    {
+      const std::lock_guard<std::mutex> lock(spare_mutex);
+      if (!spare.empty()) {
+        own = std::move(spare.back());
+        spare.pop_back();
       }
     }
-  };
-#ifdef __EMSCRIPTEN__
-  threads = 1;  // the WebAssembly build has no threads
-#endif
-  const unsigned n = std::clamp<unsigned>(threads, 1, static_cast<unsigned>(jobs.size()));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
+    if (!own) own = std::make_unique<LinkGraph>(topo);
+    jobs[i].result = predict_collective(*own, Collective{jobs[i].op, ranks, 0, jobs[i].bytes}, jobs[i].request);
+    const std::lock_guard<std::mutex> lock(spare_mutex);
+    spare.push_back(std::move(own));
+  });
   for (const Job& j : jobs) {
     const auto key = std::make_pair(j.op, j.bytes.count);
     cache_.emplace(key, j.result->time);

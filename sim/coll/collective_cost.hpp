@@ -35,8 +35,8 @@ class CollectiveCostCache {
   [[nodiscard]] std::size_t predictions() const { return cache_.size(); }
   // Stores a prediction made elsewhere (e.g. on another thread) for later lookups.
   void remember(CollectiveOp op, Bytes bytes, Time t) { cache_.emplace(std::make_pair(op, bytes.count), t); }
-  // Predicts every listed collective not cached yet on up to `threads` threads, each on its
-  // own LinkGraph of the same topology (the channel graph is searched once and shared), and
+  // Predicts every listed collective not cached yet on up to `threads` threads (0: one per
+  // core; parallel_for), each on its own LinkGraph of the same topology (the channel graph is searched once and shared), and
   // caches them: later time() and prediction() calls answer from the cache, with the same
   // results as playing them one by one.
   void prefetch(const std::vector<std::pair<CollectiveOp, Bytes>>& collectives, unsigned threads);

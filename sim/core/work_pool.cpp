@@ -17,6 +17,32 @@
 
 namespace collsim {
 
+void parallel_for(std::size_t count, unsigned threads, const std::function<void(std::size_t)>& fn) {
+#ifdef __EMSCRIPTEN__
+  threads = 1;
+#endif
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::exception_ptr> errors(count);
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < count; i = next++) {
+      try {
+        fn(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  const std::size_t n = std::min<std::size_t>(threads, std::max<std::size_t>(count, 1));
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < n; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  for (const auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
 std::vector<std::size_t> work_order(const std::vector<WorkItem>& items, std::vector<std::size_t> pending) {
   std::stable_sort(pending.begin(), pending.end(), [&](std::size_t a, std::size_t b) { return items[a].weight > items[b].weight; });
   return pending;
@@ -83,31 +109,23 @@ std::vector<nlohmann::json> ThreadRunner::run(const std::vector<WorkItem>& items
   const std::size_t resumed = start.stats.resumed;
   if (stats) *stats = start.stats;
   std::vector<std::exception_ptr> errors(items.size());
-  std::atomic<std::size_t> next{0};
   std::mutex progress_mutex;
   std::size_t done = resumed;
-  auto worker = [&] {
-    for (std::size_t k = next++; k < order.size(); k = next++) {
-      const std::size_t i = order[k];
-      const auto t0 = std::chrono::steady_clock::now();
-      try {
-        results[i] = canonical_json(fn(i));
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (journal) journal->append(i, results[i], seconds);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-      if (options.progress) {
-        const std::lock_guard<std::mutex> lock(progress_mutex);
-        options.progress(++done, items.size());
-      }
+  parallel_for(order.size(), static_cast<unsigned>(std::max(1, options.jobs)), [&](std::size_t k) {
+    const std::size_t i = order[k];
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      results[i] = canonical_json(fn(i));
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (journal) journal->append(i, results[i], seconds);
+    } catch (...) {
+      errors[i] = std::current_exception();
     }
-  };
-  const int n = std::max(1, std::min<int>(options.jobs, static_cast<int>(order.size())));
-  std::vector<std::thread> threads;
-  for (int t = 1; t < n; ++t) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
+    if (options.progress) {
+      const std::lock_guard<std::mutex> lock(progress_mutex);
+      options.progress(++done, items.size());
+    }
+  });
   for (const auto& e : errors) {
     if (e) std::rethrow_exception(e);  // the first failing item in item order
   }

@@ -41,6 +41,12 @@ struct WorkStats {
   std::size_t evaluated = 0;
 };
 
+// Calls fn(0) .. fn(count - 1) on up to `threads` threads of this process (this one
+// included; 0: one per core; always one in the WebAssembly build, which has no threads),
+// each index once, in no fixed order. Every index runs even when some throw; then the
+// error of the lowest failing index is rethrown.
+void parallel_for(std::size_t count, unsigned threads, const std::function<void(std::size_t)>& fn);
+
 class WorkRunner {
  public:
   virtual ~WorkRunner() = default;

@@ -1,7 +1,6 @@
 #include "sim/train/sweep.hpp"
 
 #include <algorithm>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -33,7 +32,8 @@ nlohmann::json sweep_world(const Workload& w, const ComputeModel& cm, const Topo
   if (!spec.exact) {
     affine.emplace(graph, comm, largest);
     // NCCL's choice changes with the size: no fit, every size is played.
-    if (!affine->fitted()) per_size = true, affine.reset();
+    per_size = !affine->fitted();
+    if (per_size) affine.reset();
   }
   if (!affine) {
     // The collectives the steps will ask for (they do not depend on the times), played up
@@ -48,7 +48,7 @@ nlohmann::json sweep_world(const Workload& w, const ComputeModel& cm, const Topo
       o.world_size = n;
       (void)simulate_ddp(w, cm, record, o, plans[i]);
     }
-    exact.prefetch(wanted, std::max(1u, std::thread::hardware_concurrency()));
+    exact.prefetch(wanted, 0);  // every core
   }
   const CollectiveCostFn cost = with_gloo_copies(
       [&](CollectiveOp op, Bytes b) { return affine ? affine->time(op, b) : exact.time(op, b); }, spec.options.backend, cm.device);
