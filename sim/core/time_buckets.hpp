@@ -5,6 +5,7 @@
 // a binary heap, and deterministic by construction.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <vector>
@@ -33,6 +34,23 @@ class TimeBuckets {
   [[nodiscard]] const Item& front() const {
     const Bucket& b = buckets_.begin()->second;
     return b.items[b.next];
+  }
+
+  // Drops every item `drop` accepts (the rest keep their order).
+  template <typename Drop>
+  void erase_if(Drop drop) {
+    for (auto it = buckets_.begin(); it != buckets_.end();) {
+      Bucket& b = it->second;
+      b.items.erase(b.items.begin(), b.items.begin() + static_cast<std::ptrdiff_t>(b.next));
+      b.next = 0;
+      size_ -= std::erase_if(b.items, drop);
+      if (b.items.empty()) {
+        if (last_ == it) last_ = buckets_.end();
+        it = buckets_.erase(it);
+      } else {
+        ++it;
+      }
+    }
   }
 
   Item pop_front() {

@@ -19,10 +19,34 @@ namespace collsim {
 // fair allocation: no flow can get more without taking from a flow that has no more.
 // Levels equal within a relative 1e-12 are treated as equal, so symmetric flows get
 // bit-identical rates.
+//
+// Loose links
+// -----------
+// A link whose flows are all capped, with caps summing to less than its capacity (by a
+// margin of 1e-9), never saturates: whatever the other links do, its flows fit. So it
+// never limits a flow and never joins two flows into one component; a flow whose links
+// are all loose runs at its cap with no solve at all. (With the margin, such a link's
+// level R / k stays above the filling level by more than the 1e-12 tie tolerance, so
+// leaving it out changes no rate.) Protocols cap every flow at a channel's bandwidth,
+// and most links of a big collective are loose most of the time: this is what keeps the
+// components, and the work per completion, small.
+
+namespace {
+
+constexpr double kLooseMargin = 1e-9;
+// Caps are summed in whole bytes/s in 64 bits: exact (modulo 2^64, which adding and
+// removing the same caps respects) while a link carries fewer than 2^24 flows of at most
+// 2^40 B/s. Faster caps count as uncapped; a link with more flows counts as tight.
+constexpr double kMaxExactCap = 1099511627776.0;  // 2^40 B/s
+constexpr std::size_t kMaxExactFlows = std::size_t{1} << 24;
+
+}  // namespace
 
 LinkId FlowNetwork::add_link(Bandwidth capacity) {
   if (!(capacity.bytes_per_s > 0)) throw InternalError("FlowNetwork link capacity must be positive");
-  links_.push_back(Link{capacity.bytes_per_s, {}, false, 0});
+  Link link;
+  link.capacity = capacity.bytes_per_s;
+  links_.push_back(std::move(link));
   return static_cast<LinkId>(links_.size() - 1);
 }
 
@@ -52,6 +76,7 @@ FlowId FlowNetwork::start_flow(Time now, std::span<const LinkId> route, Bytes by
   f.remaining = static_cast<double>(bytes.count);
   f.rate = 0;
   f.cap = cap ? cap->bytes_per_s : 0.0;
+  f.cap_units = f.cap > 0 && f.cap <= kMaxExactCap ? static_cast<std::uint64_t>(std::ceil(f.cap)) : 0;
   f.last_update = now;
   f.finish = Time::max();
   f.active = true;
@@ -69,12 +94,52 @@ FlowId FlowNetwork::start_flow(Time now, std::span<const LinkId> route, Bytes by
     push_pending(Pending{f.finish, id, f.version});
     return id;
   }
+  join_links(id);
+  return id;
+}
+
+void FlowNetwork::update_tight(Link& link) const {
+  link.tight = link.uncapped > 0 || link.flows.size() >= kMaxExactFlows ||
+               static_cast<double>(link.cap_sum) * (1.0 + kLooseMargin) > link.capacity;
+}
+
+void FlowNetwork::join_links(FlowId id) {
+  const Flow& f = flows_[id];
   for (LinkId l : f.route) {
     if (l >= links_.size()) throw InternalError("flow route names an unknown link");
-    links_[l].flows.push_back(id);
-    mark_dirty(l);
+    Link& link = links_[l];
+    link.flows.push_back(id);
+    if (f.cap_units == 0) {
+      ++link.uncapped;
+    } else {
+      link.cap_sum += f.cap_units;
+    }
+    update_tight(link);
+    // A tight link's flows share it: solve them again. On a loose one nobody else changes.
+    if (link.tight) mark_dirty(l);
   }
-  return id;
+  new_flows_.push_back(id);
+}
+
+void FlowNetwork::leave_links(FlowId id) {
+  const Flow& f = flows_[id];
+  for (LinkId l : f.route) {
+    Link& link = links_[l];
+    link.flows.erase(std::find(link.flows.begin(), link.flows.end(), id));
+    if (f.cap_units == 0) {
+      --link.uncapped;
+    } else {
+      link.cap_sum -= f.cap_units;
+    }
+    const bool was_tight = link.tight;
+    update_tight(link);
+    // The others' shares grow (or the link turned loose and its flows may reach their caps).
+    if (was_tight) mark_dirty(l);
+  }
+}
+
+bool FlowNetwork::all_loose(const Flow& f) const {
+  return std::none_of(f.route.begin(), f.route.end(), [this](LinkId l) { return links_[l].tight; });
 }
 
 void FlowNetwork::set_rate(FlowId id, double rate) {
@@ -99,23 +164,21 @@ void FlowNetwork::set_rate(FlowId id, double rate) {
 }
 
 void FlowNetwork::push_pending(Pending p) {
-  pending_.push_back(p);
-  std::push_heap(pending_.begin(), pending_.end(), std::greater<>{});
+  pending_.push(p.finish, p);
 }
 
 void FlowNetwork::pop_pending() {
-  std::pop_heap(pending_.begin(), pending_.end(), std::greater<>{});
-  pending_.pop_back();
+  pending_.pop_front();
 }
 
 void FlowNetwork::compact_pending() {
-  std::erase_if(pending_, [this](const Pending& p) { return !flows_[p.flow].active || flows_[p.flow].version != p.version; });
-  std::make_heap(pending_.begin(), pending_.end(), std::greater<>{});
+  pending_.erase_if([this](const Pending& p) { return !flows_[p.flow].active || flows_[p.flow].version != p.version; });
 }
 
 void FlowNetwork::set_capacity(LinkId l, Bandwidth capacity) {
   if (!(capacity.bytes_per_s > 0)) throw InternalError("FlowNetwork link capacity must be positive");
   links_[l].capacity = capacity.bytes_per_s;
+  update_tight(links_[l]);
   mark_dirty(l);
 }
 
@@ -130,17 +193,9 @@ void FlowNetwork::reroute(FlowId id, std::span<const LinkId> route) {
   f.rate = 0;
   f.finish = Time::max();
   ++f.version;
-  for (LinkId l : f.route) {
-    auto& on_link = links_[l].flows;
-    on_link.erase(std::find(on_link.begin(), on_link.end(), id));
-    mark_dirty(l);
-  }
+  leave_links(id);
   f.route = route;
-  for (LinkId l : f.route) {
-    if (l >= links_.size()) throw InternalError("flow route names an unknown link");
-    links_[l].flows.push_back(id);
-    mark_dirty(l);
-  }
+  join_links(id);
 }
 
 double FlowNetwork::solo_rate(const std::span<const LinkId> route, double cap) const {
@@ -150,50 +205,82 @@ double FlowNetwork::solo_rate(const std::span<const LinkId> route, double cap) c
 }
 
 void FlowNetwork::resolve() {
-  if (dirty_links_.empty()) return;
+  if (dirty_links_.empty() && new_flows_.empty()) return;
   // Components are independent and each one's rates do not depend on the order they are
-  // solved in, so dirty links need no sorting.
+  // solved in, so dirty links need no sorting. A flow or link marked after `round` was
+  // solved in this call.
+  const std::uint64_t round = stamp_;
   for (LinkId seed : dirty_links_) {
-    if (!links_[seed].dirty) continue;  // already swept into an earlier component
-    // Fast path: a link carrying one flow whose other links carry only it too. That flow
-    // is a component by itself and runs at its narrowest link (or its cap).
-    if (links_[seed].flows.size() == 1) {
-      const FlowId fid = links_[seed].flows.front();
-      Flow& f = flows_[fid];
-      bool alone = true;
-      for (LinkId l : f.route) alone = alone && links_[l].flows.size() == 1;
-      if (alone) {
-        for (LinkId l : f.route) links_[l].dirty = false;
-        set_rate(fid, solo_rate(f.route, f.cap));
-        continue;
-      }
+    Link& link = links_[seed];
+    if (!link.dirty) continue;  // already swept into an earlier component
+    if (link.tight) {
+      solve_from_link(seed);
+      continue;
     }
-    ++stamp_;
-    comp_flows_.clear();
-    comp_links_.clear();
-    stack_.assign(1, seed);
-    links_[seed].mark = stamp_;
-    while (!stack_.empty()) {
-      const LinkId l = stack_.back();
-      stack_.pop_back();
-      comp_links_.push_back(l);
-      links_[l].dirty = false;
-      for (FlowId fid : links_[l].flows) {
-        Flow& f = flows_[fid];
-        if (f.mark == stamp_) continue;
-        f.mark = stamp_;
-        comp_flows_.push_back(fid);
-        for (LinkId nl : f.route) {
-          if (links_[nl].mark != stamp_) {
-            links_[nl].mark = stamp_;
-            stack_.push_back(nl);
-          }
+    // Turned loose: each of its flows is now alone, at its cap, or in a smaller component.
+    link.dirty = false;
+    for (FlowId fid : link.flows) {
+      if (flows_[fid].mark <= round) solve_from(fid);
+    }
+  }
+  dirty_links_.clear();
+  for (FlowId fid : new_flows_) {
+    if (flows_[fid].active && flows_[fid].mark <= round) solve_from(fid);
+  }
+  new_flows_.clear();
+}
+
+void FlowNetwork::solve_from(FlowId seed) {
+  Flow& f = flows_[seed];
+  f.mark = ++stamp_;
+  comp_flows_.assign(1, seed);
+  comp_links_.clear();
+  stack_.clear();
+  for (LinkId l : f.route) {
+    if (links_[l].tight && links_[l].mark != stamp_) {
+      links_[l].mark = stamp_;
+      stack_.push_back(l);
+    }
+  }
+  collect_component();
+}
+
+void FlowNetwork::solve_from_link(LinkId seed) {
+  ++stamp_;
+  comp_flows_.clear();
+  comp_links_.clear();
+  stack_.assign(1, seed);
+  links_[seed].mark = stamp_;
+  collect_component();
+}
+
+// Grows the component from the links on stack_ through tight links, then solves it.
+void FlowNetwork::collect_component() {
+  while (!stack_.empty()) {
+    const LinkId l = stack_.back();
+    stack_.pop_back();
+    comp_links_.push_back(l);
+    links_[l].dirty = false;
+    for (FlowId fid : links_[l].flows) {
+      Flow& f = flows_[fid];
+      if (f.mark == stamp_) continue;
+      f.mark = stamp_;
+      comp_flows_.push_back(fid);
+      for (LinkId nl : f.route) {
+        if (links_[nl].tight && links_[nl].mark != stamp_) {
+          links_[nl].mark = stamp_;
+          stack_.push_back(nl);
         }
       }
     }
-    if (!comp_flows_.empty()) solve_component(comp_flows_, comp_links_);
   }
-  dirty_links_.clear();
+  if (comp_flows_.size() == 1) {
+    // Alone on its tight links (or on none): its narrowest link or its cap.
+    const Flow& f = flows_[comp_flows_.front()];
+    set_rate(comp_flows_.front(), solo_rate(f.route, f.cap));
+  } else if (!comp_flows_.empty()) {
+    solve_component(comp_flows_, comp_links_);
+  }
 }
 
 void FlowNetwork::solve_component(std::vector<FlowId>& flows, std::vector<LinkId>& links) {
@@ -232,7 +319,7 @@ void FlowNetwork::solve_component(std::vector<FlowId>& flows, std::vector<LinkId
       bool freeze = flow.cap > 0 && flow.cap <= threshold;
       for (std::size_t i = 0; !freeze && i < flow.route.size(); ++i) {
         const LinkId l = flow.route[i];
-        freeze = link_remaining_[l] / link_unfrozen_[l] <= threshold;
+        freeze = links_[l].tight && link_remaining_[l] / link_unfrozen_[l] <= threshold;
       }
       if (freeze) {
         new_rate[rate_slot(f)] = level;
@@ -245,6 +332,7 @@ void FlowNetwork::solve_component(std::vector<FlowId>& flows, std::vector<LinkId
     for (FlowId f : unfrozen) {
       if (new_rate[rate_slot(f)] == 0.0) continue;
       for (LinkId l : flows_[f].route) {
+        if (!links_[l].tight) continue;  // loose: not in the component
         link_remaining_[l] = std::max(0.0, link_remaining_[l] - level);
         --link_unfrozen_[l];
       }
@@ -275,23 +363,26 @@ void FlowNetwork::complete_until(Time t, std::vector<FlowId>& done) {
   // map them while it reacts to that call's completions.
   free_flows_.insert(free_flows_.end(), released_.begin(), released_.end());
   released_.clear();
-  while (!pending_.empty() && pending_.front().finish == t) {
+  // The heap orders by time only (many flows end at the same picosecond, and a tie-break
+  // in every comparison cost more than this sort): the flows ending at t, by id.
+  const std::size_t first = done.size();
+  while (!pending_.empty() && pending_.front_time() == t) {
     const Pending p = pending_.front();
     pop_pending();
-    Flow& f = flows_[p.flow];
-    if (!f.active || f.version != p.version) continue;
+    const Flow& f = flows_[p.flow];
+    if (f.active && f.version == p.version) done.push_back(p.flow);
+  }
+  std::sort(done.begin() + static_cast<std::ptrdiff_t>(first), done.end());
+  for (std::size_t i = first; i < done.size(); ++i) {
+    const FlowId id = done[i];
+    Flow& f = flows_[id];
     f.active = false;
     f.remaining = 0;
     ++f.version;
     --active_;
-    for (LinkId l : f.route) {
-      auto& on_link = links_[l].flows;
-      on_link.erase(std::find(on_link.begin(), on_link.end(), p.flow));
-      mark_dirty(l);
-    }
+    leave_links(id);
     f.route = {};
-    done.push_back(p.flow);
-    released_.push_back(p.flow);
+    released_.push_back(id);
   }
 }
 

@@ -12,6 +12,7 @@
 #include <span>
 #include <vector>
 
+#include "sim/core/time_buckets.hpp"
 #include "sim/core/units.hpp"
 #include "sim/topo/link_id.hpp"
 
@@ -58,8 +59,14 @@ class FlowNetwork {
   struct Link {
     double capacity = 0;
     std::vector<FlowId> flows;  // active flows crossing this link
+    // Sum of the caps of its flows (each rounded up to a whole byte/s, so the sum is exact)
+    // and how many are uncapped. A link whose flows all fit at their caps, with a margin,
+    // is loose: it never limits a flow, so it joins no component (see resolve()).
+    std::uint64_t cap_sum = 0;
+    std::uint32_t uncapped = 0;
+    bool tight = false;
     bool dirty = false;
-    std::uint32_t mark = 0;     // component-search stamp
+    std::uint64_t mark = 0;     // component-search stamp
   };
   struct Flow {
     std::span<const LinkId> route;
@@ -68,19 +75,28 @@ class FlowNetwork {
     double cap = 0;          // 0 = uncapped
     Time last_update{};
     Time finish = Time::max();
+    std::uint64_t cap_units = 0;  // cap in whole bytes/s, rounded up (0: uncapped)
     std::uint32_t version = 0;
-    std::uint32_t mark = 0;
+    std::uint64_t mark = 0;
     bool active = false;
   };
   struct Pending {
     Time finish;
     FlowId flow;
     std::uint32_t version;
-    // Earliest finish first; ties by flow id, so completions come out in a fixed order.
-    bool operator>(const Pending& o) const { return finish != o.finish ? finish > o.finish : flow > o.flow; }
   };
 
   void mark_dirty(LinkId l);
+  // Adds or removes a flow's cap on its links and marks the links whose flows need their
+  // rates solved again (tight ones, and ones that turned loose).
+  void join_links(FlowId id);
+  void leave_links(FlowId id);
+  void update_tight(Link& link) const;
+  [[nodiscard]] bool all_loose(const Flow& f) const;
+  // Solves the component of flow `seed` (or of link `seed_link`), joined through tight links.
+  void solve_from(FlowId seed);
+  void solve_from_link(LinkId seed);
+  void collect_component();
   void resolve();
   void solve_component(std::vector<FlowId>& flows, std::vector<LinkId>& links);
   [[nodiscard]] double solo_rate(const std::span<const LinkId> route, double cap) const;
@@ -93,17 +109,17 @@ class FlowNetwork {
   std::vector<FlowId> free_flows_;
   std::vector<FlowId> released_;
   std::vector<LinkId> dirty_links_;
-  // Finish times as a binary heap; entries of superseded rates are skipped when popped.
-  // (A heap, not time buckets: rates change often in big components, and every change
-  // pushes a new distinct time.)
-  // A min-heap (std::push_heap with std::greater) kept in a vector, so that superseded
-  // entries can be dropped in place (compact_pending).
-  std::vector<Pending> pending_;
+  std::vector<FlowId> new_flows_;  // started or rerouted since the last resolve
+  // Finish times, one bucket per distinct picosecond (many flows end at the same one);
+  // entries of superseded rates are skipped when popped, and dropped in place when they
+  // pile up (compact_pending). complete_until sorts the flows of one instant by id, so
+  // completions come out in a fixed order.
+  TimeBuckets<Pending> pending_;
   void push_pending(Pending p);
   void pop_pending();
   Time now_{};
   std::size_t active_ = 0;
-  std::uint32_t stamp_ = 0;
+  std::uint64_t stamp_ = 0;
   std::uint64_t solves_ = 0;
   // Scratch buffers reused across solves.
   std::vector<double> link_remaining_;

@@ -44,3 +44,17 @@ TEST_CASE("two queues are independent (no global state)", "[core][events]") {
   CHECK(a.now().ps == 0);
   CHECK(a.size() == 1);
 }
+
+TEST_CASE("time buckets drop items in place and keep the rest in order", "[core][events]") {
+  TimeBuckets<int> b;
+  for (int i = 0; i < 6; ++i) b.push(Time{i % 2 == 0 ? 10 : 20}, i);  // 10: 0 2 4; 20: 1 3 5
+  CHECK(b.pop_front() == 0);  // a bucket half consumed
+  b.erase_if([](int v) { return v == 2 || v == 1 || v == 3 || v == 5; });
+  REQUIRE(b.size() == 1);
+  CHECK(b.front_time() == Time{10});
+  CHECK(b.pop_front() == 4);
+  CHECK(b.empty());
+  b.push(Time{20}, 7);  // the emptied time can be used again
+  CHECK(b.front_time() == Time{20});
+  CHECK(b.pop_front() == 7);
+}

@@ -1,6 +1,8 @@
 // Max-min fair sharing in the flow-level network model.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <span>
 #include <vector>
 
 #include "sim/core/error.hpp"
@@ -174,4 +176,79 @@ TEST_CASE("thousands of rate changes on one link: the finish-time heap stays bou
   CHECK(std::abs(last - 3 * Time::kPerS) <= kFlows);  // 1 ps of rounding per flow at most
   // Equal shares from the moment the last one joins: flows that joined later finish later.
   CHECK(finish[ids.front()] < finish[ids.back()]);
+}
+
+TEST_CASE("capped flows on a loose link run at their caps until it turns tight, and again after", "[net][maxmin]") {
+  // One 1e9 B/s link; flows capped at 3e8. Two fit (6e8 <= 1e9): each runs at its cap.
+  // Two more make the caps sum to 1.2e9 > 1e9: the link binds, each gets 2.5e8. When the
+  // first two finish the link is loose again and the rest are back at 3e8.
+  //   flows 0, 1: 3e5 B at 3e8 from 0 until 0.5 ms (1.5e5 B sent), then 2.5e8: 1.5e5 B
+  //     more takes 0.6 ms, so they end at 1.1 ms;
+  //   flows 2, 3: 6e5 B from 0.5 ms at 2.5e8 until 1.1 ms (1.5e5 B sent), then 4.5e5 B at
+  //     3e8 = 1.5 ms: they end at 2.6 ms.
+  FlowNetwork net;
+  const LinkId l = net.add_link(Bandwidth{1e9});
+  const LinkId route[] = {l};
+  const Bandwidth cap{3e8};
+  const FlowId f0 = net.start_flow(Time{0}, route, Bytes{300'000}, cap);
+  const FlowId f1 = net.start_flow(Time{0}, route, Bytes{300'000}, cap);
+  CHECK(net.rate(f0) == 3e8);
+  CHECK(net.rate(f1) == 3e8);
+  const auto half_ms = Time::from_us(500);
+  const FlowId f2 = net.start_flow(half_ms, route, Bytes{600'000}, cap);
+  const FlowId f3 = net.start_flow(half_ms, route, Bytes{600'000}, cap);
+  CHECK(net.rate(f0) == Approx(2.5e8));
+  CHECK(net.rate(f3) == Approx(2.5e8));
+  const auto finish = run_all(net, 4);
+  CHECK(finish[f0] == Time::from_us(1100).ps);
+  CHECK(finish[f1] == Time::from_us(1100).ps);
+  CHECK(finish[f2] == Time::from_us(2600).ps);
+  CHECK(finish[f3] == Time::from_us(2600).ps);
+}
+
+TEST_CASE("a loose link does not join two bottlenecks into one share", "[net][maxmin]") {
+  // Links A and C (1e9 each) are tight; B (1e10) is loose: flows capped at 8e8 cross it.
+  //   flows 0, 1 on A; flow 2 on A and B; flow 3 on B and C; flow 4 on C.
+  // A: three flows, 1e9 / 3 each. C: two flows, 5e8 each. B carries 2 flows of at most
+  // 8e8 and never binds, so flow 2's share on A does not depend on C and the other way round.
+  FlowNetwork net;
+  const LinkId a = net.add_link(Bandwidth{1e9}), b = net.add_link(Bandwidth{1e10}), c = net.add_link(Bandwidth{1e9});
+  const LinkId ra[] = {a}, rab[] = {a, b}, rbc[] = {b, c}, rc[] = {c};
+  const Bandwidth cap{8e8};
+  const FlowId f0 = net.start_flow(Time{0}, ra, Bytes{1'000'000}, cap);
+  const FlowId f1 = net.start_flow(Time{0}, ra, Bytes{1'000'000}, cap);
+  const FlowId f2 = net.start_flow(Time{0}, rab, Bytes{1'000'000}, cap);
+  const FlowId f3 = net.start_flow(Time{0}, rbc, Bytes{1'000'000}, cap);
+  const FlowId f4 = net.start_flow(Time{0}, rc, Bytes{1'000'000}, cap);
+  CHECK(net.rate(f0) == Approx(1e9 / 3));
+  CHECK(net.rate(f1) == Approx(1e9 / 3));
+  CHECK(net.rate(f2) == Approx(1e9 / 3));
+  CHECK(net.rate(f3) == Approx(5e8));
+  CHECK(net.rate(f4) == Approx(5e8));
+  // C's flows end at 2 ms; A's three flows all end together at 3 ms.
+  const auto finish = run_all(net, 5);
+  CHECK(finish[f3] == 2 * Time::kPerMs);
+  CHECK(finish[f4] == 2 * Time::kPerMs);
+  CHECK(finish[f0] == 3 * Time::kPerMs);
+  CHECK(finish[f2] == 3 * Time::kPerMs);
+}
+
+TEST_CASE("flows ending at the same instant come out in id order whatever their start order", "[net]") {
+  // Four flows on separate links, started in the order 3, 1, 2, 0 of their ids' final
+  // values, all ending at 1 ms: complete_until lists them by id.
+  FlowNetwork net;
+  std::vector<LinkId> links;
+  for (int i = 0; i < 4; ++i) links.push_back(net.add_link(Bandwidth{1e9}));
+  std::vector<FlowId> ids;
+  // Later starts carry fewer bytes, so all end at 1 ms.
+  for (int i = 0; i < 4; ++i) {
+    const std::span<const LinkId> route(&links[static_cast<std::size_t>(3 - i)], 1);
+    ids.push_back(net.start_flow(Time::from_us(100 * i), route, Bytes{1'000'000 - 100'000 * i}));
+    REQUIRE(net.next_completion()->ps == Time::kPerMs);
+  }
+  std::vector<FlowId> done;
+  net.complete_until(Time{Time::kPerMs}, done);
+  REQUIRE(done.size() == 4);
+  CHECK(std::is_sorted(done.begin(), done.end()));
+  CHECK(!net.next_completion());
 }
