@@ -10,9 +10,11 @@
 
 #include "sim/cli/commands.hpp"
 #include "sim/core/atomic_file.hpp"
+#include "sim/core/heap_reuse.hpp"
 #include "sim/core/version.hpp"
 
 int main(int argc, char** argv) {
+  collsim::reuse_freed_memory();
   // Logs go to stderr so that stdout carries only the requested output.
   auto logger = spdlog::stderr_color_mt("collsim");
   spdlog::set_default_logger(logger);

@@ -100,8 +100,21 @@ const Route& LinkGraph::route(int src_rank, int dst_rank, std::uint32_t flow) {
   if (!pinned_.empty()) {
     if (auto it = pinned_.find({src_rank, dst_rank, 0}); it != pinned_.end()) return it->second;
   }
+  const int ranks = topo_.rank_count();
+  const bool dense = flow == 0 && ranks <= kDenseRouteRanks && src_rank >= 0 && src_rank < ranks && dst_rank >= 0 &&
+                     dst_rank < ranks;
+  const std::size_t slot = dense ? static_cast<std::size_t>(src_rank) * static_cast<std::size_t>(ranks) +
+                                       static_cast<std::size_t>(dst_rank)
+                                 : 0;
+  if (dense) {
+    if (dense_.empty()) dense_.assign(static_cast<std::size_t>(ranks) * static_cast<std::size_t>(ranks), nullptr);
+    if (const Route* known = dense_[slot]) return *known;
+  }
   const RouteKey key{src_rank, dst_rank, flow};
-  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+  if (auto it = cache_.find(key); it != cache_.end()) {
+    if (dense) dense_[slot] = &it->second;
+    return it->second;
+  }
   const NodeIndex a = topo_.ranks.at(static_cast<std::size_t>(src_rank));
   const NodeIndex b = topo_.ranks.at(static_cast<std::size_t>(dst_rank));
   auto r = node_route(a, b, flow);
@@ -111,7 +124,9 @@ const Route& LinkGraph::route(int src_rank, int dst_rank, std::uint32_t flow) {
                                   topo_.nodes[b].id),
                       "a path of links between every pair of ranks");
   }
-  return cache_.emplace(key, std::move(*r)).first->second;
+  const Route& stored = cache_.emplace(key, std::move(*r)).first->second;
+  if (dense) dense_[slot] = &stored;
+  return stored;
 }
 
 }  // namespace collsim

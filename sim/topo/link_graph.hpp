@@ -70,6 +70,11 @@ class LinkGraph {
   };
   std::unordered_map<RouteKey, Route, RouteKeyHash> cache_;
   std::unordered_map<RouteKey, Route, RouteKeyHash> pinned_;  // flow 0: every flow id
+  // Flow 0's routes by src * ranks + dst (pointers into cache_), when the ranks are few
+  // enough for a dense table (kDenseRouteRanks): a replay looks one up per transfer, and an
+  // index beats a hash lookup there.
+  static constexpr int kDenseRouteRanks = 2048;
+  std::vector<const Route*> dense_;
 };
 
 }  // namespace collsim
