@@ -93,6 +93,9 @@ class Schedule {
   // Every transfer, unpacked (a copy: for tests and reports, not hot loops).
   [[nodiscard]] std::vector<Transfer> transfers() const;
   [[nodiscard]] std::span<const TransferId> deps(TransferId id) const;
+  // Asks the CPU to load transfer `id` (a replay about to start it), so that its cache
+  // miss overlaps others.
+  void prefetch(TransferId id) const { __builtin_prefetch(&transfers_[id]); }
   [[nodiscard]] const std::vector<ChunkSpec>& chunks() const { return chunks_; }
 
   // Bytes each rank sends (index = rank).
