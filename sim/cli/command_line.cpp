@@ -2,6 +2,7 @@
 // and `collsim check` (which reruns stored command lines in this process) share both.
 #include <cstdio>
 #include <iostream>
+#include <new>
 
 #include <fmt/format.h>
 
@@ -58,6 +59,12 @@ int run_command_line(CLI::App& app, const std::function<void()>& parse) {
     return failed(2, fmt::format("error: the inputs lead to {}; use smaller sizes or times, or faster links (input ranges: "
                                  "docs/file-formats.md#input-ranges)",
                                  e.what()));
+  } catch (const std::bad_alloc&) {
+    // The input is too big for the memory this process may use: say so instead of an
+    // internal error (exit 2, like the limits checked up front).
+    return failed(2, "error: out of memory: the prediction needs more memory than this process can get (the machine's "
+                     "memory or its address-space limit); use fewer ranks, a smaller size or a larger slice, or the "
+                     "fast path instead of --exact (docs/performance.md)");
   } catch (const std::exception& e) {
     // fmt::print throws when stdout cannot take its text: a full disk, not a defect.
     if (std::ferror(stdout)) return output_failed(e.what());

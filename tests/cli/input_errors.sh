@@ -99,6 +99,13 @@ COLLSIM_MAX_SCHEDULE_BYTES=1000 expect_error 2 "ring allreduce on 64 ranks" "mor
 # The ring's builder reserves its whole schedule up front: refused with the figure, not bad_alloc.
 expect_error 2 "ring allreduce on 16384 ranks needs" "GiB" "COLLSIM_MAX_SCHEDULE_BYTES" -- collective --topology h100-fat-tree-16384 --algo ring --exact --sizes 1GiB
 COLLSIM_MAX_SCHEDULE_BYTES=lots expect_error 2 "COLLSIM_MAX_SCHEDULE_BYTES" '"lots"' -- schedule --algo ring --ranks 4
+# Memory the machine will not give (here an address-space limit) is exit 2 saying so, not an
+# internal error: the exact ring over 2,048 star hosts needs about 450 MiB.
+printf '{"generator": {"kind": "star", "hosts": 2048, "bandwidth": "100Gbps", "latency": "1us"}}\n' >"$TMP/star2048.json"
+(
+  ulimit -v 300000
+  expect_error 2 "out of memory" "fewer ranks" -- collective --topology "$TMP/star2048.json" --algo ring --sizes 64MiB --exact
+) || exit 1
 # sweep's generated cluster: the GPU model is a flag
 expect_error 2 "--gpu" '"K80"' "a GPU model, one of: V100, RTX 2080 Ti, A100" "RTX 5090" -- sweep --workload resnet50 --gpu K80 --ranks 8
 # a baseline that cannot be read is bad input (2), not a figure that moved (1); a stored
