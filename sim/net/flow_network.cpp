@@ -91,7 +91,7 @@ FlowId FlowNetwork::start_flow(Time now, std::span<const LinkId> route, Bytes by
       f.finish = now;
     }
     f.route = {};
-    push_pending(Pending{f.finish, id, f.version});
+    push_pending(f.finish, Pending{id, f.version});
     return id;
   }
   join_links(id);
@@ -138,10 +138,6 @@ void FlowNetwork::leave_links(FlowId id) {
   }
 }
 
-bool FlowNetwork::all_loose(const Flow& f) const {
-  return std::none_of(f.route.begin(), f.route.end(), [this](LinkId l) { return links_[l].tight; });
-}
-
 void FlowNetwork::set_rate(FlowId id, double rate) {
   Flow& f = flows_[id];
   if (f.rate == rate && f.finish != Time::max()) return;
@@ -155,7 +151,7 @@ void FlowNetwork::set_rate(FlowId id, double rate) {
   ++f.version;
   f.finish = rate > 0 ? now_ + transfer_time(f.remaining, rate) : Time::max();
   if (f.finish != Time::max()) {
-    push_pending(Pending{f.finish, id, f.version});
+    push_pending(f.finish, Pending{id, f.version});
     // Every rate change leaves the flow's previous entry behind. In a big component every
     // completion changes every rate, so without this the heap would grow with the events,
     // not with the flows in flight: keep it within twice the flows plus a margin.
@@ -163,8 +159,8 @@ void FlowNetwork::set_rate(FlowId id, double rate) {
   }
 }
 
-void FlowNetwork::push_pending(Pending p) {
-  pending_.push(p.finish, p);
+void FlowNetwork::push_pending(Time finish, Pending p) {
+  pending_.push(finish, p);
 }
 
 void FlowNetwork::pop_pending() {
@@ -348,7 +344,7 @@ std::optional<Time> FlowNetwork::next_completion() {
   while (!pending_.empty()) {
     const Pending& p = pending_.front();
     const Flow& f = flows_[p.flow];
-    if (f.active && f.version == p.version) return p.finish;
+    if (f.active && f.version == p.version) return pending_.front_time();
     pop_pending();
   }
   return std::nullopt;
@@ -363,8 +359,7 @@ void FlowNetwork::complete_until(Time t, std::vector<FlowId>& done) {
   // map them while it reacts to that call's completions.
   free_flows_.insert(free_flows_.end(), released_.begin(), released_.end());
   released_.clear();
-  // The heap orders by time only (many flows end at the same picosecond, and a tie-break
-  // in every comparison cost more than this sort): the flows ending at t, by id.
+  // The flows ending at t, by id (a bucket holds them in the order their rates were set).
   const std::size_t first = done.size();
   while (!pending_.empty() && pending_.front_time() == t) {
     const Pending p = pending_.front();

@@ -80,8 +80,7 @@ class FlowNetwork {
     std::uint64_t mark = 0;
     bool active = false;
   };
-  struct Pending {
-    Time finish;
+  struct Pending {  // its finish time is its bucket's
     FlowId flow;
     std::uint32_t version;
   };
@@ -92,7 +91,6 @@ class FlowNetwork {
   void join_links(FlowId id);
   void leave_links(FlowId id);
   void update_tight(Link& link) const;
-  [[nodiscard]] bool all_loose(const Flow& f) const;
   // Solves the component of flow `seed` (or of link `seed_link`), joined through tight links.
   void solve_from(FlowId seed);
   void solve_from_link(LinkId seed);
@@ -115,7 +113,7 @@ class FlowNetwork {
   // pile up (compact_pending). complete_until sorts the flows of one instant by id, so
   // completions come out in a fixed order.
   TimeBuckets<Pending> pending_;
-  void push_pending(Pending p);
+  void push_pending(Time finish, Pending p);
   void pop_pending();
   Time now_{};
   std::size_t active_ = 0;

@@ -100,19 +100,11 @@ const Route& LinkGraph::route(int src_rank, int dst_rank, std::uint32_t flow) {
   if (!pinned_.empty()) {
     if (auto it = pinned_.find({src_rank, dst_rank, 0}); it != pinned_.end()) return it->second;
   }
-  const int ranks = topo_.rank_count();
-  const bool dense = flow == 0 && ranks <= kDenseRouteRanks && src_rank >= 0 && src_rank < ranks && dst_rank >= 0 &&
-                     dst_rank < ranks;
-  const std::size_t slot = dense ? static_cast<std::size_t>(src_rank) * static_cast<std::size_t>(ranks) +
-                                       static_cast<std::size_t>(dst_rank)
-                                 : 0;
-  if (dense) {
-    if (dense_.empty()) dense_.assign(static_cast<std::size_t>(ranks) * static_cast<std::size_t>(ranks), nullptr);
-    if (const Route* known = dense_[slot]) return *known;
-  }
+  const Route** slot = dense_entry(src_rank, dst_rank, flow);
+  if (slot && *slot) return **slot;
   const RouteKey key{src_rank, dst_rank, flow};
   if (auto it = cache_.find(key); it != cache_.end()) {
-    if (dense) dense_[slot] = &it->second;
+    if (slot) *slot = &it->second;
     return it->second;
   }
   const NodeIndex a = topo_.ranks.at(static_cast<std::size_t>(src_rank));
@@ -125,8 +117,18 @@ const Route& LinkGraph::route(int src_rank, int dst_rank, std::uint32_t flow) {
                       "a path of links between every pair of ranks");
   }
   const Route& stored = cache_.emplace(key, std::move(*r)).first->second;
-  if (dense) dense_[slot] = &stored;
+  if (slot) *slot = &stored;
   return stored;
+}
+
+const Route** LinkGraph::dense_entry(int src_rank, int dst_rank, std::uint32_t flow) {
+  const int ranks = topo_.rank_count();
+  if (flow != 0 || ranks > kDenseRouteRanks || src_rank < 0 || src_rank >= ranks || dst_rank < 0 || dst_rank >= ranks) {
+    return nullptr;
+  }
+  const auto n = static_cast<std::size_t>(ranks);
+  if (dense_.empty()) dense_.assign(n * n, nullptr);
+  return &dense_[static_cast<std::size_t>(src_rank) * n + static_cast<std::size_t>(dst_rank)];
 }
 
 }  // namespace collsim

@@ -75,6 +75,8 @@ class LinkGraph {
   // index beats a hash lookup there.
   static constexpr int kDenseRouteRanks = 2048;
   std::vector<const Route*> dense_;
+  // The table's entry for (src, dst, flow); nullptr where the table does not apply.
+  [[nodiscard]] const Route** dense_entry(int src_rank, int dst_rank, std::uint32_t flow);
 };
 
 }  // namespace collsim
