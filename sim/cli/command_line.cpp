@@ -21,6 +21,7 @@ void add_commands(CLI::App& app, const WorkRunner& runner, ReportOutput& output,
   add_ddp_command(app, output);
   add_sweep_command(app, runner, output);
   add_plan_command(app, runner, output);
+  add_llm_command(app, output);
   add_run_command(app, output);
   add_trace_check_command(app);
 }

@@ -44,6 +44,7 @@ void add_import_nccl_command(CLI::App& topo);  // collsim topo import-nccl DUMP.
 void add_ddp_command(CLI::App& app, ReportOutput& output);
 void add_sweep_command(CLI::App& app, const WorkRunner& runner, ReportOutput& output);
 void add_plan_command(CLI::App& app, const WorkRunner& runner, ReportOutput& output);  // collsim plan PLAN.json (capacity planning)
+void add_llm_command(CLI::App& app, ReportOutput& output);  // collsim llm: TP x PP x DP transformer step
 void add_run_command(CLI::App& app, ReportOutput& output);  // collsim run: a training run with failures
 void add_trace_check_command(CLI::App& app);  // hidden: collsim check-trace FILE...
 

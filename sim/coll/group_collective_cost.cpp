@@ -183,6 +183,25 @@ Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::v
   }
 }
 
+Time GroupCollectiveCost::time_groups(CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups) {
+  if (bytes.count <= 0 || groups.empty() || groups.front().size() <= 1) return Time{};
+  const int n = graph_.topology().rank_count();
+  for (const auto& g : groups) {
+    if (g.size() != groups.front().size()) throw std::invalid_argument("time_groups: groups of different sizes");
+    for (int r : g) {
+      if (r < 0 || r >= n) throw std::invalid_argument(fmt::format("time_groups: rank {} outside the job's {}", r, n));
+    }
+  }
+  auto key = std::make_tuple(op, bytes.count, groups);
+  if (auto it = listed_cache_.find(key); it != listed_cache_.end()) return it->second;
+  if (spec_.request(op).algorithms.empty()) {
+    throw ConfigError("", "algorithms", spec_.algorithms, fmt::format("an algorithm that implements {}", to_string(op)));
+  }
+  const Time t = play_groups(op, bytes, groups);
+  listed_cache_.emplace(std::move(key), t);
+  return t;
+}
+
 GroupCostFn GroupCollectiveCost::function() {
   return [this](CollectiveOp op, Bytes bytes, CommGroup group) { return time(op, bytes, group); };
 }

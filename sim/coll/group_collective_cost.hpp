@@ -35,6 +35,9 @@ class GroupCollectiveCost {
   [[nodiscard]] Time time(CollectiveOp op, Bytes bytes, CommGroup group);
   // The same with link events during the collective (times from its start; not cached).
   [[nodiscard]] Time time_during(CollectiveOp op, Bytes bytes, CommGroup group, const std::shared_ptr<const LinkScenario>& events);
+  // Any concurrent groups of equal size (job rank lists, e.g. a parallel layout's TP or DP
+  // groups; 2-rank broadcasts are point-to-point sends), cached per (operation, bytes, groups).
+  [[nodiscard]] Time time_groups(CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups);
   // A GroupCostFn calling time(); the cache must outlive it.
   [[nodiscard]] GroupCostFn function();
 
@@ -50,6 +53,7 @@ class GroupCollectiveCost {
   CommSpec spec_;
   int ranks_per_node_;
   std::map<std::tuple<CollectiveOp, std::int64_t, CommGroup>, Time> cache_;
+  std::map<std::tuple<CollectiveOp, std::int64_t, std::vector<std::vector<int>>>, Time> listed_cache_;
 };
 
 // Ranks per node of a topology: how many ranks share the first rank's host, checked to be

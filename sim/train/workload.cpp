@@ -142,7 +142,10 @@ Workload parse_workload(const nlohmann::json& j, const std::string& source) {
   if (const auto* c = top.optional("compute")) {
     JsonFields cf(*c, source, top.pointer("compute"));
     w.precision = cf.choice("precision", {"fp32", "tf32", "fp16", "bf16"});
-    w.efficiency = cf.number("efficiency", 1e-3, 1.0);
+    if (cf.has("efficiency")) {
+      w.efficiency = cf.number("efficiency", 1e-3, 1.0);
+      w.efficiency_given = true;
+    }
     cf.finish();
   }
   std::map<std::string, std::size_t, std::less<>> index;
@@ -193,6 +196,7 @@ Workload parse_workload(const nlohmann::json& j, const std::string& source) {
     (void)of.optional_string("kind");
     of.finish();
   }
+  if (const auto* t = top.optional("transformer")) w.transformer = parse_transformer_shape(*t, source, top.pointer("transformer"));
   top.finish();
   return w;
 }

@@ -14,6 +14,7 @@
 
 #include "sim/core/units.hpp"
 #include "sim/train/dtype.hpp"
+#include "sim/train/transformer.hpp"
 
 namespace collsim {
 
@@ -74,10 +75,12 @@ struct Workload {
   std::string measured_on;        // device the measured times come from ("" if FLOPs)
   std::string precision = "fp32"; // compute precision for FLOPs: fp32, tf32, fp16, bf16
   double efficiency = 0.5;        // fraction of the device peak a layer reaches (FLOPs mode)
+  bool efficiency_given = false;  // the file states it (else 0.5, or the device's matmul figure for LLM steps)
   std::vector<Parameter> parameters;
   std::vector<Layer> layers;      // forward order; backward runs them in reverse
   std::vector<Buffer> buffers;
   OptimizerCost optimizer;
+  std::optional<TransformerShape> transformer;  // the model by shape (collsim llm), if given
 
   [[nodiscard]] Bytes parameter_bytes() const;
   [[nodiscard]] std::int64_t parameter_count() const;

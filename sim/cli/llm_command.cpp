@@ -1,0 +1,155 @@
+// `collsim llm`: one optimizer step of a transformer under a TP x PP x DP layout on a
+// topology (a cluster generator grows to the layout's GPU count), NCCL's collectives played
+// by the flow engine for every process group.
+#include <cmath>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/cli/commands.hpp"
+#include "sim/coll/comm_spec.hpp"
+#include "sim/coll/group_collective_cost.hpp"
+#include "sim/core/data_dir.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/json_fields.hpp"
+#include "sim/report/llm_report.hpp"
+#include "sim/topo/loader.hpp"
+#include "sim/train/device_catalogue.hpp"
+#include "sim/train/host_link.hpp"
+#include "sim/train/llm_model.hpp"
+
+namespace collsim::cli {
+
+namespace {
+
+struct LlmArgs {
+  std::string model, topology, format = "table";
+  int tp = 1, pp = 1;
+  std::optional<int> dp;
+  int virtual_stages = 1;
+  std::int64_t micro_batch = 1;
+  std::int64_t global_batch = 0;
+  std::string schedule = "1f1b", recompute = "none", offload = "none", order = "tp-dp-pp";
+  std::string algorithms = "auto", protocols = "auto";
+  bool sequence_parallel = false, distributed_optimizer = false, overlap_grad_reduce = false;
+};
+
+// The topology with at least `world` ranks: a cluster generator gets enough hosts, any
+// other topology must have them; then cut to the first `world`.
+Topology topology_for(const std::string& option, int world) {
+  if (option.empty()) throw ConfigError("--topology", "", "(missing)", "a topology file or a shipped topology's name");
+  const std::string path = resolve_shipped_file(option, "topologies");
+  nlohmann::json doc = read_json_file(path);
+  Topology t = load_topology_json(doc, path);
+  const bool cluster = doc.is_object() && doc.contains("generator") && doc["generator"].is_object() &&
+                       doc["generator"].value("kind", "") == "cluster" && doc["generator"].contains("hosts");
+  if (t.rank_count() < world && cluster) {
+    const int hosts = doc["generator"]["hosts"].get<int>();
+    const int per_host = std::max(1, t.rank_count() / std::max(1, hosts));
+    doc["generator"]["hosts"] = (world + per_host - 1) / per_host;
+    t = load_topology_json(doc, path);
+  }
+  if (t.rank_count() < world) {
+    throw ConfigError("--topology", "", path,
+                      fmt::format("a topology with at least tp x pp x dp = {} ranks (it has {}), or a cluster generator", world,
+                                  t.rank_count()));
+  }
+  t.ranks.resize(static_cast<std::size_t>(world));
+  return t;
+}
+
+template <typename E>
+E enum_option(const char* flag, const std::string& text) {
+  if (const auto e = enum_from<E>(text)) return *e;
+  throw ConfigError(flag, "", text, fmt::format("one of {}", fmt::join(enum_names<E>(), ", ")));
+}
+
+TransformerShape::Recompute recompute_option(const std::string& text) {
+  if (text == "none") return TransformerShape::Recompute::None;
+  if (text == "selective") return TransformerShape::Recompute::Selective;
+  if (text == "full") return TransformerShape::Recompute::Full;
+  throw ConfigError("--recompute", "", text, "none, selective or full");
+}
+
+void run_llm(const LlmArgs& a, ReportOutput& output) {
+  const OutputFormat format = parse_format_option(a.format);
+  LlmModel model = load_llm_model(resolve_shipped_file(a.model, "workloads"));
+  LlmTraining tr;
+  tr.layout.tp = a.tp;
+  tr.layout.pp = a.pp;
+  tr.layout.virtual_stages = a.virtual_stages;
+  tr.layout.order = enum_option<PlacementOrder>("--order", a.order);
+  tr.schedule = enum_option<PipelineKind>("--schedule", a.schedule);
+  tr.micro_batch = a.micro_batch;
+  tr.global_batch = a.global_batch;
+  tr.recompute = recompute_option(a.recompute);
+  tr.sequence_parallel = a.sequence_parallel;
+  tr.distributed_optimizer = a.distributed_optimizer;
+  if (a.offload != "none" && a.offload != "optimizer") throw ConfigError("--offload", "", a.offload, "none or optimizer");
+  tr.offload_optimizer = a.offload == "optimizer";
+  tr.overlap_grad_reduce = a.overlap_grad_reduce;
+  if (!a.dp) throw ConfigError("--dp", "", "(missing)", "the data-parallel degree (GPUs = tp x pp x dp)");
+  tr.layout.dp = *a.dp;
+  const std::int64_t world = std::int64_t{a.tp} * a.pp * *a.dp;
+  if (world > 1 << 20) throw ConfigError("--dp", "", std::to_string(world), "tp x pp x dp at most 1048576 GPUs");
+  const Topology topo = topology_for(a.topology, static_cast<int>(world));
+  const NodeIndex first = topo.ranks.front();
+  const std::optional<DeviceSpec> device = find_device(topo.nodes[first].model);
+  if (!device) {
+    throw ConfigError(topo.name, "/nodes", topo.nodes[first].id,
+                      "a GPU model the device catalogue knows (its peak FLOP/s and HBM), for rank 0");
+  }
+  model = with_device_efficiency(std::move(model), *device);
+  LinkGraph graph(topo);
+  const CommSpec spec = resolve_comm_spec(CommSpec{a.algorithms, a.protocols}, topo, true);
+  const int per_host = ranks_per_node(topo);
+  GroupCollectiveCost cost(graph, spec, 1);
+  const GroupsCostFn fn = [&cost](CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups) {
+    return cost.time_groups(op, bytes, groups);
+  };
+  LlmReport rep;
+  rep.model = model.name;
+  rep.topology = topo.name;
+  rep.device = device->name;
+  rep.collectives = spec.label();
+  rep.spec = model;
+  rep.training = tr;
+  rep.step = evaluate_llm_step(model, tr, *device, fn, host_link_of(graph, 0), per_host);
+  output.put(format, llm_report_views(rep));
+}
+
+}  // namespace
+
+void add_llm_command(CLI::App& app, ReportOutput& output) {
+  auto a = std::make_shared<LlmArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "llm", "Predict one training step of a transformer under tensor, pipeline and data parallelism (Megatron-style)");
+  cmd->add_option("--model", a->model, "Model file with a \"transformer\" shape (or a shipped workload's name, e.g. llama2-70b)")
+      ->required();
+  cmd->add_option("--topology", a->topology, "Topology file or shipped name; a cluster generator grows to tp x pp x dp GPUs")
+      ->required();
+  cmd->add_option("--tp", a->tp, "Tensor-parallel degree (innermost: within a host)")->check(CLI::Range(1, 1 << 20))->capture_default_str();
+  cmd->add_option("--pp", a->pp, "Pipeline-parallel degree (stages)")->check(CLI::Range(1, 1 << 20))->capture_default_str();
+  cmd->add_option("--dp", a->dp, "Data-parallel degree")->check(CLI::Range(1, 1 << 20))->required();
+  cmd->add_option("--virtual-stages", a->virtual_stages, "Model chunks per pipeline rank (interleaved schedule)")
+      ->check(CLI::Range(1, 4096))->capture_default_str();
+  cmd->add_option("--micro-batch", a->micro_batch, "Samples per micro-batch")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20))
+      ->capture_default_str();
+  cmd->add_option("--global-batch", a->global_batch, "Samples per optimizer step, all replicas")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30))->required();
+  cmd->add_option("--schedule", a->schedule, "Pipeline schedule: gpipe, 1f1b or interleaved")->capture_default_str();
+  cmd->add_option("--recompute", a->recompute, "Activation recomputation: none, selective or full")->capture_default_str();
+  cmd->add_flag("--sequence-parallel", a->sequence_parallel, "Megatron sequence parallelism (TP all-reduces become all-gather + reduce-scatter)");
+  cmd->add_flag("--distributed-optimizer", a->distributed_optimizer, "Optimizer state split over DP (ZeRO-1): reduce-scatter, then all-gather");
+  cmd->add_option("--offload", a->offload, "none or optimizer (ZeRO-Offload: optimizer state and step in host memory)")->capture_default_str();
+  cmd->add_flag("--overlap-grad-reduce", a->overlap_grad_reduce, "Overlap the DP gradient reduction with the last backward");
+  cmd->add_option("--order", a->order, "Rank placement: tp-dp-pp (Megatron) or tp-pp-dp")->capture_default_str();
+  cmd->add_option("--algo", a->algorithms, "NCCL_ALGO-style list for every collective")->capture_default_str();
+  cmd->add_option("--protocol", a->protocols, "NCCL_PROTO-style list")->capture_default_str();
+  cmd->add_option("--format", a->format, "table, json or csv")->capture_default_str();
+  cmd->callback([a, &output] { run_llm(*a, output); });
+}
+
+}  // namespace collsim::cli

@@ -1,0 +1,137 @@
+#include "sim/report/llm_report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+namespace collsim {
+
+namespace {
+
+struct StageRow {
+  int rank = 0;
+  const LlmStageCost* cost = nullptr;
+  Time last_backward_end;
+  int in_flight = 0;
+};
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::vector<StageRow> stage_rows(const LlmStep& s) {
+  std::vector<StageRow> rows;
+  for (std::size_t r = 0; r < s.stages.size(); ++r) {
+    rows.push_back({static_cast<int>(r), &s.stages[r], s.run.last_backward_end[r], s.run.peak_in_flight[r]});
+  }
+  return rows;
+}
+
+Column<StageRow> gib_column(std::string name, std::string title, std::function<Bytes(const StageRow&)> bytes) {
+  return {.name = std::move(name), .value = [bytes](const StageRow& r) { return Json(bytes(r).count); }, .title = std::move(title),
+          .unit = "(GiB)", .width = 9,
+          .text = [bytes](const StageRow& r) { return fmt::format("{:.2f}", static_cast<double>(bytes(r).count) / kGiB); }};
+}
+
+std::vector<Column<StageRow>> stage_columns() {
+  using R = StageRow;
+  return {
+      {.name = "stage", .value = [](const R& r) { return Json(r.rank); }, .title = "stage", .width = 5},
+      ms_column<R>("forward_ms", "forward", "(ms)", 9, [](const R& r) { return r.cost->forward; }),
+      ms_column<R>("backward_ms", "backward", "(ms)", 9, [](const R& r) { return r.cost->backward; }),
+      ms_column<R>("tp_ms", "TP comm", "(ms)", 9, [](const R& r) { return r.cost->tp_forward + r.cost->tp_backward; }),
+      ms_column<R>("recompute_ms", "recompute", "(ms)", 10, [](const R& r) { return r.cost->recompute; }),
+      ms_column<R>("last_backward_end_ms", "bwd done", "(ms)", 10, [](const R& r) { return r.last_backward_end; }),
+      ms_column<R>("dp_reduce_ms", "DP reduce", "(ms)", 10, [](const R& r) { return r.cost->dp_reduce; }),
+      ms_column<R>("dp_exposed_ms", "exposed", "(ms)", 9, [](const R& r) { return r.cost->dp_exposed; }),
+      {.name = "micro_batches_in_flight", .value = [](const R& r) { return Json(r.in_flight); }, .title = "in flight", .width = 9},
+      gib_column("weights_bytes", "weights", [](const R& r) { return r.cost->memory.weights; }),
+      gib_column("gradients_bytes", "grads", [](const R& r) { return r.cost->memory.gradients; }),
+      gib_column("optimizer_bytes", "optimizer", [](const R& r) { return r.cost->memory.optimizer; }),
+      gib_column("activations_bytes", "activ.", [](const R& r) { return r.cost->memory.activations + r.cost->memory.logits; }),
+      gib_column("memory_bytes", "total", [](const R& r) { return r.cost->memory.total(); }),
+  };
+}
+
+std::string recompute_name(TransformerShape::Recompute r) {
+  switch (r) {
+    case TransformerShape::Recompute::None: return "none";
+    case TransformerShape::Recompute::Selective: return "selective";
+    case TransformerShape::Recompute::Full: return "full";
+  }
+  return "none";
+}
+
+std::vector<Field> summary(const LlmReport& r) {
+  const LlmStep& s = r.step;
+  return {
+      {"step_s", "step", Json(s.step.seconds()), "{:>12.6f} s"},
+      {"pipeline_s", "pipeline (fwd+bwd)", Json(s.pipeline.seconds()), "{:>12.6f} s"},
+      {"bubble_fraction", "pipeline bubble", Json(s.run.bubble_fraction()), "{:>12.4f}"},
+      {"optimizer_s", "optimizer", Json(s.optimizer.seconds()), "{:>12.6f} s"},
+      {"param_gather_s", "param all-gather", Json(s.param_gather.seconds()), "{:>12.6f} s"},
+      {"offload_s", "offload (PCIe)", Json(s.offload.seconds()), "{:>12.6f} s"},
+      {"tokens_per_s", "tokens/s", Json(s.tokens_per_s), "{:>12.0f}"},
+      {"model_tflops_per_gpu", "model TFLOP/s per GPU", Json(s.model_tflops_per_gpu), "{:>12.1f}"},
+      {"hardware_tflops_per_gpu", "hw TFLOP/s per GPU", Json(s.hardware_tflops_per_gpu), "{:>12.1f}"},
+      {"mfu", "MFU", Json(s.mfu), "{:>12.4f}"},
+      {"memory_peak_bytes", "memory (fullest GPU)", Json(s.memory_peak.count), "{:>12} B"},
+      {"hbm_capacity_bytes", "HBM per GPU", Json(s.hbm_capacity.count), "{:>12} B"},
+      {"fits", "fits in HBM", Json(s.fits), "{:>12}"},
+  };
+}
+
+void write_table(std::ostream& out, const LlmReport& r) {
+  const LlmTraining& t = r.training;
+  const LlmStep& s = r.step;
+  fmt::print(out, "# collsim llm: {} on {} ({} GPUs, {}), collectives {}\n", r.model, r.topology, t.layout.world(), r.device,
+             r.collectives);
+  fmt::print(out,
+             "# layout {} ({}), {} schedule, micro-batch {}, global batch {} ({} micro-batches per replica), recompute {}, "
+             "sequence parallel {}, distributed optimizer {}, offload {}, overlap grad reduce {}\n",
+             t.layout.label(), to_string(t.layout.order), to_string(t.schedule), t.micro_batch, t.global_batch, s.micro_batches,
+             recompute_name(t.recompute), t.sequence_parallel ? "on" : "off", t.distributed_optimizer ? "on" : "off",
+             t.offload_optimizer ? "optimizer" : "none", t.overlap_grad_reduce ? "on" : "off");
+  fmt::print(out, "# GEMMs at {:.1f} % of the {} peak; {} TP collectives per layer per micro-batch\n",
+             100 * r.spec.efficiency, r.spec.precision, s.tp_collectives_per_layer);
+  if (s.tp_crosses_hosts) fmt::print(out, "# warning: TP groups span hosts (TP traffic leaves the NVLink domain)\n");
+  if (!s.fits) fmt::print(out, "# warning: the fullest GPU needs more memory than its HBM\n");
+  write_field_lines(out, summary(r));
+  out << '\n';
+  write_text_table(out, stage_columns(), stage_rows(s));
+}
+
+Json report_json(const LlmReport& r) {
+  const LlmTraining& t = r.training;
+  const LlmStep& s = r.step;
+  Json doc = report_document({{"model", r.model}, {"topology", r.topology}, {"device", r.device}, {"collectives", r.collectives}});
+  doc["layout"] = {{"tp", t.layout.tp},
+                   {"pp", t.layout.pp},
+                   {"dp", t.layout.dp},
+                   {"virtual_stages", t.layout.virtual_stages},
+                   {"order", to_string(t.layout.order)},
+                   {"gpus", t.layout.world()}};
+  doc["schedule"] = to_string(t.schedule);
+  doc["micro_batch"] = t.micro_batch;
+  doc["global_batch"] = t.global_batch;
+  doc["micro_batches"] = s.micro_batches;
+  doc["recompute"] = recompute_name(t.recompute);
+  doc["sequence_parallel"] = t.sequence_parallel;
+  doc["distributed_optimizer"] = t.distributed_optimizer;
+  doc["offload_optimizer"] = t.offload_optimizer;
+  doc["overlap_grad_reduce"] = t.overlap_grad_reduce;
+  doc["gemm_efficiency"] = r.spec.efficiency;
+  doc["tp_collectives_per_layer"] = s.tp_collectives_per_layer;
+  doc["tp_crosses_hosts"] = s.tp_crosses_hosts;
+  doc["step_ps"] = s.step.ps;
+  add_fields(doc, summary(r));
+  doc["model_flops"] = s.model_flops;
+  doc["hardware_flops"] = s.hardware_flops;
+  doc["stages"] = json_rows(stage_columns(), stage_rows(s));
+  return doc;
+}
+
+void write_csv(std::ostream& out, const LlmReport& r) { write_csv_table(out, stage_columns(), stage_rows(r.step)); }
+
+}  // namespace
+
+ReportViews llm_report_views(const LlmReport& report) { return views_of(report, write_table, report_json, write_csv); }
+
+}  // namespace collsim

@@ -1,0 +1,303 @@
+#include "sim/train/llm_step.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+
+namespace collsim {
+
+namespace {
+
+using Recompute = TransformerShape::Recompute;
+
+[[noreturn]] void bad_layout(const std::string& field, const std::string& value, const std::string& expected) {
+  throw ConfigError("layout", field, value, expected);
+}
+
+void check(const TransformerShape& s, const LlmTraining& tr) {
+  const ParallelLayout& l = tr.layout;
+  if (l.tp < 1 || l.pp < 1 || l.dp < 1) bad_layout("tp/pp/dp", l.label(), "degrees of at least 1");
+  if (s.heads % l.tp != 0) bad_layout("tp", std::to_string(l.tp), fmt::format("a divisor of the {} attention heads", s.heads));
+  if (s.kv_heads % l.tp != 0) {
+    bad_layout("tp", std::to_string(l.tp), fmt::format("a divisor of the {} key/value heads", s.kv_heads));
+  }
+  if (s.ffn_hidden % l.tp != 0) bad_layout("tp", std::to_string(l.tp), fmt::format("a divisor of ffn_hidden ({})", s.ffn_hidden));
+  const std::int64_t chunks = std::int64_t{l.pp} * l.virtual_stages;
+  if (s.layers % chunks != 0) {
+    bad_layout(l.virtual_stages > 1 ? "pp x virtual_stages" : "pp", std::to_string(chunks),
+               fmt::format("a divisor of the {} layers", s.layers));
+  }
+  if (tr.micro_batch < 1) bad_layout("micro_batch", std::to_string(tr.micro_batch), "at least 1");
+  if (tr.global_batch % (std::int64_t{l.dp} * tr.micro_batch) != 0 || tr.global_batch < l.dp * tr.micro_batch) {
+    bad_layout("global_batch", std::to_string(tr.global_batch),
+               fmt::format("a multiple of dp x micro_batch = {}", std::int64_t{l.dp} * tr.micro_batch));
+  }
+  if (tr.global_batch / (l.dp * tr.micro_batch) > 1'000'000) {
+    bad_layout("global_batch", std::to_string(tr.global_batch), "at most 10^6 micro-batches per replica");
+  }
+  const bool interleaved = tr.schedule == PipelineKind::Interleaved;
+  if (interleaved && (l.virtual_stages < 2 || l.pp < 2)) {
+    bad_layout("virtual_stages", std::to_string(l.virtual_stages), "at least 2, with pp at least 2, for the interleaved schedule");
+  }
+  if (!interleaved && l.virtual_stages != 1) {
+    bad_layout("virtual_stages", std::to_string(l.virtual_stages), "1 unless the schedule is interleaved");
+  }
+  const std::int64_t m = tr.global_batch / (l.dp * tr.micro_batch);
+  if (interleaved && m % l.pp != 0) {
+    bad_layout("global_batch", std::to_string(tr.global_batch),
+               fmt::format("micro-batches per replica ({}) a multiple of pp ({}) for the interleaved schedule", m, l.pp));
+  }
+}
+
+// Bytes of each gradient element as the DP reduction sends it: fp32 main gradients under
+// bf16 (Megatron-LM's default), fp16 under fp16.
+std::int64_t gradient_bytes(const LlmModel& m) { return m.precision == "bf16" ? 4 : 2; }
+
+// Adam in mixed precision reads the fp32 master weight, both moments and the fp32 gradient
+// (16 B) and writes the master, the moments and the 16-bit weight (14 B): 30 B per element.
+constexpr double kAdamTraffic = 30.0;
+constexpr std::int64_t kOptimizerStateBytes = 12;  // fp32 master weight, Adam m and v
+
+// Wave quantization: a GEMM's output is cut into 128 x 256 tiles (CUTLASS's default
+// threadblock for 16-bit tensor-core GEMMs on SM80, default_gemm_configuration.h), one tile
+// per SM at a time; the last wave runs part-empty. The share of SM time doing work:
+// tiles / (waves x SMs). 1 when the SM count is unknown.
+double wave_efficiency(double m, double n, int sms) {
+  if (sms <= 0) return 1.0;
+  const double tiles = std::ceil(m / 128.0) * std::ceil(n / 256.0);
+  const double waves = std::ceil(tiles / sms);
+  return tiles / (waves * sms);
+}
+
+// One layer's forward GEMMs on one tensor rank for `tokens` rows, as seconds at
+// `rate` FLOP/s: QKV, attention output, MLP up (and gate), MLP down, each with its wave
+// quantization; the attention scores (batched over heads: many tiles) at the rate itself.
+double layer_gemm_seconds(const TransformerShape& s, double tokens, int tp, double rate, int sms) {
+  const double h = static_cast<double>(s.hidden), t = tp;
+  const double kv = h / static_cast<double>(s.heads) * static_cast<double>(s.kv_heads);
+  const double f = static_cast<double>(s.ffn_hidden);
+  const double k = static_cast<double>(s.top_k);
+  const auto gemm = [&](double n, double depth, double copies) {
+    return copies * 2.0 * tokens * n * depth / (rate * wave_efficiency(tokens, n, sms));
+  };
+  double secs = gemm((h + 2 * kv) / t, h, 1) + gemm(h, h / t, 1) + gemm(f * (s.gated_mlp ? 2 : 1) / t, h, k) + gemm(h, f / t, k);
+  secs += tokens * (s.attention_core_flops_per_token() / t + (s.experts > 1 ? 2.0 * h * static_cast<double>(s.experts) : 0.0)) / rate;
+  return secs;
+}
+
+struct PerLayer {
+  Time compute_f;    // GEMMs and elementwise work of one forward
+  Time tp_f, tp_b;   // TP collectives in forward and backward
+  Time recompute;    // repeated forward work in backward
+  int collectives_f = 0, collectives_b = 0, collectives_r = 0;
+};
+
+}  // namespace
+
+LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const DeviceSpec& device,
+                          const GroupsCostFn& collective, const std::optional<HostLink>& host_link, int ranks_per_host) {
+  const TransformerShape& s = model.shape;
+  check(s, tr);
+  const ParallelLayout& l = tr.layout;
+  const int pp = l.pp, v = l.virtual_stages, t = l.tp;
+  const double td = t;
+  const std::int64_t b = tr.micro_batch;
+  const double tokens_mb = static_cast<double>(b) * static_cast<double>(s.sequence);
+  const double peak = device.peak_flops(model.precision) * model.efficiency;
+  const auto flops_time = [&](double f) { return Time::from_seconds(f / peak); };
+  const auto memory_time = [&](double bytes) { return Time::from_seconds(bytes / device.hbm_bandwidth.bytes_per_s); };
+  const auto run = [&](CollectiveOp op, std::int64_t bytes, const std::vector<std::vector<int>>& groups) {
+    if (bytes <= 0 || groups.empty() || groups.front().size() < 2) return Time{};
+    return collective(op, Bytes{bytes}, groups);
+  };
+
+  LlmStep out;
+  out.micro_batches = static_cast<int>(tr.global_batch / (l.dp * b));
+
+  // One layer, one micro-batch, one tensor rank.
+  PerLayer layer;
+  const double act_none = s.layer_activation_bytes(b, t, tr.sequence_parallel, Recompute::None);
+  layer.compute_f = Time::from_seconds(layer_gemm_seconds(s, tokens_mb, t, peak, device.sms)) + memory_time(2.0 * act_none);
+  const auto tp_groups = l.tp_groups();
+  const std::int64_t out_bytes = s.layer_output_bytes(b);
+  if (t > 1) {
+    // Megatron's f/g operators: one all-reduce after attention and one after the MLP, in
+    // forward and again in backward; with SP each becomes an all-gather before and a
+    // reduce-scatter after (Korthikanti et al. 2022, section 4.2.2).
+    const Time pair = tr.sequence_parallel
+                          ? run(CollectiveOp::AllGather, out_bytes, tp_groups) + run(CollectiveOp::ReduceScatter, out_bytes, tp_groups)
+                          : run(CollectiveOp::AllReduce, out_bytes, tp_groups);
+    layer.tp_f = pair * 2;
+    layer.tp_b = pair * 2;
+    layer.collectives_f = layer.collectives_b = tr.sequence_parallel ? 4 : 2;
+  }
+  switch (tr.recompute) {
+    case Recompute::None:
+      break;
+    case Recompute::Selective: {
+      // Attention scores, softmax and dropout again: the 4 s h FLOPs per token and their
+      // s^2 tensors (nothing with a fused attention kernel, which recomputes them anyway).
+      if (!s.flash_attention) {
+        const double scores = static_cast<double>(s.heads) * static_cast<double>(s.sequence) * static_cast<double>(s.sequence) *
+                              static_cast<double>(b) / td;
+        layer.recompute = flops_time(tokens_mb * s.attention_core_flops_per_token() / td) +
+                          memory_time(2.0 * (s.dropout ? 5.0 : 2.0) * scores);
+      }
+      break;
+    }
+    case Recompute::Full:
+      layer.recompute = layer.compute_f + layer.tp_f;
+      layer.collectives_r = layer.collectives_f;
+      break;
+  }
+  out.tp_collectives_per_layer = layer.collectives_f + layer.collectives_b + layer.collectives_r;
+  const Time layer_forward = layer.compute_f + layer.tp_f;
+  const Time layer_backward = layer.compute_f * 2 + layer.tp_b + layer.recompute;
+
+  // Embedding (first virtual stage): a vocabulary-parallel lookup ends in an all-reduce (a
+  // reduce-scatter with SP). LM head (last): the logits GEMM, and fp32 logits written and
+  // read by the cross-entropy.
+  const Time embed_f = t > 1 ? run(tr.sequence_parallel ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce, out_bytes, tp_groups)
+                             : Time{};
+  const double logits_bytes = 4.0 * tokens_mb * static_cast<double>(s.vocab) / td;
+  const double head_gemm = tokens_mb * s.logit_flops_per_token() / td /
+                           wave_efficiency(tokens_mb, static_cast<double>(s.vocab) / td, device.sms);
+  const Time head_f = flops_time(head_gemm) + memory_time(2.0 * logits_bytes);
+  const Time head_b = flops_time(2.0 * head_gemm) + memory_time(2.0 * logits_bytes);
+
+  const std::int64_t layers_per_chunk = s.layers / (std::int64_t{pp} * v);
+  PipelineCosts costs;
+  costs.pp = pp;
+  costs.virtual_stages = v;
+  costs.micro_batches = out.micro_batches;
+  const int vstages = pp * v;
+  for (int vs = 0; vs < vstages; ++vs) {
+    Time f = layer_forward * layers_per_chunk, bw = layer_backward * layers_per_chunk;
+    if (vs == 0) f += embed_f;
+    if (vs == vstages - 1) {
+      f += head_f;
+      bw += head_b;
+    }
+    costs.forward.push_back(f);
+    costs.backward.push_back(bw);
+  }
+  // Activations between stages: each tensor rank sends its 1/t slice (Megatron's
+  // scatter-gather across the pipeline; already split with SP).
+  // The receiver all-gathers the slices over its TP group (NVLink) before using them.
+  const std::int64_t p2p_bytes = out_bytes / t;
+  const Time regather = t > 1 ? run(CollectiveOp::AllGather, out_bytes, tp_groups) : Time{};
+  for (int r = 0; r + 1 < pp; ++r) costs.p2p.push_back(run(CollectiveOp::Broadcast, p2p_bytes, l.stage_pairs(r)) + regather);
+  if (v > 1) {
+    std::vector<std::vector<int>> wrap;
+    for (int d = 0; d < l.dp; ++d) {
+      for (int k = 0; k < t; ++k) wrap.push_back({l.rank(k, pp - 1, d), l.rank(k, 0, d)});
+    }
+    costs.wrap_p2p = run(CollectiveOp::Broadcast, p2p_bytes, wrap) + regather;
+  }
+  out.run = play_pipeline(tr.schedule, costs);
+  out.pipeline = out.run.makespan;
+
+  // Per pipeline rank: parameters, gradient reduction, memory.
+  const std::int64_t grad_bytes = gradient_bytes(model);
+  const std::int64_t vocab_shard = s.vocab * s.hidden / t;
+  const bool tied_across = s.tied_embeddings && pp > 1;
+  Time step_end{};
+  std::int64_t most_params = 0;
+  for (int r = 0; r < pp; ++r) {
+    LlmStageCost sc;
+    sc.forward = Time{};
+    for (int c = 0; c < v; ++c) {
+      sc.forward += costs.forward[static_cast<std::size_t>(c * pp + r)];
+      sc.backward += costs.backward[static_cast<std::size_t>(c * pp + r)];
+    }
+    sc.tp_forward = layer.tp_f * (layers_per_chunk * v);
+    sc.tp_backward = layer.tp_b * (layers_per_chunk * v);
+    sc.recompute = layer.recompute * (layers_per_chunk * v);
+    std::int64_t params = layers_per_chunk * v * s.layer_parameters() / t;
+    if (r == 0) params += s.embedding_parameters() / t;
+    if (r == pp - 1) params += s.tied_embeddings ? (pp > 1 ? vocab_shard : 0) : s.lm_head_parameters() / t;
+    most_params = std::max(most_params, params);
+    const std::int64_t grads = params * grad_bytes;
+    const auto dp_groups = l.dp_groups(r);
+    sc.dp_reduce = run(tr.distributed_optimizer ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce, grads, dp_groups);
+    if (tied_across && (r == 0 || r == pp - 1)) {
+      sc.dp_reduce += run(CollectiveOp::AllReduce, vocab_shard * grad_bytes, l.embedding_pairs());
+    }
+    Time window{};
+    if (tr.overlap_grad_reduce) {
+      for (const PipelineOp& o : out.run.ops[static_cast<std::size_t>(r)]) {
+        if (!o.forward && o.end == out.run.last_backward_end[static_cast<std::size_t>(r)]) window = o.end - o.start;
+      }
+    }
+    sc.dp_exposed = sc.dp_reduce > window ? sc.dp_reduce - window : Time{};
+    step_end = std::max(step_end, out.run.last_backward_end[static_cast<std::size_t>(r)] + sc.dp_exposed);
+
+    const double dpd = tr.distributed_optimizer ? l.dp : 1;
+    sc.memory.weights = Bytes{2 * params};
+    sc.memory.gradients = Bytes{grads};
+    sc.memory.optimizer = tr.offload_optimizer ? Bytes{} : Bytes{static_cast<std::int64_t>(std::ceil(kOptimizerStateBytes * params / dpd))};
+    const Recompute kept = tr.recompute;
+    double act = static_cast<double>(out.run.peak_in_flight[static_cast<std::size_t>(r)]) * static_cast<double>(layers_per_chunk) *
+                 s.layer_activation_bytes(b, t, tr.sequence_parallel, kept);
+    // Recomputing a layer in backward rebuilds its full activations once at a time.
+    if (kept != Recompute::None) act += s.layer_activation_bytes(b, t, tr.sequence_parallel, Recompute::None);
+    sc.memory.activations = Bytes{static_cast<std::int64_t>(std::ceil(act))};
+    if (r == pp - 1) sc.memory.logits = Bytes{static_cast<std::int64_t>(std::ceil(logits_bytes))};
+    out.memory_peak = std::max(out.memory_peak, sc.memory.total());
+    out.stages.push_back(sc);
+  }
+
+  // The optimizer on the fullest rank (its shard with the distributed optimizer), then the
+  // updated 16-bit weights gathered back over DP. Offloaded, the GPU sends its gradient
+  // shard to host memory and receives the updated weights (ZeRO-Offload); the CPU's Adam
+  // itself is not modelled.
+  const double shard = static_cast<double>(most_params) / (tr.distributed_optimizer ? l.dp : 1);
+  const double opt_traffic = model.optimizer_bytes_per_param > 0 ? model.optimizer_bytes_per_param : kAdamTraffic;
+  if (tr.offload_optimizer) {
+    if (!host_link || host_link->bandwidth.bytes_per_s <= 0) {
+      bad_layout("offload", "optimizer", "a topology with a GPU-to-host (PCIe) path to offload over");
+    }
+    out.offload = Time::from_seconds(shard * static_cast<double>(grad_bytes + 2) / host_link->bandwidth.bytes_per_s);
+  } else {
+    out.optimizer = memory_time(shard * opt_traffic);
+  }
+  if (tr.distributed_optimizer) {
+    Time gather{};
+    for (int r = 0; r < pp; ++r) {
+      const std::int64_t params = out.stages[static_cast<std::size_t>(r)].memory.weights.count / 2;
+      gather = std::max(gather, run(CollectiveOp::AllGather, 2 * params, l.dp_groups(r)));
+    }
+    out.param_gather = gather;
+  }
+  out.step = step_end + out.optimizer + out.offload + out.param_gather;
+
+  const double tokens = static_cast<double>(tr.global_batch) * static_cast<double>(s.sequence);
+  const double layers = static_cast<double>(s.layers);
+  out.model_flops = tokens * 3.0 * (layers * s.layer_forward_flops_per_token() + s.logit_flops_per_token());
+  double repeated = 0;
+  if (tr.recompute == Recompute::Full) repeated = layers * s.layer_forward_flops_per_token();
+  if (tr.recompute == Recompute::Selective && !s.flash_attention) repeated = layers * s.attention_core_flops_per_token();
+  out.hardware_flops = out.model_flops + tokens * repeated;
+  const double secs = out.step.seconds();
+  const double gpus = l.world();
+  if (secs > 0) {
+    out.tokens_per_s = tokens / secs;
+    out.model_tflops_per_gpu = out.model_flops / secs / gpus / 1e12;
+    out.hardware_tflops_per_gpu = out.hardware_flops / secs / gpus / 1e12;
+    out.mfu = out.model_flops / secs / gpus / device.peak_flops(model.precision);
+  }
+  out.hbm_capacity = device.hbm_capacity;
+  out.fits = out.memory_peak <= device.hbm_capacity;
+  if (ranks_per_host > 0) {
+    for (const auto& g : tp_groups) {
+      if (g.front() / ranks_per_host != g.back() / ranks_per_host) out.tp_crosses_hosts = true;
+    }
+  }
+  return out;
+}
+
+}  // namespace collsim

@@ -1,0 +1,92 @@
+// One optimizer step of a transformer under a parallel layout (TP x PP x DP): per-micro-batch
+// compute of each pipeline stage (GEMM FLOPs at the device's peak x efficiency, elementwise
+// work at HBM bandwidth), TP collectives inside every layer, the pipeline schedule with its
+// point-to-point activations, the data-parallel gradient reduction, the optimizer (and its
+// offload over PCIe), memory per GPU, FLOP rates and MFU. Collective times come from a
+// function of (operation, bytes, concurrent groups), so tests can give closed forms and the
+// CLI gives the flow engine on the topology. Times in ps, sizes in bytes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/algo/collective.hpp"
+#include "sim/core/units.hpp"
+#include "sim/train/device_catalogue.hpp"
+#include "sim/train/parallel_layout.hpp"
+#include "sim/train/pipeline_schedule.hpp"
+#include "sim/train/transformer.hpp"
+
+namespace collsim {
+
+// Time of one collective run by every listed group at once (groups of equal size, job ranks).
+// Point-to-point sends are 2-rank broadcasts from the group's first rank.
+using GroupsCostFn = std::function<Time(CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups)>;
+
+struct LlmModel {
+  std::string name;
+  std::string source;  // file it came from
+  TransformerShape shape;
+  std::string precision = "bf16";  // compute precision: bf16 or fp16 (tensor cores)
+  double efficiency = 0.5;         // fraction of the peak the GEMMs reach
+  double optimizer_bytes_per_param = 0;  // HBM traffic of one optimizer update (0: Adam's 30)
+};
+
+struct LlmTraining {
+  ParallelLayout layout;
+  PipelineKind schedule = PipelineKind::OneFOneB;
+  std::int64_t micro_batch = 1;    // samples per micro-batch per DP replica
+  std::int64_t global_batch = 1;   // samples per optimizer step, all replicas
+  TransformerShape::Recompute recompute = TransformerShape::Recompute::None;
+  bool sequence_parallel = false;
+  bool distributed_optimizer = false;  // ZeRO-1: optimizer state split over DP
+  bool offload_optimizer = false;      // ZeRO-Offload: optimizer state and step on the CPU
+  bool overlap_grad_reduce = false;    // DP reduction overlapped with the last backward
+};
+
+// What the topology says about one GPU's host link (for offload).
+struct HostLink {
+  Bandwidth bandwidth;  // GPU <-> host memory, each direction, shared as on the host
+};
+
+struct LlmMemory {
+  Bytes weights, gradients, optimizer, activations, logits;
+  [[nodiscard]] Bytes total() const { return weights + gradients + optimizer + activations + logits; }
+};
+
+struct LlmStageCost {
+  Time forward, backward;           // one micro-batch, all of the rank's chunks together
+  Time tp_forward, tp_backward;     // their TP collectives (included above)
+  Time recompute;                   // forward work repeated in backward (included above)
+  Time dp_reduce, dp_exposed;       // gradient reduction over DP, and the part past the pipeline
+  LlmMemory memory;
+};
+
+struct LlmStep {
+  Time step, pipeline, optimizer, param_gather, offload;
+  PipelineRun run;
+  std::vector<LlmStageCost> stages;   // per pipeline rank
+  int micro_batches = 0;              // per replica per step
+  int tp_collectives_per_layer = 0;   // per micro-batch, forward + backward (+ recompute)
+  double model_flops = 0;             // per step, all GPUs, without recompute
+  double hardware_flops = 0;          // with recompute
+  double tokens_per_s = 0;
+  double model_tflops_per_gpu = 0, hardware_tflops_per_gpu = 0;
+  double mfu = 0;                     // model FLOP/s / (GPUs x peak)
+  Bytes memory_peak;                  // the fullest GPU
+  Bytes hbm_capacity;
+  bool fits = true;
+  bool tp_crosses_hosts = false;
+};
+
+// Throws ConfigError (source "layout") for a layout the model or batch cannot take: TP not
+// dividing heads / KV heads / FFN, PP x v not dividing layers, a global batch that is not
+// dp x micro-batch x an integer, interleaving with m not a multiple of pp.
+[[nodiscard]] LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& training, const DeviceSpec& device,
+                                        const GroupsCostFn& collective, const std::optional<HostLink>& host_link,
+                                        int ranks_per_host);
+
+}  // namespace collsim

@@ -1,0 +1,243 @@
+// Transformer shapes, parallel layouts, pipeline schedules and LLM steps, each expected value
+// derived in a comment before it is checked. Collective costs are closed-form lambdas.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "sim/core/error.hpp"
+#include "sim/topo/loader.hpp"
+#include "sim/train/host_link.hpp"
+#include "sim/train/llm_step.hpp"
+#include "sim/train/pipeline_schedule.hpp"
+#include "sim/train/transformer.hpp"
+
+namespace collsim {
+namespace {
+
+using Recompute = TransformerShape::Recompute;
+
+Time ms(std::int64_t v) { return Time::from_ms(v); }
+
+// GPT as Megatron-LM counts it: biases, learned positions, tied embeddings, FFN 4h, dropout.
+TransformerShape gpt(std::int64_t layers, std::int64_t h, std::int64_t heads, std::int64_t vocab, std::int64_t seq) {
+  return parse_transformer_shape({{"layers", layers}, {"hidden", h}, {"heads", heads}, {"vocab", vocab}, {"sequence", seq},
+                                  {"learned_positions", true}, {"biases", true}},
+                                 "test", "/transformer");
+}
+
+TEST_CASE("transformer parameters and FLOPs follow Megatron-LM's formulas", "[llm]") {
+  const TransformerShape s = gpt(96, 12288, 96, 51200, 2048);
+  // Narayanan et al. 2021 eq. 2: P = 12 l h^2 (1 + 13/(12h) + (V+s)/(12lh)) = 12lh^2 + 13lh + (V+s)h;
+  // collsim also counts the final layer norm (2h).
+  const std::int64_t h = 12288, l = 96;
+  CHECK(s.parameters() == 12 * l * h * h + 13 * l * h + (51200 + 2048) * h + 2 * h);
+  // Appendix: 24 B s h^2 + 4 B s^2 h forward FLOPs per layer, i.e. 24h^2 + 4sh per token.
+  CHECK(s.layer_forward_flops_per_token() == Approx(24.0 * h * h + 4.0 * 2048 * h));
+  CHECK(s.logit_flops_per_token() == Approx(2.0 * h * 51200));
+}
+
+TEST_CASE("activation bytes per layer follow Korthikanti et al. 2022", "[llm]") {
+  const TransformerShape s = gpt(1, 4096, 32, 51200, 2048);
+  const double sbh = 2048.0 * 4096, as2b = 32.0 * 2048 * 2048;
+  CHECK(s.activation_bytes_per_token_hidden() == Approx(34));
+  // No parallelism: s b h (34 + 5 a s / h).
+  CHECK(s.layer_activation_bytes(1, 1, false, Recompute::None) == Approx(34 * sbh + 5 * as2b));
+  // TP t = 8 without SP: s b h (10 + 24/t) + 5 a s^2 b / t.
+  CHECK(s.layer_activation_bytes(1, 8, false, Recompute::None) == Approx(sbh * (10 + 24.0 / 8) + 5 * as2b / 8));
+  // With SP everything splits: (34 s b h + 5 a s^2 b) / t; selective recompute drops the 5 a s^2 b.
+  CHECK(s.layer_activation_bytes(1, 8, true, Recompute::None) == Approx((34 * sbh + 5 * as2b) / 8));
+  CHECK(s.layer_activation_bytes(1, 8, true, Recompute::Selective) == Approx(34 * sbh / 8));
+  // Full recompute keeps the layer input: 2 s b h (split by SP).
+  CHECK(s.layer_activation_bytes(2, 8, false, Recompute::Full) == Approx(2 * 2 * sbh));
+}
+
+TEST_CASE("transformer shapes are checked", "[llm]") {
+  const nlohmann::json base = {{"layers", 2}, {"hidden", 64}, {"heads", 4}, {"vocab", 128}, {"sequence", 32}};
+  auto with = [&](const char* k, const nlohmann::json& v) {
+    nlohmann::json j = base;
+    j[k] = v;
+    return j;
+  };
+  REQUIRE_THROWS_AS(parse_transformer_shape(with("heads", 5), "t", ""), ConfigError);     // not a divisor of hidden
+  REQUIRE_THROWS_AS(parse_transformer_shape(with("kv_heads", 3), "t", ""), ConfigError);  // not a divisor of heads
+  REQUIRE_THROWS_AS(parse_transformer_shape(with("top_k", 2), "t", ""), ConfigError);     // dense model
+  REQUIRE_THROWS_AS(parse_transformer_shape(with("colour", 1), "t", ""), ConfigError);    // unknown key
+  REQUIRE_THROWS_AS(parse_transformer_shape(with("layers", 100001), "t", ""), ConfigError);  // out of range
+  nlohmann::json huge = with("layers", 1000);
+  huge["hidden"] = 1 << 22;  // 1000 x 4 x 2^44 parameters: past 10^15
+  REQUIRE_THROWS_AS(parse_transformer_shape(huge, "t", ""), ConfigError);
+  REQUIRE_NOTHROW(parse_transformer_shape(base, "t", ""));
+}
+
+TEST_CASE("layout groups place TP innermost", "[llm]") {
+  ParallelLayout l{2, 2, 2};
+  // tp-dp-pp: rank = t + 2 (d + 2 p).
+  CHECK(l.tp_groups() == std::vector<std::vector<int>>{{0, 1}, {2, 3}, {4, 5}, {6, 7}});
+  CHECK(l.dp_groups(1) == std::vector<std::vector<int>>{{4, 6}, {5, 7}});
+  CHECK(l.stage_pairs(0) == std::vector<std::vector<int>>{{0, 4}, {1, 5}, {2, 6}, {3, 7}});
+  l.order = PlacementOrder::TpPpDp;  // rank = t + 2 (p + 2 d)
+  CHECK(l.dp_groups(0) == std::vector<std::vector<int>>{{0, 4}, {1, 5}});
+  CHECK(l.stage_pairs(0) == std::vector<std::vector<int>>{{0, 2}, {1, 3}, {4, 6}, {5, 7}});
+}
+
+PipelineCosts uniform(int pp, int v, int m, Time f, Time b) {
+  PipelineCosts c;
+  c.pp = pp;
+  c.virtual_stages = v;
+  c.micro_batches = m;
+  c.forward.assign(static_cast<std::size_t>(pp * v), f);
+  c.backward.assign(static_cast<std::size_t>(pp * v), b);
+  c.p2p.assign(static_cast<std::size_t>(pp - 1), Time{});
+  return c;
+}
+
+TEST_CASE("1F1B and GPipe leave the (p-1)/(m+p-1) bubble", "[llm]") {
+  for (int p : {1, 2, 4, 8}) {
+    for (int m : {1, 4, 8, 32}) {
+      // With forward F and backward B on every stage and free sends, both schedules take
+      // (m + p - 1)(F + B): every stage does m (F + B) of work and waits p - 1 slots.
+      for (PipelineKind k : {PipelineKind::OneFOneB, PipelineKind::GPipe}) {
+        const PipelineRun r = play_pipeline(k, uniform(p, 1, m, ms(1), ms(2)));
+        CHECK(r.makespan == ms(3) * (m + p - 1));
+        CHECK(r.bubble_fraction() == Approx(double(p - 1) / (m + p - 1)));
+      }
+      // Activations held on stage 0: 1F1B at most p micro-batches, GPipe all m.
+      CHECK(play_pipeline(PipelineKind::OneFOneB, uniform(p, 1, m, ms(1), ms(2))).peak_in_flight[0] == std::min(p, m));
+      CHECK(play_pipeline(PipelineKind::GPipe, uniform(p, 1, m, ms(1), ms(2))).peak_in_flight[0] == m);
+    }
+  }
+}
+
+TEST_CASE("interleaved 1F1B divides the bubble by the chunks", "[llm]") {
+  // v chunks of F/v and B/v per rank: m (F + B) of work plus (p - 1)(F + B)/v of bubble
+  // (Narayanan et al. 2021, section 2.2.2). p = 4, m = 8, v = 2, F = 2 ms, B = 4 ms:
+  // 8 x 6 + 3 x 6 / 2 = 57 ms.
+  const PipelineRun r = play_pipeline(PipelineKind::Interleaved, uniform(4, 2, 8, ms(1), ms(2)));
+  CHECK(r.makespan == ms(57));
+  REQUIRE_THROWS_AS(play_pipeline(PipelineKind::Interleaved, uniform(4, 2, 6, ms(1), ms(2))), std::invalid_argument);
+}
+
+TEST_CASE("sends that block their rank add to the steady state", "[llm]") {
+  // p = 2, m = 1, F = 1, B = 2 ms, send 1 ms: F on rank 0 (0-1), send (1-2), F on rank 1
+  // (2-3), B on rank 1 (3-5), send back (5-6), B on rank 0 (6-8).
+  PipelineCosts c = uniform(2, 1, 1, ms(1), ms(2));
+  c.p2p = {ms(1)};
+  CHECK(play_pipeline(PipelineKind::OneFOneB, c).makespan == ms(8));
+}
+
+// A device with round numbers: 100 TFLOP/s fp16, 1 TB/s HBM, 80 GB, no SM count (no waves).
+DeviceSpec round_device() {
+  DeviceSpec d;
+  d.name = "test";
+  d.fp16_flops = 100e12;
+  d.bf16_flops = 100e12;
+  d.hbm_capacity = Bytes{80'000'000'000};
+  d.hbm_bandwidth = Bandwidth::gb_per_s(1000);
+  return d;
+}
+
+// Every collective 1 ms, every point-to-point 0 (they are 2-rank broadcasts).
+Time one_ms(CollectiveOp op, Bytes, const std::vector<std::vector<int>>&) {
+  return op == CollectiveOp::Broadcast ? Time{} : ms(1);
+}
+
+LlmModel small_model() {
+  LlmModel m;
+  m.name = "small";
+  m.shape = gpt(8, 1024, 16, 1024, 512);
+  m.precision = "fp16";
+  m.efficiency = 1.0;
+  return m;
+}
+
+TEST_CASE("TP all-reduces per layer: two in forward, two in backward", "[llm]") {
+  LlmTraining tr;
+  tr.layout = ParallelLayout{4, 1, 1};
+  tr.global_batch = 2;
+  const LlmStep none = evaluate_llm_step(small_model(), tr, round_device(), one_ms, std::nullopt, 8);
+  // Megatron's f and g operators: attention and MLP each end in one all-reduce forward and
+  // one backward: 4 per layer, 4 ms of TP time per layer per micro-batch at 1 ms each.
+  CHECK(none.tp_collectives_per_layer == 4);
+  CHECK(none.stages[0].tp_forward + none.stages[0].tp_backward == ms(4) * 8);
+  tr.recompute = Recompute::Full;  // the forward's two again in backward
+  CHECK(evaluate_llm_step(small_model(), tr, round_device(), one_ms, std::nullopt, 8).tp_collectives_per_layer == 6);
+  tr.recompute = Recompute::None;
+  tr.sequence_parallel = true;  // each all-reduce becomes an all-gather and a reduce-scatter
+  CHECK(evaluate_llm_step(small_model(), tr, round_device(), one_ms, std::nullopt, 8).tp_collectives_per_layer == 8);
+}
+
+TEST_CASE("full recompute adds the recomputed layers' forward to the step", "[llm]") {
+  LlmTraining tr;
+  tr.global_batch = 4;  // 4 micro-batches of 1 on one GPU
+  const LlmModel m = small_model();
+  const LlmStep none = evaluate_llm_step(m, tr, round_device(), one_ms, std::nullopt, 8);
+  tr.recompute = Recompute::Full;
+  const LlmStep full = evaluate_llm_step(m, tr, round_device(), one_ms, std::nullopt, 8);
+  // One layer's forward: 512 tokens x (24h^2 + 4sh) FLOPs at 100 TFLOP/s, plus its stored
+  // activations written and read (2 x bytes) at 1 TB/s. Full recompute repeats it for all 8
+  // layers of each of the 4 micro-batches; the optimizer and memory traffic do not change.
+  const double flops = 512.0 * m.shape.layer_forward_flops_per_token();
+  const double bytes = 2.0 * m.shape.layer_activation_bytes(1, 1, false, Recompute::None);
+  const Time layer = Time::from_seconds(flops / 100e12) + Time::from_seconds(bytes / 1e12);
+  CHECK(full.step - none.step == layer * (8 * 4));
+  CHECK(full.hardware_flops - none.hardware_flops == Approx(4 * 8 * flops));
+  CHECK(full.model_flops == none.model_flops);
+}
+
+TEST_CASE("optimizer offload moves its bytes over the host link", "[llm]") {
+  LlmTraining tr;
+  tr.global_batch = 1;
+  tr.offload_optimizer = true;
+  const LlmModel m = small_model();
+  const HostLink pcie{Bandwidth::gb_per_s(16)};
+  const LlmStep s = evaluate_llm_step(m, tr, round_device(), one_ms, pcie, 8);
+  // fp16: 2-byte gradients down, 2-byte weights back, for every parameter of the one GPU.
+  const double bytes = 4.0 * static_cast<double>(m.shape.parameters());
+  CHECK(s.offload == Time::from_seconds(bytes / 16e9));
+  CHECK(s.optimizer == Time{});
+  CHECK(s.stages[0].memory.optimizer == Bytes{});
+  REQUIRE_THROWS_AS(evaluate_llm_step(m, tr, round_device(), one_ms, std::nullopt, 8), ConfigError);
+}
+
+TEST_CASE("the host link is the GPU's share of its PCIe path", "[llm]") {
+  // Two GPUs behind one PCIe switch with a 32 GB/s uplink to the CPU: each gets 16 GB/s.
+  const nlohmann::json doc = {
+      {"name", "pcie-pair"},
+      {"nodes", {{{"id", "h"}, {"kind", "host"}},
+                 {{"id", "g0"}, {"kind", "gpu"}, {"model", "A100"}, {"host", "h"}},
+                 {{"id", "g1"}, {"kind", "gpu"}, {"model", "A100"}, {"host", "h"}},
+                 {{"id", "sw"}, {"kind", "pcie_switch"}, {"host", "h"}},
+                 {{"id", "cpu"}, {"kind", "cpu"}, {"host", "h"}}}},
+      {"links", {{{"endpoints", {"g0", "sw"}}, {"kind", "pcie"}, {"bandwidth", "32GB/s"}, {"latency", "1us"}},
+                 {{"endpoints", {"g1", "sw"}}, {"kind", "pcie"}, {"bandwidth", "32GB/s"}, {"latency", "1us"}},
+                 {{"endpoints", {"sw", "cpu"}}, {"kind", "pcie"}, {"bandwidth", "32GB/s"}, {"latency", "1us"}}}}};
+  const Topology topo = load_topology_json(doc, "pcie-pair");
+  LinkGraph graph(topo);
+  const auto link = host_link_of(graph, 0);
+  REQUIRE(link);
+  CHECK(link->bandwidth.bytes_per_s == Approx(16e9));
+}
+
+TEST_CASE("layouts the model or batch cannot take are refused", "[llm]") {
+  const LlmModel m = small_model();  // 16 heads, 8 layers
+  auto refused = [&](LlmTraining tr) {
+    REQUIRE_THROWS_AS(evaluate_llm_step(m, tr, round_device(), one_ms, std::nullopt, 8), ConfigError);
+  };
+  LlmTraining tr;
+  tr.global_batch = 8;
+  tr.layout = ParallelLayout{3, 1, 1};  // 16 heads over 3
+  refused(tr);
+  tr.layout = ParallelLayout{1, 3, 1};  // 8 layers over 3 stages
+  refused(tr);
+  tr.layout = ParallelLayout{1, 1, 3};  // 8 samples over 3 replicas
+  refused(tr);
+  tr.layout = ParallelLayout{1, 2, 1, 2};  // chunks without the interleaved schedule
+  refused(tr);
+  tr.schedule = PipelineKind::Interleaved;
+  tr.global_batch = 3;  // 3 micro-batches, not a multiple of pp
+  refused(tr);
+  tr.global_batch = 8;
+  REQUIRE_NOTHROW(evaluate_llm_step(m, tr, round_device(), one_ms, std::nullopt, 8));
+}
+
+}  // namespace
+}  // namespace collsim
