@@ -9,6 +9,7 @@
 #include "sim/train/llm_step.hpp"
 #include "sim/train/pipeline_schedule.hpp"
 #include "sim/train/transformer.hpp"
+#include "sim/train/workload.hpp"
 
 namespace collsim {
 namespace {
@@ -33,6 +34,17 @@ TEST_CASE("transformer parameters and FLOPs follow Megatron-LM's formulas", "[ll
   // Appendix: 24 B s h^2 + 4 B s^2 h forward FLOPs per layer, i.e. 24h^2 + 4sh per token.
   CHECK(s.layer_forward_flops_per_token() == Approx(24.0 * h * h + 4.0 * 2048 * h));
   CHECK(s.logit_flops_per_token() == Approx(2.0 * h * 51200));
+}
+
+TEST_CASE("shipped transformer shapes count the parameters their lists hold", "[llm]") {
+  // GPT-2 medium (tied, learned positions, biases), Llama 2 7B (SwiGLU, untied) and 70B
+  // (grouped-query attention, 8 KV heads): the shape's formula against the real parameter list.
+  for (const char* name : {"gpt2-medium", "llama2-7b", "llama2-70b"}) {
+    const Workload w = load_workload_file(std::string(COLLSIM_SOURCE_DIR) + "/workloads/" + name + ".json");
+    REQUIRE(w.transformer);
+    INFO(name);
+    CHECK(w.transformer->parameters() == w.parameter_count());
+  }
 }
 
 TEST_CASE("activation bytes per layer follow Korthikanti et al. 2022", "[llm]") {

@@ -1,0 +1,43 @@
+# collsim llm: a Llama 2 70B step under TP x PP x DP on a rail-optimised H100 cluster grown to
+# the layout's GPUs; the same bytes twice; bad layouts, models and options exit 2 naming the field.
+source "$(dirname "$0")/lib.bash"
+args=(llm --model llama2-70b --topology 16x-dgx-h100-rail-8x400g-ib --tp 8 --pp 4 --dp 4 --global-batch 64
+      --schedule interleaved --virtual-stages 5 --recompute selective --sequence-parallel --distributed-optimizer)
+"$COLLSIM" "${args[@]}" --format json >"$TMP/a.json" || fail "llm failed"
+"$COLLSIM" "${args[@]}" --format json >"$TMP/b.json" || fail "llm failed twice"
+cmp -s "$TMP/a.json" "$TMP/b.json" || fail "llm output differs between two runs"
+python3 - "$TMP/a.json" <<'PY' || fail "llm json: $(head -c 2000 "$TMP/a.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["layout"] == {"tp": 8, "pp": 4, "dp": 4, "virtual_stages": 5, "order": "tp-dp-pp", "gpus": 128}, d["layout"]
+assert d["device"] == "H100" and d["micro_batches"] == 16, d
+# 80 layers over 4 stages x 5 chunks; SP turns each layer's 4 TP all-reduces into 8 collectives.
+assert d["tp_collectives_per_layer"] == 8
+assert not d["tp_crosses_hosts"] and d["fits"]
+# 16 micro-batches, 4 stages, 5 chunks: bubble near (p-1)/(v m + p - 1) = 3/83.
+assert 0.02 < d["bubble_fraction"] < 0.08, d["bubble_fraction"]
+assert 0.2 < d["mfu"] < 0.8, d["mfu"]
+assert len(d["stages"]) == 4 and all(s["memory_bytes"] < d["hbm_capacity_bytes"] for s in d["stages"])
+# Model FLOPs: 3 x forward of 64 x 4096 tokens through 80 layers and the LM head.
+h, f, s, V, kv = 8192, 28672, 4096, 32000, 1024
+layer = 2 * (2 * h * h + 2 * h * kv + 3 * h * f) + 4 * s * h
+assert abs(d["model_flops"] / (3 * 64 * s * (80 * layer + 2 * h * V)) - 1) < 1e-9, d["model_flops"]
+PY
+"$COLLSIM" "${args[@]}" >"$TMP/table" || fail "llm table failed"
+grep -q "^MFU" "$TMP/table" || fail "no MFU line: $(cat "$TMP/table")"
+# TP 16 on 8-GPU hosts leaves the NVLink domain: said, not refused.
+"$COLLSIM" llm --model llama2-7b --tp 16 --dp 1 --global-batch 4 --topology 4x-dgx-h100-rail-8x400g-ib \
+  | grep -q "TP groups span hosts" || fail "no warning for TP across hosts"
+
+expect_error 2 "/transformer" -- llm --model resnet50 --topology dgx-h100 --dp 8 --global-batch 8
+expect_error 2 "tp" "attention heads" -- llm --model llama2-7b --topology dgx-h100 --tp 3 --dp 1 --global-batch 8
+expect_error 2 "global_batch" "multiple of dp x micro_batch" -- llm --model llama2-7b --topology dgx-h100 --dp 8 --global-batch 12
+expect_error 2 "--schedule" "gpipe" -- llm --model llama2-7b --topology dgx-h100 --dp 8 --global-batch 8 --schedule zigzag
+expect_error 2 "--recompute" -- llm --model llama2-7b --topology dgx-h100 --dp 8 --global-batch 8 --recompute some
+expect_error 2 "--topology" "at least tp x pp x dp = 16" -- llm --model llama2-7b --topology dgx-h100 --dp 16 --global-batch 16
+expect_error 2 "virtual_stages" -- llm --model llama2-7b --topology dgx-h100 --pp 2 --dp 4 --virtual-stages 2 --global-batch 8
+printf '{"name": "x", "transformer": {"layers": 2, "hidden": 64, "heads": 4, "vocab": 10, "sequence": 8, "depth": 3}}' >"$TMP/m.json"
+expect_error 2 "$TMP/m.json" "/transformer/depth" -- llm --model "$TMP/m.json" --topology dgx-h100 --dp 8 --global-batch 8
+printf '{"name": "x", "compute": {"precision": "fp16"}, "transformer": {"layers": 2, "hidden": 64, "heads": 4, "vocab": 10, "sequence": 8}}' >"$TMP/v.json"
+expect_error 2 "/compute/efficiency" "V100" -- llm --model "$TMP/v.json" --topology dgx1-v100 --dp 8 --global-batch 8
+echo ok
