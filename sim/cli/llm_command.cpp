@@ -15,10 +15,12 @@
 #include "sim/core/error.hpp"
 #include "sim/core/json_fields.hpp"
 #include "sim/report/llm_report.hpp"
+#include "sim/report/llm_search_report.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/train/device_catalogue.hpp"
 #include "sim/train/host_link.hpp"
 #include "sim/train/llm_model.hpp"
+#include "sim/train/llm_search.hpp"
 
 namespace collsim::cli {
 
@@ -31,9 +33,13 @@ struct LlmArgs {
   int virtual_stages = 1;
   std::int64_t micro_batch = 1;
   std::int64_t global_batch = 0;
-  std::string schedule = "1f1b", recompute = "none", offload = "none", order = "tp-dp-pp";
+  std::string schedule = "1f1b", recompute, offload = "none", order = "tp-dp-pp";
   std::string algorithms = "auto", protocols = "auto";
   bool sequence_parallel = false, distributed_optimizer = false, overlap_grad_reduce = false;
+  bool search = false, no_sequence_parallel = false, no_distributed_optimizer = false;
+  std::optional<int> gpus;
+  std::size_t top = 10;
+  std::optional<double> price;
 };
 
 // The topology with at least `world` ranks: a cluster generator gets enough hosts, any
@@ -73,9 +79,86 @@ TransformerShape::Recompute recompute_option(const std::string& text) {
   throw ConfigError("--recompute", "", text, "none, selective or full");
 }
 
+// The job's topology, device and collective costs for `world` GPUs.
+struct LlmJob {
+  Topology topo;
+  DeviceSpec device;
+  std::unique_ptr<LinkGraph> graph;
+  CommSpec spec;
+  std::unique_ptr<GroupCollectiveCost> cost;
+  GroupsCostFn fn;
+  int per_host = 1;
+};
+
+std::unique_ptr<LlmJob> llm_job(const LlmArgs& a, int world) {
+  auto job = std::make_unique<LlmJob>();
+  job->topo = topology_for(a.topology, world);
+  const NodeIndex first = job->topo.ranks.front();
+  const std::optional<DeviceSpec> device = find_device(job->topo.nodes[first].model);
+  if (!device) {
+    throw ConfigError(job->topo.name, "/nodes", job->topo.nodes[first].id,
+                      "a GPU model the device catalogue knows (its peak FLOP/s and HBM), for rank 0");
+  }
+  job->device = *device;
+  job->graph = std::make_unique<LinkGraph>(job->topo);
+  job->spec = resolve_comm_spec(CommSpec{a.algorithms, a.protocols}, job->topo, true);
+  job->per_host = ranks_per_node(job->topo);
+  job->cost = std::make_unique<GroupCollectiveCost>(*job->graph, job->spec, 1);
+  GroupCollectiveCost* cost = job->cost.get();
+  job->fn = [cost](CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups) {
+    return cost->time_groups(op, bytes, groups);
+  };
+  return job;
+}
+
+void run_search(const LlmArgs& a, LlmModel model, OutputFormat format, ReportOutput& output) {
+  if (!a.gpus) throw ConfigError("--gpus", "", "(missing)", "the GPU count to search layouts for (with --search)");
+  if (a.price && !(*a.price > 0 && *a.price < 1e6)) {
+    throw ConfigError("--price-per-gpu-hour", "", std::to_string(*a.price), "a price above 0 and below 10^6");
+  }
+  const auto job = llm_job(a, *a.gpus);
+  model = with_device_efficiency(std::move(model), job->device);
+  LlmSearchSpace space;
+  space.gpus = *a.gpus;
+  space.gpus_per_host = job->per_host;
+  space.global_batch = a.global_batch;
+  space.order = enum_option<PlacementOrder>("--order", a.order);
+  if (!a.recompute.empty()) space.recomputes = {recompute_option(a.recompute)};
+  if (a.sequence_parallel && a.no_sequence_parallel) {
+    throw ConfigError("--no-sequence-parallel", "", "", "not both --sequence-parallel and --no-sequence-parallel");
+  }
+  if (a.distributed_optimizer && a.no_distributed_optimizer) {
+    throw ConfigError("--no-distributed-optimizer", "", "", "not both --distributed-optimizer and --no-distributed-optimizer");
+  }
+  if (a.sequence_parallel) space.sequence_parallel = {true};
+  if (a.no_sequence_parallel) space.sequence_parallel = {false};
+  if (a.distributed_optimizer) space.distributed_optimizer = {true};
+  if (a.no_distributed_optimizer) space.distributed_optimizer = {false};
+  LlmSearchReport rep;
+  rep.model = model.name;
+  rep.topology = job->topo.name;
+  rep.device = job->device.name;
+  rep.collectives = job->spec.label();
+  rep.gpus = *a.gpus;
+  rep.global_batch = a.global_batch;
+  rep.sequence = model.shape.sequence;
+  rep.price_per_gpu_hour = a.price;
+  rep.top = a.top;
+  rep.result = search_llm_layouts(model, space, job->device, job->fn, host_link_of(*job->graph, 0));
+  if (rep.result.evaluated == 0) {
+    throw ConfigError("--global-batch", "", std::to_string(a.global_batch),
+                      fmt::format("a batch that some layout of {} GPUs can take (dp x micro-batch dividing it)", *a.gpus));
+  }
+  output.put(format, llm_search_report_views(rep));
+}
+
 void run_llm(const LlmArgs& a, ReportOutput& output) {
   const OutputFormat format = parse_format_option(a.format);
   LlmModel model = load_llm_model(resolve_shipped_file(a.model, "workloads"));
+  if (a.search) {
+    run_search(a, std::move(model), format, output);
+    return;
+  }
   LlmTraining tr;
   tr.layout.tp = a.tp;
   tr.layout.pp = a.pp;
@@ -84,7 +167,7 @@ void run_llm(const LlmArgs& a, ReportOutput& output) {
   tr.schedule = enum_option<PipelineKind>("--schedule", a.schedule);
   tr.micro_batch = a.micro_batch;
   tr.global_batch = a.global_batch;
-  tr.recompute = recompute_option(a.recompute);
+  tr.recompute = recompute_option(a.recompute.empty() ? "none" : a.recompute);
   tr.sequence_parallel = a.sequence_parallel;
   tr.distributed_optimizer = a.distributed_optimizer;
   if (a.offload != "none" && a.offload != "optimizer") throw ConfigError("--offload", "", a.offload, "none or optimizer");
@@ -94,29 +177,16 @@ void run_llm(const LlmArgs& a, ReportOutput& output) {
   tr.layout.dp = *a.dp;
   const std::int64_t world = std::int64_t{a.tp} * a.pp * *a.dp;
   if (world > 1 << 20) throw ConfigError("--dp", "", std::to_string(world), "tp x pp x dp at most 1048576 GPUs");
-  const Topology topo = topology_for(a.topology, static_cast<int>(world));
-  const NodeIndex first = topo.ranks.front();
-  const std::optional<DeviceSpec> device = find_device(topo.nodes[first].model);
-  if (!device) {
-    throw ConfigError(topo.name, "/nodes", topo.nodes[first].id,
-                      "a GPU model the device catalogue knows (its peak FLOP/s and HBM), for rank 0");
-  }
-  model = with_device_efficiency(std::move(model), *device);
-  LinkGraph graph(topo);
-  const CommSpec spec = resolve_comm_spec(CommSpec{a.algorithms, a.protocols}, topo, true);
-  const int per_host = ranks_per_node(topo);
-  GroupCollectiveCost cost(graph, spec, 1);
-  const GroupsCostFn fn = [&cost](CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups) {
-    return cost.time_groups(op, bytes, groups);
-  };
+  const auto job = llm_job(a, static_cast<int>(world));
+  model = with_device_efficiency(std::move(model), job->device);
   LlmReport rep;
   rep.model = model.name;
-  rep.topology = topo.name;
-  rep.device = device->name;
-  rep.collectives = spec.label();
+  rep.topology = job->topo.name;
+  rep.device = job->device.name;
+  rep.collectives = job->spec.label();
   rep.spec = model;
   rep.training = tr;
-  rep.step = evaluate_llm_step(model, tr, *device, fn, host_link_of(graph, 0), per_host);
+  rep.step = evaluate_llm_step(model, tr, job->device, job->fn, host_link_of(*job->graph, 0), job->per_host);
   output.put(format, llm_report_views(rep));
 }
 
@@ -132,7 +202,16 @@ void add_llm_command(CLI::App& app, ReportOutput& output) {
       ->required();
   cmd->add_option("--tp", a->tp, "Tensor-parallel degree (innermost: within a host)")->check(CLI::Range(1, 1 << 20))->capture_default_str();
   cmd->add_option("--pp", a->pp, "Pipeline-parallel degree (stages)")->check(CLI::Range(1, 1 << 20))->capture_default_str();
-  cmd->add_option("--dp", a->dp, "Data-parallel degree")->check(CLI::Range(1, 1 << 20))->required();
+  cmd->add_option("--dp", a->dp, "Data-parallel degree (required without --search)")->check(CLI::Range(1, 1 << 20));
+  cmd->add_flag("--search", a->search,
+                "Search layouts (TP, PP, DP, micro-batch, interleaving, recompute, SP, ZeRO-1) for --gpus GPUs; "
+                "print the best by step time");
+  cmd->add_flag("--no-sequence-parallel", a->no_sequence_parallel, "With --search: only layouts without SP (--sequence-parallel: only with)");
+  cmd->add_flag("--no-distributed-optimizer", a->no_distributed_optimizer,
+                "With --search: only layouts without ZeRO-1 (--distributed-optimizer: only with)");
+  cmd->add_option("--gpus", a->gpus, "GPUs to search layouts for (with --search)")->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--top", a->top, "Layouts --search prints")->check(CLI::Range(1, 100000))->capture_default_str();
+  cmd->add_option("--price-per-gpu-hour", a->price, "With --search: cost per step and per million tokens at this GPU-hour price");
   cmd->add_option("--virtual-stages", a->virtual_stages, "Model chunks per pipeline rank (interleaved schedule)")
       ->check(CLI::Range(1, 4096))->capture_default_str();
   cmd->add_option("--micro-batch", a->micro_batch, "Samples per micro-batch")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20))
@@ -140,7 +219,8 @@ void add_llm_command(CLI::App& app, ReportOutput& output) {
   cmd->add_option("--global-batch", a->global_batch, "Samples per optimizer step, all replicas")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30))->required();
   cmd->add_option("--schedule", a->schedule, "Pipeline schedule: gpipe, 1f1b or interleaved")->capture_default_str();
-  cmd->add_option("--recompute", a->recompute, "Activation recomputation: none, selective or full")->capture_default_str();
+  cmd->add_option("--recompute", a->recompute, "Activation recomputation: none (default), selective or full; with --search, "
+                  "the only one tried");
   cmd->add_flag("--sequence-parallel", a->sequence_parallel, "Megatron sequence parallelism (TP all-reduces become all-gather + reduce-scatter)");
   cmd->add_flag("--distributed-optimizer", a->distributed_optimizer, "Optimizer state split over DP (ZeRO-1): reduce-scatter, then all-gather");
   cmd->add_option("--offload", a->offload, "none or optimizer (ZeRO-Offload: optimizer state and step in host memory)")->capture_default_str();

@@ -240,7 +240,8 @@ LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const De
     sc.memory.weights = Bytes{2 * params};
     sc.memory.gradients = Bytes{grads};
     sc.memory.optimizer = tr.offload_optimizer ? Bytes{} : Bytes{static_cast<std::int64_t>(std::ceil(kOptimizerStateBytes * params / dpd))};
-    const Recompute kept = tr.recompute;
+    // Selective recompute of a fused attention kernel changes nothing: it recomputes anyway.
+    const Recompute kept = tr.recompute == Recompute::Selective && s.flash_attention ? Recompute::None : tr.recompute;
     double act = static_cast<double>(out.run.peak_in_flight[static_cast<std::size_t>(r)]) * static_cast<double>(layers_per_chunk) *
                  s.layer_activation_bytes(b, t, tr.sequence_parallel, kept);
     // Recomputing a layer in backward rebuilds its full activations once at a time.
