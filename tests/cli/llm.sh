@@ -29,6 +29,27 @@ grep -q "^MFU" "$TMP/table" || fail "no MFU line: $(cat "$TMP/table")"
 "$COLLSIM" llm --model llama2-7b --tp 16 --dp 1 --global-batch 4 --topology 4x-dgx-h100-rail-8x400g-ib \
   | grep -q "TP groups span hosts" || fail "no warning for TP across hosts"
 
+# --search: every layout of 16 GPUs; TP within a host; fitting rows by step time; same bytes twice.
+search=(llm --search --model llama2-7b --topology 4x-dgx-h100-rail-8x400g-ib --gpus 16 --global-batch 64 --top 1000
+        --price-per-gpu-hour 2 --format json)
+"$COLLSIM" "${search[@]}" >"$TMP/s1.json" || fail "llm --search failed"
+"$COLLSIM" "${search[@]}" >"$TMP/s2.json" || fail "llm --search failed twice"
+cmp -s "$TMP/s1.json" "$TMP/s2.json" || fail "llm --search output differs between two runs"
+python3 - "$TMP/s1.json" <<'PY' || fail "llm --search json: $(head -c 2000 "$TMP/s1.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = d["layouts"]
+assert d["evaluated"] == len(rows) > 500, d["evaluated"]
+assert all(r["tp"] <= 8 and r["tp"] * r["pp"] * r["dp"] == 16 for r in rows)
+fit = [r for r in rows if r["fits"]]
+assert rows[:len(fit)] == fit and all(a["step_s"] <= b["step_s"] for a, b in zip(fit, fit[1:]))
+assert all(r["recompute"] != "selective" for r in rows)  # flash attention: selective equals none
+# 2 per GPU-hour x 16 GPUs x the step.
+assert all(abs(r["cost_per_step"] - 2 * 16 * r["step_s"] / 3600) < 1e-9 for r in rows)
+PY
+expect_error 2 "--gpus" -- llm --search --model llama2-7b --topology dgx-h100 --global-batch 64
+expect_error 2 "--price-per-gpu-hour" -- llm --search --model llama2-7b --topology dgx-h100 --gpus 8 --global-batch 8 --price-per-gpu-hour 0
+
 expect_error 2 "/transformer" -- llm --model resnet50 --topology dgx-h100 --dp 8 --global-batch 8
 expect_error 2 "tp" "attention heads" -- llm --model llama2-7b --topology dgx-h100 --tp 3 --dp 1 --global-batch 8
 expect_error 2 "global_batch" "multiple of dp x micro_batch" -- llm --model llama2-7b --topology dgx-h100 --dp 8 --global-batch 12

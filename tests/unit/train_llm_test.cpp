@@ -6,6 +6,7 @@
 #include "sim/core/error.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/train/host_link.hpp"
+#include "sim/train/llm_search.hpp"
 #include "sim/train/llm_step.hpp"
 #include "sim/train/pipeline_schedule.hpp"
 #include "sim/train/transformer.hpp"
@@ -249,6 +250,57 @@ TEST_CASE("layouts the model or batch cannot take are refused", "[llm]") {
   refused(tr);
   tr.global_batch = 8;
   REQUIRE_NOTHROW(evaluate_llm_step(m, tr, round_device(), one_ms, std::nullopt, 8));
+}
+
+}  // namespace
+}  // namespace collsim
+
+namespace collsim {
+namespace {
+
+TEST_CASE("the layout search ranks what fits by step time and prunes what cannot", "[llm]") {
+  LlmModel m;
+  m.name = "small";
+  m.shape = parse_transformer_shape({{"layers", 8}, {"hidden", 1024}, {"heads", 16}, {"vocab", 1024}, {"sequence", 512}},
+                                    "test", "/transformer");
+  m.precision = "fp16";
+  m.efficiency = 1.0;
+  DeviceSpec d;
+  d.name = "test";
+  d.fp16_flops = 100e12;
+  d.hbm_capacity = Bytes{80'000'000'000};
+  d.hbm_bandwidth = Bandwidth::gb_per_s(1000);
+  // Collectives cost 1 ms per participating rank beyond the first: bigger groups cost more.
+  const GroupsCostFn cost = [](CollectiveOp, Bytes, const std::vector<std::vector<int>>& g) {
+    return Time::from_ms(static_cast<std::int64_t>(g.front().size()) - 1);
+  };
+  LlmSearchSpace space;
+  space.gpus = 16;
+  space.gpus_per_host = 4;
+  space.global_batch = 32;
+  const LlmSearchResult r = search_llm_layouts(m, space, d, cost, std::nullopt);
+  REQUIRE(r.evaluated > 100);
+  CHECK(r.pruned == 0);
+  for (std::size_t i = 0; i < r.candidates.size(); ++i) {
+    const LlmCandidate& c = r.candidates[i];
+    CHECK(c.training.layout.world() == 16);
+    CHECK(c.training.layout.tp <= 4);  // TP never leaves a host
+    CHECK(!c.step.tp_crosses_hosts);
+    if (i > 0 && c.step.fits && r.candidates[i - 1].step.fits) CHECK(r.candidates[i - 1].step.step <= c.step.step);
+  }
+  // The ranking is the evaluation's: the best layout evaluated on its own gives its step.
+  const LlmCandidate& best = r.candidates.front();
+  CHECK(evaluate_llm_step(m, best.training, d, cost, std::nullopt, 4).step == best.step.step);
+  // A GPU of 1 GB cannot hold 2 + 2 + 12 B for each of its ~110 M / (tp pp) parameters
+  // unless split 16 ways: everything else is pruned before it is played.
+  d.hbm_capacity = Bytes{1'000'000'000};
+  const LlmSearchResult small = search_llm_layouts(m, space, d, cost, std::nullopt);
+  CHECK(small.pruned > 0);
+  for (const LlmCandidate& c : small.candidates) {
+    const double per_gpu = static_cast<double>(m.shape.parameters()) / (c.training.layout.tp * c.training.layout.pp);
+    const int zero = c.training.distributed_optimizer ? c.training.layout.dp : 1;
+    CHECK(per_gpu * (4.0 + 12.0 / zero) <= 1e9);
+  }
 }
 
 }  // namespace
