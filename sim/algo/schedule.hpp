@@ -88,6 +88,7 @@ class Schedule {
   [[nodiscard]] const std::string& algorithm() const { return algorithm_; }
   [[nodiscard]] int ranks() const { return collective_.ranks; }
   [[nodiscard]] std::size_t size() const { return transfers_.size(); }
+  [[nodiscard]] std::size_t dependency_count() const { return dep_list_.size(); }
   // A transfer by value: stored packed, with its bytes taken from its chunk.
   [[nodiscard]] Transfer transfer(TransferId id) const;
   // Every transfer, unpacked (a copy: for tests and reports, not hot loops).

@@ -25,7 +25,7 @@ Schedule merge(const Schedule& one, const std::vector<std::vector<int>>& groups,
   c.ranks = job_ranks;
   Schedule merged(c, one.algorithm());
   const auto transfers = static_cast<TransferId>(one.size());
-  merged.reserve(one.size() * groups.size(), 0);
+  merged.reserve(one.size() * groups.size(), one.dependency_count() * groups.size());
   for (const auto& group : groups) {
     const std::int32_t chunk_base = static_cast<std::int32_t>(merged.chunks().size());
     for (const ChunkSpec& spec : one.chunks()) {
