@@ -44,6 +44,10 @@ class GroupCollectiveCost {
   // The concurrent groups of a kind, as job rank indices.
   [[nodiscard]] std::vector<std::vector<int>> groups(CommGroup group) const;
   [[nodiscard]] std::size_t plays() const { return cache_.size(); }
+  // How many plays of concurrent groups ran group 0's copy alone, the copies being
+  // independent and alike (see play_groups); off, every copy is always played (for tests).
+  [[nodiscard]] std::size_t alone_plays() const { return alone_plays_; }
+  void set_play_alone(bool on) { play_alone_ = on; }
 
  private:
   [[nodiscard]] Time play_groups(CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups,
@@ -52,6 +56,8 @@ class GroupCollectiveCost {
   LinkGraph& graph_;
   CommSpec spec_;
   int ranks_per_node_;
+  bool play_alone_ = true;
+  std::size_t alone_plays_ = 0;
   std::map<std::tuple<CollectiveOp, std::int64_t, CommGroup>, Time> cache_;
   std::map<std::tuple<CollectiveOp, std::int64_t, std::vector<std::vector<int>>>, Time> listed_cache_;
 };

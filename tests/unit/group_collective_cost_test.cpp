@@ -109,4 +109,38 @@ TEST_CASE("bad group cost settings are ConfigErrors", "[sharded][group_cost]") {
   REQUIRE_THROWS_AS(ranks_per_node(uneven), ConfigError);
 }
 
+TEST_CASE("independent copies of a group play as group 0 alone, to the picosecond", "[sharded][group_cost]") {
+  // 4 x DGX H100 on 8 rails: each rail's GPUs reach one another through their own NIC
+  // and rail switch, so the 8 rail groups never meet; groups of two GPUs per host do.
+  SweepClusterSpec spec;
+  spec.hosts = 4;
+  const Topology topo = make_sweep_cluster(spec);
+  const std::vector<std::vector<std::vector<int>>> sets{
+      {{0, 8, 16, 24}, {1, 9, 17, 25}, {2, 10, 18, 26}, {3, 11, 19, 27}, {4, 12, 20, 28}, {5, 13, 21, 29}, {6, 14, 22, 30}, {7, 15, 23, 31}},
+      {{0, 4, 8, 12, 16, 20, 24, 28}, {1, 5, 9, 13, 17, 21, 25, 29}, {2, 6, 10, 14, 18, 22, 26, 30}, {3, 7, 11, 15, 19, 23, 27, 31}},
+      {{0, 8}, {1, 9}, {2, 10}, {16, 24}, {17, 25}},
+      {{0, 1}, {2, 3}, {8, 9}, {10, 11}},
+  };
+  for (const CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather, CollectiveOp::Broadcast}) {
+    for (const auto& groups : sets) {
+      for (const std::int64_t bytes : {std::int64_t{1} << 16, std::int64_t{1} << 26}) {
+        LinkGraph ga(topo), gb(topo);
+        GroupCollectiveCost fast(ga, CommSpec{"ring", "simple"}, 8), every(gb, CommSpec{"ring", "simple"}, 8);
+        every.set_play_alone(false);
+        INFO(to_string(op) << " " << groups.size() << " groups of " << groups.front().size() << ", " << bytes << " B");
+        CHECK(fast.time_groups(op, Bytes{bytes}, groups) == every.time_groups(op, Bytes{bytes}, groups));
+        CHECK(every.alone_plays() == 0);
+      }
+    }
+  }
+  // Rail groups are independent: group 0's copy alone was played.
+  LinkGraph g(topo);
+  GroupCollectiveCost cost(g, CommSpec{"ring", "simple"}, 8);
+  (void)cost.time_groups(CollectiveOp::AllReduce, Bytes{1 << 26}, sets.front());
+  CHECK(cost.alone_plays() == 1);
+  // Groups sharing a rank are never taken for independent.
+  (void)cost.time_groups(CollectiveOp::AllReduce, Bytes{1 << 26}, {{0, 8}, {0, 16}});
+  CHECK(cost.alone_plays() == 1);
+}
+
 }  // namespace collsim
