@@ -15,6 +15,9 @@ void reuse_freed_memory() {
   // thousands of schedules of similar size, and every page handed back faults in again,
   // zeroed, on the next one. It is returned at exit (or to a malloc_trim).
   mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
+  // Blocks past the threshold (schedules of thousands of ranks) come from the heap too,
+  // not from mmap, so that they are reused rather than mapped and faulted in each time.
+  mallopt(M_MMAP_MAX, 0);
 #endif
 }
 
