@@ -31,6 +31,7 @@ struct LlmArgs {
   int tp = 1, pp = 1;
   std::optional<int> dp;
   int virtual_stages = 1;
+  std::optional<int> ep;
   std::int64_t micro_batch = 1;
   std::int64_t global_batch = 0;
   std::string schedule = "1f1b", recompute, offload = "none", order = "tp-dp-pp";
@@ -134,6 +135,7 @@ void run_search(const LlmArgs& a, LlmModel model, OutputFormat format, ReportOut
   if (a.no_sequence_parallel) space.sequence_parallel = {false};
   if (a.distributed_optimizer) space.distributed_optimizer = {true};
   if (a.no_distributed_optimizer) space.distributed_optimizer = {false};
+  if (a.ep) space.expert_parallel = {*a.ep};
   LlmSearchReport rep;
   rep.model = model.name;
   rep.topology = job->topo.name;
@@ -163,6 +165,7 @@ void run_llm(const LlmArgs& a, ReportOutput& output) {
   tr.layout.tp = a.tp;
   tr.layout.pp = a.pp;
   tr.layout.virtual_stages = a.virtual_stages;
+  tr.layout.ep = a.ep.value_or(1);
   tr.layout.order = enum_option<PlacementOrder>("--order", a.order);
   tr.schedule = enum_option<PipelineKind>("--schedule", a.schedule);
   tr.micro_batch = a.micro_batch;
@@ -195,7 +198,7 @@ void run_llm(const LlmArgs& a, ReportOutput& output) {
 void add_llm_command(CLI::App& app, ReportOutput& output) {
   auto a = std::make_shared<LlmArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "llm", "Predict one training step of a transformer under tensor, pipeline and data parallelism (Megatron-style)");
+      "llm", "Predict one training step of a transformer under tensor, pipeline, data and expert parallelism (Megatron-style)");
   cmd->add_option("--model", a->model, "Model file with a \"transformer\" shape (or a shipped workload's name, e.g. llama2-70b)")
       ->required();
   cmd->add_option("--topology", a->topology, "Topology file or shipped name; a cluster generator grows to tp x pp x dp GPUs")
@@ -203,8 +206,10 @@ void add_llm_command(CLI::App& app, ReportOutput& output) {
   cmd->add_option("--tp", a->tp, "Tensor-parallel degree (innermost: within a host)")->check(CLI::Range(1, 1 << 20))->capture_default_str();
   cmd->add_option("--pp", a->pp, "Pipeline-parallel degree (stages)")->check(CLI::Range(1, 1 << 20))->capture_default_str();
   cmd->add_option("--dp", a->dp, "Data-parallel degree (required without --search)")->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--ep", a->ep, "Expert-parallel degree of an MoE model, within DP (default 1; with --search, the only one tried)")
+      ->check(CLI::Range(1, 1 << 20));
   cmd->add_flag("--search", a->search,
-                "Search layouts (TP, PP, DP, micro-batch, interleaving, recompute, SP, ZeRO-1) for --gpus GPUs; "
+                "Search layouts (TP, PP, DP, EP, micro-batch, interleaving, recompute, SP, ZeRO-1) for --gpus GPUs; "
                 "print the best by step time");
   cmd->add_flag("--no-sequence-parallel", a->no_sequence_parallel, "With --search: only layouts without SP (--sequence-parallel: only with)");
   cmd->add_flag("--no-distributed-optimizer", a->no_distributed_optimizer,

@@ -37,6 +37,7 @@ std::vector<Column<StageRow>> stage_columns() {
       ms_column<R>("forward_ms", "forward", "(ms)", 9, [](const R& r) { return r.cost->forward; }),
       ms_column<R>("backward_ms", "backward", "(ms)", 9, [](const R& r) { return r.cost->backward; }),
       ms_column<R>("tp_ms", "TP comm", "(ms)", 9, [](const R& r) { return r.cost->tp_forward + r.cost->tp_backward; }),
+      ms_column<R>("ep_ms", "EP comm", "(ms)", 9, [](const R& r) { return r.cost->ep_forward + r.cost->ep_backward; }),
       ms_column<R>("recompute_ms", "recompute", "(ms)", 10, [](const R& r) { return r.cost->recompute; }),
       ms_column<R>("last_backward_end_ms", "bwd done", "(ms)", 10, [](const R& r) { return r.last_backward_end; }),
       ms_column<R>("dp_reduce_ms", "DP reduce", "(ms)", 10, [](const R& r) { return r.cost->dp_reduce; }),
@@ -47,6 +48,15 @@ std::vector<Column<StageRow>> stage_columns() {
       gib_column("optimizer_bytes", "optimizer", [](const R& r) { return r.cost->memory.optimizer; }),
       gib_column("activations_bytes", "activ.", [](const R& r) { return r.cost->memory.activations + r.cost->memory.logits; }),
       gib_column("memory_bytes", "total", [](const R& r) { return r.cost->memory.total(); }),
+      // JSON has the times in integer picoseconds.
+      ps_column<R>("forward_ps", [](const R& r) { return r.cost->forward; }),
+      ps_column<R>("backward_ps", [](const R& r) { return r.cost->backward; }),
+      ps_column<R>("tp_ps", [](const R& r) { return r.cost->tp_forward + r.cost->tp_backward; }),
+      ps_column<R>("ep_ps", [](const R& r) { return r.cost->ep_forward + r.cost->ep_backward; }),
+      ps_column<R>("recompute_ps", [](const R& r) { return r.cost->recompute; }),
+      ps_column<R>("last_backward_end_ps", [](const R& r) { return r.last_backward_end; }),
+      ps_column<R>("dp_reduce_ps", [](const R& r) { return r.cost->dp_reduce; }),
+      ps_column<R>("dp_exposed_ps", [](const R& r) { return r.cost->dp_exposed; }),
   };
 }
 
@@ -89,8 +99,9 @@ void write_table(std::ostream& out, const LlmReport& r) {
              t.layout.label(), to_string(t.layout.order), to_string(t.schedule), t.micro_batch, t.global_batch, s.micro_batches,
              recompute_name(t.recompute), t.sequence_parallel ? "on" : "off", t.distributed_optimizer ? "on" : "off",
              t.offload_optimizer ? "optimizer" : "none", t.overlap_grad_reduce ? "on" : "off");
-  fmt::print(out, "# GEMMs at {:.1f} % of the {} peak; {} TP collectives per layer per micro-batch\n",
-             100 * r.spec.efficiency, r.spec.precision, s.tp_collectives_per_layer);
+  fmt::print(out, "# GEMMs at {:.1f} % of the {} peak; {} TP collectives per layer per micro-batch{}\n",
+             100 * r.spec.efficiency, r.spec.precision, s.tp_collectives_per_layer,
+             s.ep_all_to_alls_per_layer > 0 ? fmt::format(", {} EP all-to-alls", s.ep_all_to_alls_per_layer) : std::string());
   if (s.tp_crosses_hosts) fmt::print(out, "# warning: TP groups span hosts (TP traffic leaves the NVLink domain)\n");
   if (!s.fits) fmt::print(out, "# warning: the fullest GPU needs more memory than its HBM\n");
   write_field_lines(out, summary(r));
@@ -106,6 +117,7 @@ Json report_json(const LlmReport& r) {
                    {"pp", t.layout.pp},
                    {"dp", t.layout.dp},
                    {"virtual_stages", t.layout.virtual_stages},
+                   {"ep", t.layout.ep},
                    {"order", to_string(t.layout.order)},
                    {"gpus", t.layout.world()}};
   doc["schedule"] = to_string(t.schedule);
@@ -119,6 +131,7 @@ Json report_json(const LlmReport& r) {
   doc["overlap_grad_reduce"] = t.overlap_grad_reduce;
   doc["gemm_efficiency"] = r.spec.efficiency;
   doc["tp_collectives_per_layer"] = s.tp_collectives_per_layer;
+  doc["ep_all_to_alls_per_layer"] = s.ep_all_to_alls_per_layer;
   doc["tp_crosses_hosts"] = s.tp_crosses_hosts;
   doc["step_ps"] = s.step.ps;
   add_fields(doc, summary(r));

@@ -104,6 +104,7 @@ Json report_json(const LlmSearchReport& r) {
     doc["layouts"][i]["pp"] = l.pp;
     doc["layouts"][i]["dp"] = l.dp;
     doc["layouts"][i]["virtual_stages"] = l.virtual_stages;
+    doc["layouts"][i]["ep"] = l.ep;
   }
   return doc;
 }

@@ -25,6 +25,9 @@ struct LlmSearchSpace {
                                                       TransformerShape::Recompute::Full};
   std::vector<bool> sequence_parallel{false, true};
   std::vector<bool> distributed_optimizer{false, true};
+  // Expert-parallel degrees tried for an MoE model (empty: every divisor of the experts
+  // that divides dp); dense models run ep = 1.
+  std::vector<int> expert_parallel;
 };
 
 struct LlmCandidate {

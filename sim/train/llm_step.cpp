@@ -31,6 +31,15 @@ void check(const TransformerShape& s, const LlmTraining& tr) {
     bad_layout(l.virtual_stages > 1 ? "pp x virtual_stages" : "pp", std::to_string(chunks),
                fmt::format("a divisor of the {} layers", s.layers));
   }
+  if (l.ep < 1 || l.dp % l.ep != 0) bad_layout("ep", std::to_string(l.ep), fmt::format("a divisor of dp ({})", l.dp));
+  if (l.ep > 1 && s.experts % l.ep != 0) {
+    bad_layout("ep", std::to_string(l.ep), s.experts > 1 ? fmt::format("a divisor of the {} experts", s.experts)
+                                                         : std::string("1 for a dense model (no experts)"));
+  }
+  // Megatron-Core refuses MoE with TP but without sequence parallelism (TransformerConfig).
+  if (s.experts > 1 && l.tp > 1 && !tr.sequence_parallel) {
+    bad_layout("sequence_parallel", "off", "on for an MoE model under tensor parallelism (as Megatron-Core requires)");
+  }
   if (tr.micro_batch < 1) bad_layout("micro_batch", std::to_string(tr.micro_batch), "at least 1");
   if (tr.global_batch % (std::int64_t{l.dp} * tr.micro_batch) != 0 || tr.global_batch < l.dp * tr.micro_batch) {
     bad_layout("global_batch", std::to_string(tr.global_batch),
@@ -76,15 +85,19 @@ double wave_efficiency(double m, double n, int sms) {
 // One layer's forward GEMMs on one tensor rank for `tokens` rows, as seconds at
 // `rate` FLOP/s: QKV, attention output, MLP up (and gate), MLP down, each with its wave
 // quantization; the attention scores (batched over heads: many tiles) at the rate itself.
-double layer_gemm_seconds(const TransformerShape& s, double tokens, int tp, double rate, int sms) {
+// An MoE layer's rank runs its experts / ep experts, each on the tokens routed to it: with
+// balanced routing top_k x tokens rows shared among them.
+double layer_gemm_seconds(const TransformerShape& s, double tokens, int tp, int ep, double rate, int sms) {
   const double h = static_cast<double>(s.hidden), t = tp;
   const double kv = h / static_cast<double>(s.heads) * static_cast<double>(s.kv_heads);
   const double f = static_cast<double>(s.ffn_hidden);
-  const double k = static_cast<double>(s.top_k);
-  const auto gemm = [&](double n, double depth, double copies) {
-    return copies * 2.0 * tokens * n * depth / (rate * wave_efficiency(tokens, n, sms));
+  const double local = static_cast<double>(s.experts / ep);
+  const double rows = tokens * static_cast<double>(s.top_k) / local;  // per local expert
+  const auto gemm = [&](double m, double n, double depth, double copies) {
+    return copies * 2.0 * m * n * depth / (rate * wave_efficiency(m, n, sms));
   };
-  double secs = gemm((h + 2 * kv) / t, h, 1) + gemm(h, h / t, 1) + gemm(f * (s.gated_mlp ? 2 : 1) / t, h, k) + gemm(h, f / t, k);
+  double secs = gemm(tokens, (h + 2 * kv) / t, h, 1) + gemm(tokens, h, h / t, 1) +
+                gemm(rows, f * (s.gated_mlp ? 2 : 1) / t, h, local) + gemm(rows, h, f / t, local);
   secs += tokens * (s.attention_core_flops_per_token() / t + (s.experts > 1 ? 2.0 * h * static_cast<double>(s.experts) : 0.0)) / rate;
   return secs;
 }
@@ -92,6 +105,7 @@ double layer_gemm_seconds(const TransformerShape& s, double tokens, int tp, doub
 struct PerLayer {
   Time compute_f;    // GEMMs and elementwise work of one forward
   Time tp_f, tp_b;   // TP collectives in forward and backward
+  Time ep_f, ep_b;   // MoE all-to-alls in forward and backward
   Time recompute;    // repeated forward work in backward
   int collectives_f = 0, collectives_b = 0, collectives_r = 0;
 };
@@ -121,19 +135,35 @@ LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const De
   // One layer, one micro-batch, one tensor rank.
   PerLayer layer;
   const double act_none = s.layer_activation_bytes(b, t, tr.sequence_parallel, Recompute::None);
-  layer.compute_f = Time::from_seconds(layer_gemm_seconds(s, tokens_mb, t, peak, device.sms)) + memory_time(2.0 * act_none);
+  layer.compute_f = Time::from_seconds(layer_gemm_seconds(s, tokens_mb, t, l.ep, peak, device.sms)) + memory_time(2.0 * act_none);
   const auto tp_groups = l.tp_groups();
   const std::int64_t out_bytes = s.layer_output_bytes(b);
+  const bool moe = s.experts > 1;
   if (t > 1) {
     // Megatron's f/g operators: one all-reduce after attention and one after the MLP, in
     // forward and again in backward; with SP each becomes an all-gather before and a
-    // reduce-scatter after (Korthikanti et al. 2022, section 4.2.2).
-    const Time pair = tr.sequence_parallel
-                          ? run(CollectiveOp::AllGather, out_bytes, tp_groups) + run(CollectiveOp::ReduceScatter, out_bytes, tp_groups)
-                          : run(CollectiveOp::AllReduce, out_bytes, tp_groups);
-    layer.tp_f = pair * 2;
-    layer.tp_b = pair * 2;
+    // reduce-scatter after (Korthikanti et al. 2022, section 4.2.2). An MoE layer's experts
+    // are split over TP too: its pair carries the top_k copies of the routed tokens.
+    const auto pair = [&](std::int64_t bytes) {
+      return tr.sequence_parallel ? run(CollectiveOp::AllGather, bytes, tp_groups) + run(CollectiveOp::ReduceScatter, bytes, tp_groups)
+                                  : run(CollectiveOp::AllReduce, bytes, tp_groups);
+    };
+    const Time attention = pair(out_bytes);
+    const Time mlp = moe ? pair(out_bytes * s.top_k) : attention;
+    layer.tp_f = attention + mlp;
+    layer.tp_b = attention + mlp;
     layer.collectives_f = layer.collectives_b = tr.sequence_parallel ? 4 : 2;
+  }
+  if (moe && l.ep > 1) {
+    // Megatron-Core's all-to-all dispatcher: each rank sends its tokens (1/t of the
+    // micro-batch's under SP) top_k times to the experts' ranks and receives them back
+    // after the experts (dispatch + combine); backward sends the gradients the same way.
+    // Routing is taken as balanced (every expert gets its share).
+    const std::int64_t routed = out_bytes / t * s.top_k;
+    const Time both = run(CollectiveOp::AllToAll, routed, l.ep_groups(0)) * 2;
+    layer.ep_f = both;
+    layer.ep_b = both;
+    out.ep_all_to_alls_per_layer = tr.recompute == Recompute::Full ? 6 : 4;
   }
   switch (tr.recompute) {
     case Recompute::None:
@@ -150,13 +180,13 @@ LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const De
       break;
     }
     case Recompute::Full:
-      layer.recompute = layer.compute_f + layer.tp_f;
+      layer.recompute = layer.compute_f + layer.tp_f + layer.ep_f;
       layer.collectives_r = layer.collectives_f;
       break;
   }
   out.tp_collectives_per_layer = layer.collectives_f + layer.collectives_b + layer.collectives_r;
-  const Time layer_forward = layer.compute_f + layer.tp_f;
-  const Time layer_backward = layer.compute_f * 2 + layer.tp_b + layer.recompute;
+  const Time layer_forward = layer.compute_f + layer.tp_f + layer.ep_f;
+  const Time layer_backward = layer.compute_f * 2 + layer.tp_b + layer.ep_b + layer.recompute;
 
   // Embedding (first virtual stage): a vocabulary-parallel lookup ends in an all-reduce (a
   // reduce-scatter with SP). LM head (last): the logits GEMM, and fp32 logits written and
@@ -206,7 +236,7 @@ LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const De
   const std::int64_t vocab_shard = s.vocab * s.hidden / t;
   const bool tied_across = s.tied_embeddings && pp > 1;
   Time step_end{};
-  std::int64_t most_params = 0;
+  double most_owned = 0;  // optimizer elements on the fullest rank
   for (int r = 0; r < pp; ++r) {
     LlmStageCost sc;
     sc.forward = Time{};
@@ -216,14 +246,23 @@ LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const De
     }
     sc.tp_forward = layer.tp_f * (layers_per_chunk * v);
     sc.tp_backward = layer.tp_b * (layers_per_chunk * v);
+    sc.ep_forward = layer.ep_f * (layers_per_chunk * v);
+    sc.ep_backward = layer.ep_b * (layers_per_chunk * v);
     sc.recompute = layer.recompute * (layers_per_chunk * v);
-    std::int64_t params = layers_per_chunk * v * s.layer_parameters() / t;
+    // The experts' weights are split over EP and reduced over their expert-DP groups; the
+    // rest over all of DP.
+    const std::int64_t expert_params = layers_per_chunk * v * (s.layer_expert_parameters() / l.ep) / t;
+    std::int64_t params = layers_per_chunk * v * (s.layer_parameters() - s.layer_expert_parameters()) / t + expert_params;
     if (r == 0) params += s.embedding_parameters() / t;
     if (r == pp - 1) params += s.tied_embeddings ? (pp > 1 ? vocab_shard : 0) : s.lm_head_parameters() / t;
-    most_params = std::max(most_params, params);
     const std::int64_t grads = params * grad_bytes;
-    const auto dp_groups = l.dp_groups(r);
-    sc.dp_reduce = run(tr.distributed_optimizer ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce, grads, dp_groups);
+    const CollectiveOp reduce = tr.distributed_optimizer ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
+    if (l.ep > 1) {
+      sc.dp_reduce = run(reduce, (params - expert_params) * grad_bytes, l.dp_groups(r));
+      sc.dp_reduce += run(reduce, expert_params * grad_bytes, l.expert_dp_groups(r));
+    } else {
+      sc.dp_reduce = run(reduce, grads, l.dp_groups(r));
+    }
     if (tied_across && (r == 0 || r == pp - 1)) {
       sc.dp_reduce += run(CollectiveOp::AllReduce, vocab_shard * grad_bytes, l.embedding_pairs());
     }
@@ -236,10 +275,15 @@ LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const De
     sc.dp_exposed = sc.dp_reduce > window ? sc.dp_reduce - window : Time{};
     step_end = std::max(step_end, out.run.last_backward_end[static_cast<std::size_t>(r)] + sc.dp_exposed);
 
-    const double dpd = tr.distributed_optimizer ? l.dp : 1;
+    // The distributed optimizer splits the dense weights' state over DP, the experts' over
+    // their expert-DP group.
+    const double owned = tr.distributed_optimizer ? static_cast<double>(params - expert_params) / l.dp +
+                                                        static_cast<double>(expert_params) / (l.dp / l.ep)
+                                                  : static_cast<double>(params);
+    most_owned = std::max(most_owned, owned);
     sc.memory.weights = Bytes{2 * params};
     sc.memory.gradients = Bytes{grads};
-    sc.memory.optimizer = tr.offload_optimizer ? Bytes{} : Bytes{static_cast<std::int64_t>(std::ceil(kOptimizerStateBytes * params / dpd))};
+    sc.memory.optimizer = tr.offload_optimizer ? Bytes{} : Bytes{static_cast<std::int64_t>(std::ceil(kOptimizerStateBytes * owned))};
     // Selective recompute of a fused attention kernel changes nothing: it recomputes anyway.
     const Recompute kept = tr.recompute == Recompute::Selective && s.flash_attention ? Recompute::None : tr.recompute;
     double act = static_cast<double>(out.run.peak_in_flight[static_cast<std::size_t>(r)]) * static_cast<double>(layers_per_chunk) *
@@ -256,7 +300,7 @@ LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const De
   // updated 16-bit weights gathered back over DP. Offloaded, the GPU sends its gradient
   // shard to host memory and receives the updated weights (ZeRO-Offload); the CPU's Adam
   // itself is not modelled.
-  const double shard = static_cast<double>(most_params) / (tr.distributed_optimizer ? l.dp : 1);
+  const double shard = most_owned;
   const double opt_traffic = model.optimizer_bytes_per_param > 0 ? model.optimizer_bytes_per_param : kAdamTraffic;
   if (tr.offload_optimizer) {
     if (!host_link || host_link->bandwidth.bytes_per_s <= 0) {
@@ -268,9 +312,12 @@ LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const De
   }
   if (tr.distributed_optimizer) {
     Time gather{};
+    const std::int64_t expert_params = s.layers / pp * (s.layer_expert_parameters() / l.ep) / t;
     for (int r = 0; r < pp; ++r) {
       const std::int64_t params = out.stages[static_cast<std::size_t>(r)].memory.weights.count / 2;
-      gather = std::max(gather, run(CollectiveOp::AllGather, 2 * params, l.dp_groups(r)));
+      Time g = run(CollectiveOp::AllGather, 2 * (params - expert_params), l.dp_groups(r));
+      if (l.ep > 1) g += run(CollectiveOp::AllGather, 2 * expert_params, l.expert_dp_groups(r));
+      gather = std::max(gather, g);
     }
     out.param_gather = gather;
   }

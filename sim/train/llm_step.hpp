@@ -1,7 +1,8 @@
-// One optimizer step of a transformer under a parallel layout (TP x PP x DP): per-micro-batch
-// compute of each pipeline stage (GEMM FLOPs at the device's peak x efficiency, elementwise
-// work at HBM bandwidth), TP collectives inside every layer, the pipeline schedule with its
-// point-to-point activations, the data-parallel gradient reduction, the optimizer (and its
+// One optimizer step of a transformer under a parallel layout (TP x PP x DP, EP within DP):
+// per-micro-batch compute of each pipeline stage (GEMM FLOPs at the device's peak x
+// efficiency, elementwise work at HBM bandwidth), TP collectives inside every layer, the MoE
+// all-to-alls over EP, the pipeline schedule with its point-to-point activations, the
+// data-parallel gradient reduction (experts' over their expert-DP groups), the optimizer (and its
 // offload over PCIe), memory per GPU, FLOP rates and MFU. Collective times come from a
 // function of (operation, bytes, concurrent groups), so tests can give closed forms and the
 // CLI gives the flow engine on the topology. Times in ps, sizes in bytes.
@@ -60,6 +61,7 @@ struct LlmMemory {
 struct LlmStageCost {
   Time forward, backward;           // one micro-batch, all of the rank's chunks together
   Time tp_forward, tp_backward;     // their TP collectives (included above)
+  Time ep_forward, ep_backward;     // their MoE all-to-alls over EP (included above)
   Time recompute;                   // forward work repeated in backward (included above)
   Time dp_reduce, dp_exposed;       // gradient reduction over DP, and the part past the pipeline
   LlmMemory memory;
@@ -71,6 +73,7 @@ struct LlmStep {
   std::vector<LlmStageCost> stages;   // per pipeline rank
   int micro_batches = 0;              // per replica per step
   int tp_collectives_per_layer = 0;   // per micro-batch, forward + backward (+ recompute)
+  int ep_all_to_alls_per_layer = 0;   // the same for the MoE all-to-alls (0 without EP)
   double model_flops = 0;             // per step, all GPUs, without recompute
   double hardware_flops = 0;          // with recompute
   double tokens_per_s = 0;
@@ -84,7 +87,8 @@ struct LlmStep {
 
 // Throws ConfigError (source "layout") for a layout the model or batch cannot take: TP not
 // dividing heads / KV heads / FFN, PP x v not dividing layers, a global batch that is not
-// dp x micro-batch x an integer, interleaving with m not a multiple of pp.
+// dp x micro-batch x an integer, interleaving with m not a multiple of pp, EP not dividing
+// dp and the experts (or set on a dense model), an MoE model under TP without SP.
 [[nodiscard]] LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& training, const DeviceSpec& device,
                                         const GroupsCostFn& collective, const std::optional<HostLink>& host_link,
                                         int ranks_per_host);

@@ -1,6 +1,7 @@
 // A parallel layout of a training job: tensor (tp), pipeline (pp) and data (dp) parallel
-// degrees, the placement of their ranks on the job's ranks, and the process groups that
-// follow. Rank numbers are the topology's ranks (host by host).
+// degrees, expert parallelism (ep) carved out of DP, the placement of their ranks on the
+// job's ranks, and the process groups that follow. Rank numbers are the topology's ranks
+// (host by host).
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,9 @@ inline constexpr auto kEnumNames<PlacementOrder> = names_in_order<PlacementOrder
 struct ParallelLayout {
   int tp = 1, pp = 1, dp = 1;
   int virtual_stages = 1;  // model chunks per pipeline rank (interleaved 1F1B), 1 otherwise
+  // Expert parallelism (Megatron-Core's expert-model-parallel size): the experts of an MoE
+  // layer are split over ep replicas next to one another along DP; a divisor of dp.
+  int ep = 1;
   PlacementOrder order = PlacementOrder::TpDpPp;
 
   [[nodiscard]] int world() const { return tp * pp * dp; }
@@ -33,9 +37,14 @@ struct ParallelLayout {
   [[nodiscard]] std::vector<std::vector<int>> tp_groups() const;
   [[nodiscard]] std::vector<std::vector<int>> dp_groups(int stage) const;
   [[nodiscard]] std::vector<std::vector<int>> stage_pairs(int stage) const;
+  // The EP groups of stage `p`: ep consecutive replicas of one tensor rank, which trade
+  // tokens by all-to-all; and the expert-DP groups that reduce the experts' gradients:
+  // the dp / ep replicas holding the same experts.
+  [[nodiscard]] std::vector<std::vector<int>> ep_groups(int stage) const;
+  [[nodiscard]] std::vector<std::vector<int>> expert_dp_groups(int stage) const;
   // Pairs holding the tied input embedding and LM head: stage 0 and stage pp - 1.
   [[nodiscard]] std::vector<std::vector<int>> embedding_pairs() const;
-  // "tp8 pp4 dp32" (and "v2" when interleaved).
+  // "tp8 pp4 dp32" (and "v2" when interleaved, "ep8" with expert parallelism).
   [[nodiscard]] std::string label() const;
 };
 

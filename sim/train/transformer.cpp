@@ -42,6 +42,8 @@ std::int64_t TransformerShape::layer_active_parameters() const {
   return attention_weights(*this) + top_k * expert_weights(*this) + router_weights(*this) + 2 * norm_weights(*this);
 }
 
+std::int64_t TransformerShape::layer_expert_parameters() const { return experts > 1 ? experts * expert_weights(*this) : 0; }
+
 std::int64_t TransformerShape::embedding_parameters() const {
   return vocab * hidden + (learned_positions ? sequence * hidden : 0) + norm_weights(*this);
 }

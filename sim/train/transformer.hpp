@@ -35,6 +35,9 @@ struct TransformerShape {
   [[nodiscard]] std::int64_t layer_parameters() const;
   // The same counting only the experts one token uses (top_k of them): what its FLOPs touch.
   [[nodiscard]] std::int64_t layer_active_parameters() const;
+  // Elements of one layer's experts (the MLP weights of all experts; 0 for a dense model):
+  // what expert parallelism splits.
+  [[nodiscard]] std::int64_t layer_expert_parameters() const;
   // Input embedding (+ position table) and, when untied, the LM head; final norm included.
   [[nodiscard]] std::int64_t embedding_parameters() const;
   [[nodiscard]] std::int64_t lm_head_parameters() const;  // 0 when tied

@@ -1,5 +1,6 @@
 # collsim llm: a Llama 2 70B step under TP x PP x DP on a rail-optimised H100 cluster grown to
-# the layout's GPUs; the same bytes twice; bad layouts, models and options exit 2 naming the field.
+# the layout's GPUs; the same bytes twice; Mixtral 8x7B with expert parallelism; bad layouts,
+# models and options exit 2 naming the field.
 source "$(dirname "$0")/lib.bash"
 args=(llm --model llama2-70b --topology 16x-dgx-h100-rail-8x400g-ib --tp 8 --pp 4 --dp 4 --global-batch 64
       --schedule interleaved --virtual-stages 5 --recompute selective --sequence-parallel --distributed-optimizer)
@@ -9,7 +10,8 @@ cmp -s "$TMP/a.json" "$TMP/b.json" || fail "llm output differs between two runs"
 python3 - "$TMP/a.json" <<'PY' || fail "llm json: $(head -c 2000 "$TMP/a.json")"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["layout"] == {"tp": 8, "pp": 4, "dp": 4, "virtual_stages": 5, "order": "tp-dp-pp", "gpus": 128}, d["layout"]
+assert d["layout"] == {"tp": 8, "pp": 4, "dp": 4, "virtual_stages": 5, "ep": 1, "order": "tp-dp-pp", "gpus": 128}, d["layout"]
+assert d["ep_all_to_alls_per_layer"] == 0 and all(s["ep_ps"] == 0 and s["tp_ps"] > 0 for s in d["stages"])
 assert d["device"] == "H100" and d["micro_batches"] == 16, d
 # 80 layers over 4 stages x 5 chunks; SP turns each layer's 4 TP all-reduces into 8 collectives.
 assert d["tp_collectives_per_layer"] == 8
@@ -47,6 +49,34 @@ assert all(r["recompute"] != "selective" for r in rows)  # flash attention: sele
 # 2 per GPU-hour x 16 GPUs x the step.
 assert all(abs(r["cost_per_step"] - 2 * 16 * r["step_s"] / 3600) < 1e-9 for r in rows)
 PY
+# Mixtral 8x7B with its experts over 8 replicas: the all-to-alls, expert weights split by 8.
+moe=(llm --model mixtral-8x7b --topology 4x-dgx-h100-rail-8x400g-ib --tp 2 --dp 16 --ep 8 --sequence-parallel
+     --global-batch 64 --distributed-optimizer --format json)
+"$COLLSIM" "${moe[@]}" >"$TMP/moe.json" || fail "llm (MoE) failed"
+python3 - "$TMP/moe.json" <<'PY' || fail "llm MoE json: $(head -c 2000 "$TMP/moe.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["layout"]["ep"] == 8 and d["ep_all_to_alls_per_layer"] == 4, d
+st = d["stages"][0]
+assert st["ep_ps"] > 0 and d["fits"], st
+# Per GPU: dense weights / tp, experts / (tp x ep); 16-bit: Mixtral's 32 layers of 8 experts of
+# 3 x 4096 x 14336 over 2 x 8, the rest (1.60B) over 2.
+experts = 32 * 8 * 3 * 4096 * 14336
+dense = 46_702_792_704 - experts
+assert st["weights_bytes"] == 2 * (dense // 2 + experts // 16), (st["weights_bytes"], 2 * (dense // 2 + experts // 16))
+PY
+"$COLLSIM" llm --search --model mixtral-8x7b --topology 4x-dgx-h100-rail-8x400g-ib --gpus 32 --global-batch 64 \
+  --top 1000 --format json >"$TMP/ms.json" || fail "llm --search (MoE) failed"
+python3 - "$TMP/ms.json" <<'PY' || fail "llm --search MoE json: $(head -c 2000 "$TMP/ms.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+eps = {r["ep"] for r in d["layouts"]}
+assert eps == {1, 2, 4, 8}, eps  # every divisor of the 8 experts that divides some dp
+assert all(r["dp"] % r["ep"] == 0 and (r["tp"] == 1 or r["sequence_parallel"]) for r in d["layouts"])
+PY
+expect_error 2 "ep" "divisor of dp" -- llm --model mixtral-8x7b --topology dgx-h100 --dp 8 --ep 3 --global-batch 8
+expect_error 2 "ep" "dense model" -- llm --model llama2-7b --topology dgx-h100 --dp 8 --ep 2 --global-batch 8
+expect_error 2 "sequence_parallel" "MoE" -- llm --model mixtral-8x7b --topology dgx-h100 --tp 2 --dp 4 --ep 2 --global-batch 8
 expect_error 2 "--gpus" -- llm --search --model llama2-7b --topology dgx-h100 --global-batch 64
 expect_error 2 "--price-per-gpu-hour" -- llm --search --model llama2-7b --topology dgx-h100 --gpus 8 --global-batch 8 --price-per-gpu-hour 0
 

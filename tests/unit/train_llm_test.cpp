@@ -6,6 +6,7 @@
 #include "sim/core/error.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/train/host_link.hpp"
+#include "sim/train/llm_model.hpp"
 #include "sim/train/llm_search.hpp"
 #include "sim/train/llm_step.hpp"
 #include "sim/train/pipeline_schedule.hpp"
@@ -250,6 +251,110 @@ TEST_CASE("layouts the model or batch cannot take are refused", "[llm]") {
   refused(tr);
   tr.global_batch = 8;
   REQUIRE_NOTHROW(evaluate_llm_step(m, tr, round_device(), one_ms, std::nullopt, 8));
+}
+
+// A small MoE GPT: 8 layers, h 1024, 4 experts of FFN 4h, top-2.
+LlmModel small_moe() {
+  LlmModel m = small_model();
+  m.shape.experts = 4;
+  m.shape.top_k = 2;
+  return m;
+}
+
+TEST_CASE("Mixtral 8x7B's shape counts its published 46.7B parameters, 12.9B active", "[llm][moe]") {
+  const LlmModel m = load_llm_model(std::string(COLLSIM_SOURCE_DIR) + "/workloads/mixtral-8x7b.json");
+  const TransformerShape& s = m.shape;
+  // Per layer: Q and O 4096^2 each, K and V 4096 x 1024 (8 KV heads of 128), 8 SwiGLU
+  // experts of 3 x 4096 x 14336, a 4096 x 8 router, two RMSNorms; untied 32000 x 4096
+  // embedding and head, a final norm.
+  const std::int64_t h = 4096, f = 14336, kv = 1024;
+  const std::int64_t attention = 2 * h * h + 2 * h * kv, expert = 3 * h * f;
+  CHECK(s.layer_expert_parameters() == 8 * expert);
+  CHECK(s.parameters() == 32 * (attention + 8 * expert + 8 * h + 2 * h) + 2 * 32000 * h + h);
+  CHECK(static_cast<double>(s.parameters()) == Approx(46.7e9).epsilon(0.002));
+  const double active = 32.0 * static_cast<double>(s.layer_active_parameters()) + 2.0 * 32000 * h;
+  CHECK(active == Approx(12.9e9).epsilon(0.01));
+}
+
+TEST_CASE("EP groups are neighbouring replicas; expert-DP groups hold the same experts", "[llm][moe]") {
+  ParallelLayout l{1, 1, 8, 1, 4};
+  CHECK(l.ep_groups(0) == std::vector<std::vector<int>>{{0, 1, 2, 3}, {4, 5, 6, 7}});
+  CHECK(l.expert_dp_groups(0) == std::vector<std::vector<int>>{{0, 4}, {1, 5}, {2, 6}, {3, 7}});
+  // tp-dp-pp with tp 2: rank = t + 2 d; every tensor rank has its own groups.
+  ParallelLayout t{2, 1, 4, 1, 2};
+  CHECK(t.ep_groups(0) == std::vector<std::vector<int>>{{0, 2}, {4, 6}, {1, 3}, {5, 7}});
+  CHECK(t.expert_dp_groups(0) == std::vector<std::vector<int>>{{0, 4}, {2, 6}, {1, 5}, {3, 7}});
+  CHECK(t.label() == "tp2 pp1 dp4 ep2");
+}
+
+TEST_CASE("MoE all-to-alls: dispatch and combine in forward and in backward", "[llm][moe]") {
+  LlmTraining tr;
+  tr.layout = ParallelLayout{1, 1, 4, 1, 4};
+  tr.global_batch = 4;  // one micro-batch of 1 per replica
+  std::vector<std::pair<std::int64_t, std::size_t>> seen;  // all-to-all bytes and group size
+  const GroupsCostFn a2a_ms = [&seen](CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups) {
+    if (op != CollectiveOp::AllToAll) return Time{};
+    seen.emplace_back(bytes.count, groups.front().size());
+    return ms(1);
+  };
+  const LlmStep step = evaluate_llm_step(small_moe(), tr, round_device(), a2a_ms, std::nullopt, 8);
+  // 4 per layer per micro-batch at 1 ms: 4 ms x 8 layers on the rank's one micro-batch.
+  CHECK(step.ep_all_to_alls_per_layer == 4);
+  CHECK(step.stages[0].ep_forward + step.stages[0].ep_backward == ms(4) * 8);
+  // Each rank sends its 512 tokens twice (top-2) of h = 1024 in 16 bits, over its EP group of 4.
+  REQUIRE(!seen.empty());
+  CHECK(seen.front() == std::make_pair(std::int64_t{512 * 2 * 1024 * 2}, std::size_t{4}));
+  // Full recompute runs the forward's two again: 8 more ms on the step.
+  tr.recompute = Recompute::Full;
+  const LlmStep full = evaluate_llm_step(small_moe(), tr, round_device(), a2a_ms, std::nullopt, 8);
+  CHECK(full.ep_all_to_alls_per_layer == 6);
+  CHECK(full.stages[0].recompute - step.stages[0].recompute >= ms(2) * 8);
+  // Without EP every expert is local: no all-to-all.
+  tr.layout.ep = 1;
+  CHECK(evaluate_llm_step(small_moe(), tr, round_device(), a2a_ms, std::nullopt, 8).ep_all_to_alls_per_layer == 0);
+}
+
+TEST_CASE("EP splits the experts' weights, and their gradients reduce over expert-DP", "[llm][moe]") {
+  const LlmModel m = small_moe();
+  std::vector<std::pair<std::int64_t, std::size_t>> reduced;  // all-reduce bytes, group size
+  const GroupsCostFn record = [&reduced](CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups) {
+    if (op == CollectiveOp::AllReduce) reduced.emplace_back(bytes.count, groups.front().size());
+    return Time{};
+  };
+  LlmTraining tr;
+  tr.global_batch = 8;
+  tr.layout = ParallelLayout{1, 1, 8, 1, 1};
+  const LlmStep ep1 = evaluate_llm_step(m, tr, round_device(), record, std::nullopt, 8);
+  tr.layout.ep = 4;
+  reduced.clear();
+  const LlmStep ep4 = evaluate_llm_step(m, tr, round_device(), record, std::nullopt, 8);
+  // Each rank keeps 1 of the 4 experts: 3/4 of 8 layers' experts fewer, 2 B each.
+  const std::int64_t experts = 8 * m.shape.layer_expert_parameters();
+  CHECK(ep1.stages[0].memory.weights.count - ep4.stages[0].memory.weights.count == 2 * experts * 3 / 4);
+  // fp16 gradients: the dense part over all 8 replicas, the rank's expert over the 2 that
+  // hold it.
+  const std::int64_t dense = m.shape.parameters() - experts;
+  REQUIRE(reduced.size() == 2);
+  CHECK(reduced[0] == std::make_pair(2 * dense, std::size_t{8}));
+  CHECK(reduced[1] == std::make_pair(2 * experts / 4, std::size_t{2}));
+}
+
+TEST_CASE("expert parallelism the model or layout cannot take is refused", "[llm][moe]") {
+  auto refused = [](const LlmModel& m, LlmTraining tr) {
+    REQUIRE_THROWS_AS(evaluate_llm_step(m, tr, round_device(), one_ms, std::nullopt, 8), ConfigError);
+  };
+  LlmTraining tr;
+  tr.global_batch = 8;
+  tr.layout = ParallelLayout{1, 1, 8, 1, 3};  // ep 3 does not divide dp 8
+  refused(small_moe(), tr);
+  tr.layout = ParallelLayout{1, 1, 8, 1, 8};  // 8 > the 4 experts
+  refused(small_moe(), tr);
+  tr.layout = ParallelLayout{1, 1, 8, 1, 2};  // a dense model has no experts to split
+  refused(small_model(), tr);
+  tr.layout = ParallelLayout{2, 1, 4, 1, 2};  // MoE under TP needs SP (Megatron-Core)
+  refused(small_moe(), tr);
+  tr.sequence_parallel = true;
+  REQUIRE_NOTHROW(evaluate_llm_step(small_moe(), tr, round_device(), one_ms, std::nullopt, 8));
 }
 
 }  // namespace
