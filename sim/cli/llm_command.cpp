@@ -3,6 +3,7 @@
 // by the flow engine for every process group.
 #include <cmath>
 #include <memory>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -11,11 +12,13 @@
 #include "sim/cli/commands.hpp"
 #include "sim/coll/comm_spec.hpp"
 #include "sim/coll/group_collective_cost.hpp"
+#include "sim/core/atomic_file.hpp"
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_fields.hpp"
 #include "sim/report/llm_report.hpp"
 #include "sim/report/llm_search_report.hpp"
+#include "sim/report/llm_trace.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/train/device_catalogue.hpp"
 #include "sim/train/host_link.hpp"
@@ -27,7 +30,7 @@ namespace collsim::cli {
 namespace {
 
 struct LlmArgs {
-  std::string model, topology, format = "table";
+  std::string model, topology, format = "table", trace;
   int tp = 1, pp = 1;
   std::optional<int> dp;
   int virtual_stages = 1;
@@ -158,6 +161,7 @@ void run_llm(const LlmArgs& a, ReportOutput& output) {
   const OutputFormat format = parse_format_option(a.format);
   LlmModel model = load_llm_model(resolve_shipped_file(a.model, "workloads"));
   if (a.search) {
+    if (!a.trace.empty()) throw ConfigError("--trace", "", a.trace, "no --trace with --search (trace one layout)");
     run_search(a, std::move(model), format, output);
     return;
   }
@@ -190,6 +194,11 @@ void run_llm(const LlmArgs& a, ReportOutput& output) {
   rep.spec = model;
   rep.training = tr;
   rep.step = evaluate_llm_step(model, tr, job->device, job->fn, host_link_of(*job->graph, 0), job->per_host);
+  if (!a.trace.empty()) {
+    std::ostringstream out;
+    write_llm_trace(out, rep.step, tr, fmt::format("collsim llm {} {}", model.name, tr.layout.label()));
+    write_file_atomically(a.trace, out.str(), "--trace");
+  }
   output.put(format, llm_report_views(rep));
 }
 
@@ -234,6 +243,9 @@ void add_llm_command(CLI::App& app, ReportOutput& output) {
   cmd->add_option("--algo", a->algorithms, "NCCL_ALGO-style list for every collective")->capture_default_str();
   cmd->add_option("--protocol", a->protocols, "NCCL_PROTO-style list")->capture_default_str();
   cmd->add_option("--format", a->format, "table, json or csv")->capture_default_str();
+  cmd->add_option("--trace", a->trace,
+                  "Also write the step as a Chrome trace event JSON file (Perfetto): per pipeline stage, its compute, "
+                  "send and data-parallel streams");
   cmd->callback([a, &output] { run_llm(*a, output); });
 }
 

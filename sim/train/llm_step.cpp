@@ -229,6 +229,7 @@ LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const De
     costs.wrap_p2p = run(CollectiveOp::Broadcast, p2p_bytes, wrap) + regather;
   }
   out.run = play_pipeline(tr.schedule, costs);
+  out.pipeline_costs = costs;
   out.pipeline = out.run.makespan;
 
   // Per pipeline rank: parameters, gradient reduction, memory.
@@ -273,6 +274,7 @@ LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const De
       }
     }
     sc.dp_exposed = sc.dp_reduce > window ? sc.dp_reduce - window : Time{};
+    sc.dp_start = out.run.last_backward_end[static_cast<std::size_t>(r)] - window;
     step_end = std::max(step_end, out.run.last_backward_end[static_cast<std::size_t>(r)] + sc.dp_exposed);
 
     // The distributed optimizer splits the dense weights' state over DP, the experts' over
@@ -321,6 +323,7 @@ LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const De
     }
     out.param_gather = gather;
   }
+  out.last_reduce_end = step_end;
   out.step = step_end + out.optimizer + out.offload + out.param_gather;
 
   const double tokens = static_cast<double>(tr.global_batch) * static_cast<double>(s.sequence);

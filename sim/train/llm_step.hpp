@@ -64,12 +64,15 @@ struct LlmStageCost {
   Time ep_forward, ep_backward;     // their MoE all-to-alls over EP (included above)
   Time recompute;                   // forward work repeated in backward (included above)
   Time dp_reduce, dp_exposed;       // gradient reduction over DP, and the part past the pipeline
+  Time dp_start;                    // when the reduction starts (the last backward's end, or start when overlapped)
   LlmMemory memory;
 };
 
 struct LlmStep {
   Time step, pipeline, optimizer, param_gather, offload;
+  Time last_reduce_end;               // the last stage's gradient reduction done: the optimizer starts
   PipelineRun run;
+  PipelineCosts pipeline_costs;       // what the pipeline was played with (per virtual stage)
   std::vector<LlmStageCost> stages;   // per pipeline rank
   int micro_batches = 0;              // per replica per step
   int tp_collectives_per_layer = 0;   // per micro-batch, forward + backward (+ recompute)

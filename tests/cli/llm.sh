@@ -25,6 +25,22 @@ h, f, s, V, kv = 8192, 28672, 4096, 32000, 1024
 layer = 2 * (2 * h * h + 2 * h * kv + 3 * h * f) + 4 * s * h
 assert abs(d["model_flops"] / (3 * 64 * s * (80 * layer + 2 * h * V)) - 1) < 1e-9, d["model_flops"]
 PY
+# --trace: a Perfetto-importable trace, one process per stage with its three streams.
+"$COLLSIM" "${args[@]}" --overlap-grad-reduce --trace "$TMP/t.json" >/dev/null || fail "llm --trace failed"
+"$COLLSIM" check-trace "$TMP/t.json" >/dev/null || fail "llm trace breaks Perfetto's rules"
+python3 - "$TMP/t.json" <<'PY' || fail "llm trace: $(head -c 2000 "$TMP/t.json")"
+import collections, json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+procs = [e for e in ev if e["name"] == "process_name"]
+tracks = [e["args"]["name"] for e in ev if e["name"] == "thread_name"]
+assert len(procs) == 4 and tracks == ["compute stream", "pipeline sends", "data-parallel stream"] * 4, tracks
+cats = collections.Counter(e.get("cat") for e in ev if e["ph"] == "X")
+# 4 stages x 5 chunks x 16 micro-batches each way; every operation but the model's ends sends.
+assert cats["forward"] == cats["backward"] == 320 and cats["p2p"] == 2 * 19 * 16, cats
+# Per stage a reduce-scatter and a parameter all-gather; the optimizer on every stage.
+assert cats["dp"] == 8 and cats["optimizer"] == 4, cats
+PY
+expect_error 2 "--trace" -- llm --search --model llama2-7b --topology dgx-h100 --gpus 8 --global-batch 8 --trace "$TMP/x.json"
 "$COLLSIM" "${args[@]}" >"$TMP/table" || fail "llm table failed"
 grep -q "^MFU" "$TMP/table" || fail "no MFU line: $(cat "$TMP/table")"
 # TP 16 on 8-GPU hosts leaves the NVLink domain: said, not refused.
