@@ -15,6 +15,7 @@
 #include "sim/topo/loader.hpp"
 #include "sim/train/bucket_assignment.hpp"
 #include "sim/train/device_catalogue.hpp"
+#include "sim/train/llm_model.hpp"
 #include "sim/train/workload.hpp"
 #include "sim/train/workload_path.hpp"
 
@@ -187,11 +188,80 @@ std::vector<std::int64_t> int_list(JsonFields& f, std::string_view key, std::int
   return out;
 }
 
+// kind "megatron": lists of the layout choices to search, each defaulting to all of them.
+PlanStrategyVariant parse_megatron(JsonFields& f, const std::string& name) {
+  LlmSearchSpace space;
+  const auto ints = [&f](std::string_view key, std::int64_t hi) {
+    std::vector<int> out;
+    for (auto v : int_list(f, key, 1, hi, {})) out.push_back(static_cast<int>(v));
+    return out;
+  };
+  space.tensor_parallel = ints("tp", 1 << 20);
+  space.pipeline_parallel = ints("pp", 1 << 20);
+  space.expert_parallel = ints("ep", 1 << 20);
+  space.micro_batches = int_list(f, "micro_batch", 1, 1 << 20, space.micro_batches);
+  const auto chunks = ints("virtual_stages", 4096);
+  if (!chunks.empty()) {
+    space.chunks.clear();
+    for (int c : chunks) {
+      if (c >= 2) space.chunks.push_back(c);  // 1 is plain 1F1B, always tried
+    }
+  }
+  const auto strings = [&f](std::string_view key, const std::vector<std::string>& choices) {
+    std::vector<std::string> out;
+    const auto* v = f.optional(key);
+    if (!v) return out;
+    const std::string expected = fmt::format("a non-empty array of: {}", fmt::join(choices, ", "));
+    if (!v->is_array() || v->empty()) f.fail(key, brief(*v), expected);
+    for (const auto& e : *v) {
+      if (!e.is_string() || std::find(choices.begin(), choices.end(), e.get<std::string>()) == choices.end()) {
+        f.fail(key, brief(e), expected);
+      }
+      out.push_back(e.get<std::string>());
+    }
+    return out;
+  };
+  const auto bools = [&f](std::string_view key, std::vector<bool>& into) {
+    const auto* v = f.optional(key);
+    if (!v) return;
+    if (!v->is_array() || v->empty()) f.fail(key, brief(*v), "a non-empty array of booleans");
+    into.clear();
+    for (const auto& e : *v) {
+      if (!e.is_boolean()) f.fail(key, brief(e), "a non-empty array of booleans");
+      into.push_back(e.get<bool>());
+    }
+  };
+  if (const auto rc = strings("recompute", {"none", "selective", "full"}); !rc.empty()) {
+    space.recomputes.clear();
+    for (const auto& r : rc) {
+      space.recomputes.push_back(r == "none"        ? TransformerShape::Recompute::None
+                                 : r == "selective" ? TransformerShape::Recompute::Selective
+                                                    : TransformerShape::Recompute::Full);
+    }
+  }
+  bools("sequence_parallel", space.sequence_parallel);
+  bools("distributed_optimizer", space.distributed_optimizer);
+  const auto order = f.optional_string("order").value_or("tp-dp-pp");
+  const auto placement = enum_from<PlacementOrder>(order);
+  if (!placement) f.fail("order", fmt::format("\"{}\"", order), "tp-dp-pp or tp-pp-dp");
+  space.order = *placement;
+  PlanStrategyVariant v;
+  v.strategy = name;
+  v.label = "megatron";
+  v.megatron = std::move(space);
+  return v;
+}
+
 std::vector<PlanStrategyVariant> parse_strategy(const nlohmann::json& j, const std::string& source, const std::string& pointer,
                                                 std::string& name) {
   JsonFields f(j, source, pointer);
   name = f.string("name");
-  const auto kind = f.choice("kind", {"ddp", "zero", "fsdp"});
+  const auto kind = f.choice("kind", {"ddp", "zero", "fsdp", "megatron"});
+  if (kind == "megatron") {
+    std::vector<PlanStrategyVariant> one{parse_megatron(f, name)};
+    f.finish();
+    return one;
+  }
   const auto accumulate = int_list(f, "accumulate", 1, 4096, {1});
   std::vector<PlanStrategyVariant> out;
   auto add = [&](ShardingOptions o, const std::string& what, Bytes bucket_cap, bool view) {
@@ -335,7 +405,7 @@ Plan parse_plan(const nlohmann::json& doc, const std::string& source, const std:
     if (!std::filesystem::exists(w.path)) {
       wf.fail("file", fmt::format("\"{}\"", file), "a workload file (relative to the plan) or a shipped workload name");
     }
-    w.name = wf.optional_string("name").value_or(load_workload_file(w.path).name);
+    const auto given_name = wf.optional_string("name");
     // 2^30 samples per optimizer step is far past any real run, and keeps every micro-batch
     // (global / (world x accumulate)) inside an int; 2^40 wrapped it from 2^31 samples per GPU.
     w.global_batch = wf.integer("global_batch", 1, kMaxGlobalBatch);
@@ -350,6 +420,16 @@ Plan parse_plan(const nlohmann::json& doc, const std::string& source, const std:
     } else {
       w.strategies = plan.strategy_names;
     }
+    // DDP, ZeRO and FSDP need the parameter list; megatron the transformer shape (a file
+    // holding only the shape serves it alone).
+    bool megatron = false, listed = false;
+    for (const auto& name : w.strategies) {
+      for (const auto* v : plan.variants_of(name)) (v->megatron ? megatron : listed) = true;
+    }
+    std::string loaded_name;
+    if (listed) loaded_name = load_workload_file(w.path).name;
+    if (megatron) loaded_name = load_llm_model(w.path).name;
+    w.name = given_name.value_or(loaded_name);
     wf.finish();
     plan.workloads.push_back(std::move(w));
   }

@@ -1,6 +1,6 @@
 // A capacity plan as data: candidate clusters (a topology scaled to each world size, with
 // prices), workloads with their global batch, and training strategies (DDP bucket sizes,
-// ZeRO stages, FSDP variants, gradient accumulation). Prices in the plan's currency per
+// ZeRO stages, FSDP variants, gradient accumulation, Megatron-style layout searches). Prices in the plan's currency per
 // GPU-hour or per GPU, power in watts, sizes in bytes.
 #pragma once
 
@@ -15,6 +15,7 @@
 #include "sim/algo/registry.hpp"
 #include "sim/plan/plan_reliability.hpp"
 #include "sim/topo/topology.hpp"
+#include "sim/train/llm_search.hpp"
 #include "sim/train/sharding.hpp"
 
 namespace collsim {
@@ -62,6 +63,10 @@ struct PlanStrategyVariant {
   std::size_t strategy_index = 0;  // into the plan's /strategies
   Bytes bucket_cap{0};          // DDP bucket_cap_mb as PyTorch turns it into bytes (0 otherwise)
   bool gradient_as_bucket_view = false;  // DDP
+  // kind "megatron": the layouts searched (TP x PP x DP x EP, micro-batch, interleaving,
+  // recompute, SP, ZeRO-1) at each world size; its row is the best layout found. gpus,
+  // gpus_per_host and global_batch are the row's.
+  std::optional<LlmSearchSpace> megatron;
 };
 
 struct PlanWorkload {

@@ -19,7 +19,10 @@
 #include "sim/train/compute_model.hpp"
 #include "sim/train/ddp_timeline.hpp"
 #include "sim/train/device_catalogue.hpp"
+#include "sim/train/host_link.hpp"
 #include "sim/train/interference.hpp"
+#include "sim/train/llm_model.hpp"
+#include "sim/train/llm_search.hpp"
 #include "sim/train/sharded_timeline.hpp"
 #include "sim/train/stragglers.hpp"
 
@@ -37,8 +40,72 @@ Bytes largest_unit_bytes(const Workload& w, const ShardingOptions& o) {
   return Bytes{largest * o.precision.param_bytes};
 }
 
+std::string recompute_label(TransformerShape::Recompute r) {
+  switch (r) {
+    case TransformerShape::Recompute::None: return "none";
+    case TransformerShape::Recompute::Selective: return "selective";
+    case TransformerShape::Recompute::Full: return "full";
+  }
+  return "none";
+}
+
+// A megatron strategy's row: the layouts of `space` searched at the row's world size, the
+// best one's step (the fastest that fits, else the one needing least memory: DoesNotFit).
+// BatchInvalid when no layout can take the global batch.
+void megatron_row(PlanRow& row, const LlmModel& base, LlmSearchSpace space, const DeviceSpec& device,
+                  GroupCollectiveCost& cost, LinkGraph& graph, int node_ranks, std::int64_t global) {
+  const LlmModel model = with_device_efficiency(base, device);
+  space.gpus = row.world;
+  space.gpus_per_host = node_ranks;
+  space.global_batch = global;
+  const GroupsCostFn fn = [&cost](CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups) {
+    return cost.time_groups(op, bytes, groups);
+  };
+  const LlmSearchResult found = search_llm_layouts(model, space, device, fn, host_link_of(graph, 0));
+  row.layouts_evaluated = found.evaluated;
+  if (found.candidates.empty()) {
+    row.status = PlanStatus::BatchInvalid;
+    return;
+  }
+  const LlmCandidate& best = found.candidates.front();
+  const LlmTraining& t = best.training;
+  const LlmStep& st = best.step;
+  row.layout = fmt::format("{} mb{} {}{}{}", t.layout.label(), t.micro_batch, recompute_label(t.recompute),
+                           t.sequence_parallel ? " SP" : "", t.distributed_optimizer ? " ZeRO-1" : "");
+  row.micro_batch = static_cast<int>(t.micro_batch);
+  row.step = st.step;
+  row.nominal_step = st.step;
+  row.mfu = st.mfu;
+  row.tokens_per_s = st.tokens_per_s;
+  // Communication of the fullest stage: its TP and EP collectives over all micro-batches,
+  // its gradient reduction and the parameter gather; exposed: what the step waits for past
+  // the pipeline (the reduction's tail, the gather) and the TP/EP inside it.
+  const LlmStageCost* fullest = &st.stages.front();
+  for (const auto& sc : st.stages) {
+    if (sc.memory.total() > fullest->memory.total()) fullest = &sc;
+  }
+  const Time inside = (fullest->tp_forward + fullest->tp_backward + fullest->ep_forward + fullest->ep_backward) * st.micro_batches;
+  row.comm_total = inside + fullest->dp_reduce + st.param_gather;
+  row.exposed_comm = inside + fullest->dp_exposed + st.param_gather;
+  const LlmMemory& m = fullest->memory;
+  row.memory.parameters = m.weights;
+  row.memory.gradients = m.gradients;
+  row.memory.optimizer = m.optimizer;
+  row.memory.activations = m.activations + m.logits;
+  row.memory.total = st.memory_peak;
+  row.memory.capacity = device.hbm_capacity;
+  row.memory.fits = st.fits;
+  row.memory.margin_bytes = device.hbm_capacity.count - st.memory_peak.count;
+  row.status = st.fits ? PlanStatus::Ok : PlanStatus::DoesNotFit;
+  const double step_ps = static_cast<double>(row.step.ps);
+  row.samples_per_s = step_ps > 0 ? static_cast<double>(global) * kPsPerS / step_ps : 0;
+  row.exposed_percent = step_ps > 0 ? 100.0 * static_cast<double>(row.exposed_comm.ps) / step_ps : 0;
+  row.cost_per_million = row.cost_per_hour * (step_ps / kPsPerHour) / static_cast<double>(global) * 1e6;
+}
+
 struct Loaded {
-  Workload workload;
+  Workload workload;                                 // when a DDP/ZeRO/FSDP strategy runs it
+  std::optional<LlmModel> llm;                       // when a megatron strategy runs it
   std::vector<const PlanStrategyVariant*> variants;  // the workload's strategies expanded
   std::vector<std::size_t> variant_index;            // into plan.variants
   Bytes largest_bucket{0};                           // over its DDP variants
@@ -59,6 +126,7 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
   apply_nccl_env(c.nccl_env, requested.model);
   const CommSpec comm = resolve_comm_spec(requested, topo, true);
   std::optional<GroupCollectiveCost> sharded;  // built on first use
+  std::optional<GroupCollectiveCost> llm_cost;  // megatron layouts' groups (job ranks as listed)
   // One all-reduce fit for every DDP workload: it spans up to the largest bucket of any.
   std::optional<AffineCollectiveCost> ddp_cost;
   Bytes largest_bucket{0};
@@ -83,6 +151,17 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
         row.variant = l.variant_index[k];
         row.world = world;
         row.cost_per_hour = hourly * world;
+        if (v.megatron) {
+          if (!llm_cost) llm_cost.emplace(graph, comm, 1);
+          megatron_row(row, *l.llm, *v.megatron, device, *llm_cost, graph, node_ranks, global);
+          simulations += row.layouts_evaluated;
+          if (plan.failures && row.status != PlanStatus::BatchInvalid) {
+            row.run = plan_run(*plan.failures, static_cast<double>(row.step.ps) / kPsPerS, world, node_ranks,
+                               l.llm->shape.parameters(), 16);
+          }
+          rows.push_back(row);
+          continue;
+        }
         const auto micro = micro_batch(global, world, v.sharding.accumulate);
         if (!micro) {
           row.status = PlanStatus::BatchInvalid;
@@ -161,7 +240,17 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
 std::vector<Loaded> load_workloads(const Plan& plan) {
   std::vector<Loaded> out;
   for (const auto& pw : plan.workloads) {
-    Loaded l{load_workload_file(pw.path), {}, {}, Bytes{0}};
+    Loaded l;
+    bool listed = false;
+    for (const auto& name : pw.strategies) {
+      for (const auto* v : plan.variants_of(name)) {
+        if (v->megatron && !l.llm) l.llm = load_llm_model(pw.path);
+        if (!v->megatron && !listed) {
+          l.workload = load_workload_file(pw.path);
+          listed = true;
+        }
+      }
+    }
     for (const auto& name : pw.strategies) {
       for (std::size_t i = 0; i < plan.variants.size(); ++i) {
         const auto& v = plan.variants[i];

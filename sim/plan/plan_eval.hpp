@@ -41,6 +41,11 @@ struct PlanRow {
   MemoryEstimate memory;
   double cost_per_hour = 0;       // world x price per GPU-hour
   double cost_per_million = 0;    // cost of 1e6 samples at this step time
+  // Strategy kind "megatron": the best layout found ("tp8 pp4 dp16 v2 mb1 full SP ZeRO-1"),
+  // its MFU and tokens/s, and how many layouts the search evaluated.
+  std::string layout;
+  double mfu = 0, tokens_per_s = 0;
+  std::size_t layouts_evaluated = 0;
   std::optional<PlanRun> run;     // with the plan's failures: the whole run
   bool pareto = false;            // not dominated within its workload on (step, cost_per_million),
                                   // or with failures on (expected wall time, cost of the run)

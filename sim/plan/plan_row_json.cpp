@@ -69,7 +69,11 @@ nlohmann::json plan_row_to_json(const PlanRow& r) {
           {"exposed_percent", r.exposed_percent},
           {"memory", memory_to_json(r.memory)},
           {"cost_per_hour", r.cost_per_hour},
-          {"cost_per_million", r.cost_per_million}};
+          {"cost_per_million", r.cost_per_million},
+          {"layout", r.layout},
+          {"mfu", r.mfu},
+          {"tokens_per_s", r.tokens_per_s},
+          {"layouts_evaluated", r.layouts_evaluated}};
 }
 
 PlanRow plan_row_from_json(const nlohmann::json& j) {
@@ -93,6 +97,10 @@ PlanRow plan_row_from_json(const nlohmann::json& j) {
     r.memory = memory_from_json(j.at("memory"));
     r.cost_per_hour = j.at("cost_per_hour").get<double>();
     r.cost_per_million = j.at("cost_per_million").get<double>();
+    r.layout = j.at("layout").get<std::string>();
+    r.mfu = j.at("mfu").get<double>();
+    r.tokens_per_s = j.at("tokens_per_s").get<double>();
+    r.layouts_evaluated = j.at("layouts_evaluated").get<std::size_t>();
     return r;
   } catch (const nlohmann::json::exception& e) {
     throw InternalError(fmt::format("plan row: {}", e.what()));

@@ -17,7 +17,12 @@ struct Cells {
   std::string candidate, workload, strategy, world, micro, status;
   std::string step_ms, samples_s, efficiency, exposed, memory_gib, margin_gib, per_hour, per_million, pareto;
   std::string train_h, goodput, run_cost;  // with the plan's failures
+  std::string layout, mfu, tokens_s;        // with megatron strategies
 };
+
+bool has_megatron(const Plan& p) {
+  return std::any_of(p.variants.begin(), p.variants.end(), [](const PlanStrategyVariant& v) { return v.megatron.has_value(); });
+}
 
 Cells cells(const PlanReport& rep, const PlanRow& r) {
   const Plan& p = *rep.plan;
@@ -28,6 +33,10 @@ Cells cells(const PlanReport& rep, const PlanRow& r) {
   c.world = std::to_string(r.world);
   c.status = std::string(to_string(r.status));
   c.per_hour = fmt::format("{:.2f}", r.cost_per_hour);
+  const bool megatron = p.variants[r.variant].megatron.has_value();
+  c.layout = megatron && !r.layout.empty() ? r.layout : "-";
+  c.mfu = megatron && !r.layout.empty() ? fmt::format("{:.3f}", r.mfu) : "-";
+  c.tokens_s = megatron && !r.layout.empty() ? fmt::format("{:.0f}", r.tokens_per_s) : "-";
   if (r.status == PlanStatus::BatchInvalid) {
     for (std::string* cell : {&c.micro, &c.step_ms, &c.samples_s, &c.efficiency, &c.exposed, &c.memory_gib,
                               &c.margin_gib, &c.per_million, &c.train_h, &c.goodput, &c.run_cost}) {
@@ -116,6 +125,16 @@ std::vector<Column<Line>> columns(const PlanReport& rep) {
   };
   if (rep.plan->stragglers) {
     cols.insert(cols.begin() + 8, json_only("nominal_step_ps", [](const Line& l) { return Json(l.row->nominal_step.ps); }));
+  }
+  if (has_megatron(*rep.plan)) {
+    // After the strategy: the layout a megatron row found, then (before the cost) its rates.
+    cols.insert(cols.begin() + 3, cell("layout", &Cells::layout,
+                                       [](const Line& l) { return l.cells.layout == "-" ? Json() : Json(l.cells.layout); },
+                                       Align::Left));
+    cols.push_back(cell("tokens_per_s", &Cells::tokens_s,
+                        [](const Line& l) { return l.cells.tokens_s == "-" ? Json() : Json(l.row->tokens_per_s); }));
+    cols.push_back(cell("mfu", &Cells::mfu, [](const Line& l) { return l.cells.mfu == "-" ? Json() : Json(l.row->mfu); }));
+    cols.push_back(json_only("layouts_evaluated", [](const Line& l) { return Json(l.row->layouts_evaluated); }));
   }
   if (rep.plan->failures) {
     cols.push_back(cell("train_hours", &Cells::train_h));

@@ -33,18 +33,19 @@ LlmSearchResult search_llm_layouts(const LlmModel& model, const LlmSearchSpace& 
                                    const GroupsCostFn& collective, const std::optional<HostLink>& host_link) {
   const TransformerShape& s = model.shape;
   LlmSearchResult out;
+  const auto allowed = [](const std::vector<int>& listed, int v) {
+    return listed.empty() || std::find(listed.begin(), listed.end(), v) != listed.end();
+  };
   for (int tp : divisors(s.heads, std::min(space.gpus_per_host, space.gpus))) {
-    if (space.gpus % tp != 0) continue;
+    if (space.gpus % tp != 0 || !allowed(space.tensor_parallel, tp)) continue;
     for (int pp : divisors(s.layers, std::min(space.max_pp, space.gpus / tp))) {
-      if (space.gpus % (tp * pp) != 0) continue;
+      if (space.gpus % (tp * pp) != 0 || !allowed(space.pipeline_parallel, pp)) continue;
       const int dp = space.gpus / (tp * pp);
       std::vector<int> eps{1};
       if (s.experts > 1) {
         eps.clear();
         for (int e : divisors(s.experts, dp)) {
-          const bool listed = space.expert_parallel.empty() ||
-                              std::find(space.expert_parallel.begin(), space.expert_parallel.end(), e) != space.expert_parallel.end();
-          if (dp % e == 0 && listed) eps.push_back(e);
+          if (dp % e == 0 && allowed(space.expert_parallel, e)) eps.push_back(e);
         }
       }
       for (int ep : eps) {

@@ -25,6 +25,8 @@ struct LlmSearchSpace {
                                                       TransformerShape::Recompute::Full};
   std::vector<bool> sequence_parallel{false, true};
   std::vector<bool> distributed_optimizer{false, true};
+  // TP and PP degrees tried (empty: every one the model and GPU count allow).
+  std::vector<int> tensor_parallel, pipeline_parallel;
   // Expert-parallel degrees tried for an MoE model (empty: every divisor of the experts
   // that divides dp); dense models run ep = 1.
   std::vector<int> expert_parallel;

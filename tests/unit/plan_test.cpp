@@ -102,7 +102,7 @@ TEST_CASE("plan parsing expands strategies and scales the cluster generator", "[
 TEST_CASE("plan errors name the JSON pointer, the value and the expectation", "[plan]") {
   auto doc = minimal_plan();
   doc["strategies"][0]["kind"] = "zero4";
-  CHECK(error_of(doc) == "/strategies/0/kind | \"zero4\" | one of: ddp, zero, fsdp");
+  CHECK(error_of(doc) == "/strategies/0/kind | \"zero4\" | one of: ddp, zero, fsdp, megatron");
 
   doc = minimal_plan();
   doc["candidates"][0]["world_sizes"] = {8, 12};
