@@ -7,9 +7,11 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
 
 #include "sim/algo/registry.hpp"
 #include "sim/coll/cost_model.hpp"
+#include "sim/coll/group_isomorphism.hpp"
 #include "sim/coll/predict.hpp"
 #include "sim/coll/schedule_player.hpp"
 #include "sim/coll/topology_facts.hpp"
@@ -49,61 +51,6 @@ Schedule merge(const Schedule& one, const std::vector<std::vector<int>>& groups,
     }
   }
   return merged;
-}
-
-// True when the copies of `one` on `groups` cannot slow one another and each takes
-// group 0's time: no rank in two groups, no link on two groups' routes, and every group's
-// routes run over links like group 0's (same kind, rate and latency) in the same pattern
-// (one-to-one, position by position). The flow engine shares a link's bandwidth only
-// among the flows on it, so such copies play as group 0's copy alone.
-bool independent_copies(LinkGraph& graph, const Schedule& one, const std::vector<std::vector<int>>& groups) {
-  const Topology& topo = graph.topology();
-  std::vector<std::pair<int, int>> pairs;
-  for (TransferId t = 0; t < one.size(); ++t) {
-    const Transfer tr = one.transfer(t);
-    if (tr.src != tr.dst) pairs.emplace_back(tr.src, tr.dst);
-  }
-  std::sort(pairs.begin(), pairs.end());
-  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-  constexpr LinkId kNone = std::numeric_limits<LinkId>::max();
-  std::vector<int> owner(topo.links.size(), -1);
-  std::vector<int> rank_owner(static_cast<std::size_t>(topo.rank_count()), -1);
-  std::vector<LinkId> forward(topo.links.size(), kNone), backward(topo.links.size(), kNone);
-  std::vector<LinkId> touched;
-  const auto same = [&topo](LinkId a, LinkId b) {
-    const DirectedLink& x = topo.links[a];
-    const DirectedLink& y = topo.links[b];
-    return x.kind == y.kind && x.bandwidth == y.bandwidth && x.latency == y.latency && x.line_rate == y.line_rate &&
-           x.lanes == y.lanes && x.mtu == y.mtu;
-  };
-  for (std::size_t k = 0; k < groups.size(); ++k) {
-    for (int r : groups[k]) {
-      if (rank_owner[static_cast<std::size_t>(r)] != -1) return false;
-      rank_owner[static_cast<std::size_t>(r)] = static_cast<int>(k);
-    }
-    for (LinkId l : touched) forward[l] = backward[l] = kNone;
-    touched.clear();
-    for (const auto& [i, j] : pairs) {
-      const std::vector<LinkId> base = graph.route(groups[0][static_cast<std::size_t>(i)], groups[0][static_cast<std::size_t>(j)]).links;
-      const Route& here = graph.route(groups[k][static_cast<std::size_t>(i)], groups[k][static_cast<std::size_t>(j)]);
-      if (here.links.size() != base.size()) return false;
-      for (std::size_t p = 0; p < base.size(); ++p) {
-        const LinkId a = base[p], b = here.links[p];
-        if (owner[b] != -1 && owner[b] != static_cast<int>(k)) return false;
-        owner[b] = static_cast<int>(k);
-        if (forward[a] == kNone && backward[b] == kNone) {
-          if (!same(a, b)) return false;
-          forward[a] = b;
-          backward[b] = a;
-          touched.push_back(a);
-          touched.push_back(b);
-        } else if (forward[a] != b || backward[b] != a) {
-          return false;
-        }
-      }
-    }
-  }
-  return true;
 }
 
 }  // namespace
@@ -198,7 +145,7 @@ Time GroupCollectiveCost::time_during(CollectiveOp op, Bytes bytes, CommGroup gr
 }
 
 Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups,
-                                      const std::shared_ptr<const LinkScenario>& events) {
+                                      const std::shared_ptr<const LinkScenario>& events, std::vector<std::pair<int, int>>* pairs) {
   const Topology& topo = graph_.topology();
   const int m = static_cast<int>(groups.front().size());
   const Collective c{op, m, 0, bytes};
@@ -233,10 +180,14 @@ Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::v
     play.cost = cost.step;
     play.scenario = events.get();
     // Copies that cannot meet take group 0's time: only its copy is played.
-    const bool alone_suffices = play_alone_ && !events && groups.size() > 1 && independent_copies(graph_, one, groups);
+    if (pairs) *pairs = rank_pairs(one);
+    const bool alone_suffices = play_alone_ && !events && groups.size() > 1 && independent_copies(graph_, rank_pairs(one), groups);
     if (alone_suffices) ++alone_plays_;
     const Schedule merged = alone_suffices ? merge(one, {groups.front()}, topo.rank_count()) : merge(one, groups, topo.rank_count());
-    return play_schedule(merged, graph_, play).duration + cost.base_latency;
+    const Time t = play_schedule(merged, graph_, play).duration + cost.base_latency;
+    spdlog::debug("{} {} B on {} groups of {}: {}/{}, {} transfers played{}", to_string(op), bytes.count, groups.size(), m,
+                  algorithm, to_string(protocol), merged.size(), alone_suffices ? " (group 0 alone: independent copies)" : "");
+    return t;
   } catch (const std::invalid_argument& e) {
     throw ConfigError("", "algorithms", spec_.algorithms,
                       fmt::format("an algorithm that runs {} on {} ranks ({})", to_string(op), m, e.what()));
@@ -257,8 +208,26 @@ Time GroupCollectiveCost::time_groups(CollectiveOp op, Bytes bytes, const std::v
   if (spec_.request(op).algorithms.empty()) {
     throw ConfigError("", "algorithms", spec_.algorithms, fmt::format("an algorithm that implements {}", to_string(op)));
   }
-  const Time t = play_groups(op, bytes, groups);
-  listed_cache_.emplace(std::move(key), t);
+  // The same play up to relabelling ranks (another pipeline stage's DP groups, say): its time.
+  auto& played = played_[std::make_tuple(op, bytes.count, groups.size(), groups.front().size())];
+  if (play_alone_) {
+    for (const PlayedSet& p : played) {
+      if (same_play(graph_, p.pairs, p.groups, groups)) {
+        ++relabelled_plays_;
+        spdlog::debug("{} {} B on {} groups of {}: the same play as groups from rank {} (relabelled)", to_string(op),
+                      bytes.count, groups.size(), groups.front().size(), p.groups.front().front());
+        listed_cache_.emplace(std::move(key), p.time);
+        return p.time;
+      }
+    }
+  }
+  PlayedSet fresh;
+  fresh.groups = groups;
+  fresh.time = play_groups(op, bytes, groups, nullptr, &fresh.pairs);
+  listed_cache_.emplace(std::move(key), fresh.time);
+  const Time t = fresh.time;
+  // (The whole job, played by the predictor, has no pairs: nothing else can relabel to it.)
+  if (!fresh.pairs.empty()) played.push_back(std::move(fresh));
   return t;
 }
 
