@@ -168,6 +168,7 @@ Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::v
       LinkGraph alone(sub);
       CollectiveRequest healthy = request;
       healthy.scenario = nullptr;  // the choice is made on the group's own links, healthy
+      healthy.choose_only = true;  // its time is the merged play's below
       const CollectivePrediction choice = predict_collective(alone, c, healthy);
       algorithm = choice.algorithm;
       protocol = choice.protocol;

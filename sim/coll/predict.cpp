@@ -115,6 +115,10 @@ CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, c
     }
     if (pick) play[pick->second] = true;
   }
+  if (request.choose_only && std::count(play.begin(), play.end(), true) == 1) {
+    const std::size_t i = static_cast<std::size_t>(std::find(play.begin(), play.end(), true) - play.begin());
+    return CollectivePrediction{c, *candidates[i].algo, candidates[i].p, candidates[i].cost.channels, Time{}, false, 0, 0};
+  }
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     if (!play[i]) continue;
     const std::string& algo = *candidates[i].algo;

@@ -44,6 +44,9 @@ struct CollectiveRequest {
   // When each rank enters the collective (empty: together at 0; PlayOptions::rank_arrival):
   // every candidate is replayed transfer by transfer with them, and its time runs from 0.
   std::shared_ptr<const std::vector<Time>> rank_arrival;
+  // Only the choice is wanted: when a single candidate is left to play (NCCL's tuning model
+  // picked among all of them), return it unplayed, its time 0.
+  bool choose_only = false;
 };
 
 struct CollectivePrediction {
