@@ -1,16 +1,23 @@
 #!/bin/bash
-# Benchmark of `collsim llm --search` (issue 19's plan benchmark): layouts of Llama 2 7B and
-# 70B searched on the rail-optimised DGX H100 cluster (8 x 400G NDR per host) at several GPU
-# counts, each search timed. Prints a Markdown table of layouts evaluated and wall time per
-# search and in all; scripts/bench_llm_search.sh >> results/bench/plan.md records it.
-# Usage: scripts/bench_llm_search.sh [collsim binary]
+# Benchmark of `collsim llm --search` (issue 19's plan benchmark): layouts of Llama 2 7B, 70B
+# and Mixtral 8x7B searched on the rail-optimised DGX H100 cluster (8 x 400G NDR per host) at
+# several GPU counts, each search timed. Prints a Markdown table of layouts evaluated, wall
+# time and peak memory per search and in all; scripts/bench_llm_search.sh >> results/bench/plan.md
+# records it. --with-2048 adds Llama 2 70B on 2048 GPUs (the longest search by far).
+# Usage: scripts/bench_llm_search.sh [--with-2048] [collsim binary]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+big=0
+if [[ ${1:-} == --with-2048 ]]; then
+  big=1
+  shift
+fi
 collsim=${1:-$root/build/collsim}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-runs=("llama2-7b 64 512" "llama2-7b 128 1024" "llama2-7b 256 1024" "llama2-70b 512 1024" "llama2-70b 1024 1024"
-      "llama2-70b 2048 2048")
+runs=("llama2-7b 64 512" "llama2-7b 128 1024" "llama2-7b 256 1024" "mixtral-8x7b 64 512" "mixtral-8x7b 128 1024"
+      "mixtral-8x7b 256 1024" "llama2-70b 512 1024" "llama2-70b 1024 1024")
+((big)) && runs+=("llama2-70b 2048 2048")
 echo "| model | GPUs | global batch | layouts evaluated | fit in HBM | pruned | best layout | best MFU | wall (s) | max RSS (MiB) |"
 echo "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|"
 total=0 wall_total=0

@@ -145,7 +145,7 @@ Time GroupCollectiveCost::time_during(CollectiveOp op, Bytes bytes, CommGroup gr
 }
 
 Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups,
-                                      const std::shared_ptr<const LinkScenario>& events, std::vector<std::pair<int, int>>* pairs) {
+                                      const std::shared_ptr<const LinkScenario>& events) {
   const Topology& topo = graph_.topology();
   const int m = static_cast<int>(groups.front().size());
   const Collective c{op, m, 0, bytes};
@@ -181,7 +181,6 @@ Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::v
     play.cost = cost.step;
     play.scenario = events.get();
     // Copies that cannot meet take group 0's time: only its copy is played.
-    if (pairs) *pairs = rank_pairs(one);
     const bool alone_suffices = play_alone_ && !events && groups.size() > 1 && independent_copies(graph_, rank_pairs(one), groups);
     if (alone_suffices) ++alone_plays_;
     const Schedule merged = alone_suffices ? merge(one, {groups.front()}, topo.rank_count()) : merge(one, groups, topo.rank_count());
@@ -209,26 +208,8 @@ Time GroupCollectiveCost::time_groups(CollectiveOp op, Bytes bytes, const std::v
   if (spec_.request(op).algorithms.empty()) {
     throw ConfigError("", "algorithms", spec_.algorithms, fmt::format("an algorithm that implements {}", to_string(op)));
   }
-  // The same play up to relabelling ranks (another pipeline stage's DP groups, say): its time.
-  auto& played = played_[std::make_tuple(op, bytes.count, groups.size(), groups.front().size())];
-  if (play_alone_) {
-    for (const PlayedSet& p : played) {
-      if (same_play(graph_, p.pairs, p.groups, groups)) {
-        ++relabelled_plays_;
-        spdlog::debug("{} {} B on {} groups of {}: the same play as groups from rank {} (relabelled)", to_string(op),
-                      bytes.count, groups.size(), groups.front().size(), p.groups.front().front());
-        listed_cache_.emplace(std::move(key), p.time);
-        return p.time;
-      }
-    }
-  }
-  PlayedSet fresh;
-  fresh.groups = groups;
-  fresh.time = play_groups(op, bytes, groups, nullptr, &fresh.pairs);
-  listed_cache_.emplace(std::move(key), fresh.time);
-  const Time t = fresh.time;
-  // (The whole job, played by the predictor, has no pairs: nothing else can relabel to it.)
-  if (!fresh.pairs.empty()) played.push_back(std::move(fresh));
+  const Time t = play_groups(op, bytes, groups);
+  listed_cache_.emplace(std::move(key), t);
   return t;
 }
 

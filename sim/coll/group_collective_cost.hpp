@@ -46,26 +46,13 @@ class GroupCollectiveCost {
   [[nodiscard]] std::vector<std::vector<int>> groups(CommGroup group) const;
   [[nodiscard]] std::size_t plays() const { return cache_.size(); }
   // How many plays of concurrent groups ran group 0's copy alone, the copies being
-  // independent and alike (group_isomorphism.hpp); how many group sets took the time of one
-  // played before that plays the same up to relabelling ranks (another pipeline stage's DP
-  // groups); off, every copy of every set is played (for tests).
+  // independent and alike (group_isomorphism.hpp); off, every copy is played (for tests).
   [[nodiscard]] std::size_t alone_plays() const { return alone_plays_; }
-  [[nodiscard]] std::size_t relabelled_plays() const { return relabelled_plays_; }
   void set_play_alone(bool on) { play_alone_ = on; }
 
  private:
-  // `pairs`, when given, receives the rank pairs (group indices) of one group's schedule.
   [[nodiscard]] Time play_groups(CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups,
-                                 const std::shared_ptr<const LinkScenario>& events = nullptr,
-                                 std::vector<std::pair<int, int>>* pairs = nullptr);
-  // Group sets played, per (operation, bytes, group count, group size), for same_play.
-  struct PlayedSet {
-    std::vector<std::vector<int>> groups;
-    std::vector<std::pair<int, int>> pairs;
-    Time time;
-  };
-  std::map<std::tuple<CollectiveOp, std::int64_t, std::size_t, std::size_t>, std::vector<PlayedSet>> played_;
-  std::size_t relabelled_plays_ = 0;
+                                 const std::shared_ptr<const LinkScenario>& events = nullptr);
 
   LinkGraph& graph_;
   CommSpec spec_;

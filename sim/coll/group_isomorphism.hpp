@@ -1,9 +1,8 @@
-// When concurrent copies of one group's schedule can be played as fewer: the rank pairs a
-// schedule uses, whether copies on several groups never meet (independent copies), and
-// whether one set of groups plays exactly as another already played (the same play up to
-// relabelling ranks). Both compare routes link by link: two links correspond when they have
-// the same kind, rate and latency, and the correspondence must be one-to-one. The flow
-// engine shares a link only among the flows on it, so corresponding plays take equal times.
+// When concurrent copies of one group's schedule can be played as one: the rank pairs a
+// schedule uses, and whether copies on several groups never meet (independent copies).
+// Routes are compared link by link: two links correspond when they have the same kind, rate
+// and latency, and the correspondence must be one-to-one. The flow engine shares a link
+// only among the flows on it, so corresponding plays take equal times.
 #pragma once
 
 #include <utility>
@@ -23,14 +22,5 @@ namespace collsim {
 // the same pattern.
 [[nodiscard]] bool independent_copies(LinkGraph& graph, const std::vector<std::pair<int, int>>& pairs,
                                       const std::vector<std::vector<int>>& groups);
-
-// True when `b` plays exactly as `a`: group k's rank i of one corresponds to group k's rank
-// i of the other, and under that correspondence (1) ranks share a host exactly when their
-// counterparts do, at the same index within it; (2) every route of `pairs` in every group,
-// and the route between every two hosts of group 0 (through its first rank on each), maps
-// onto its counterpart link by link, one-to-one. (2) covers what NCCL's choice of algorithm
-// and channels looks at beyond the schedule itself: how the group's hosts reach each other.
-[[nodiscard]] bool same_play(LinkGraph& graph, const std::vector<std::pair<int, int>>& pairs,
-                             const std::vector<std::vector<int>>& a, const std::vector<std::vector<int>>& b);
 
 }  // namespace collsim

@@ -2,9 +2,7 @@
 // concurrent groups that share a NIC share its bandwidth.
 #include <catch2/catch.hpp>
 
-#include "sim/algo/registry.hpp"
 #include "sim/coll/group_collective_cost.hpp"
-#include "sim/coll/group_isomorphism.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topo/cluster_topology.hpp"
 
@@ -143,34 +141,6 @@ TEST_CASE("independent copies of a group play as group 0 alone, to the picosecon
   // Groups sharing a rank are never taken for independent.
   (void)cost.time_groups(CollectiveOp::AllReduce, Bytes{1 << 26}, {{0, 8}, {0, 16}});
   CHECK(cost.alone_plays() == 1);
-}
-
-TEST_CASE("a group set that plays as one already played takes its time", "[sharded][group_cost]") {
-  SweepClusterSpec spec;
-  spec.hosts = 4;
-  const Topology topo = make_sweep_cluster(spec);
-  LinkGraph g(topo);
-  const Schedule ring = build_schedule("ring", Collective{CollectiveOp::AllReduce, 2, 0, Bytes{1 << 20}}, AlgorithmOptions{});
-  const auto pairs = rank_pairs(ring);
-  // Whole hosts (NVLink only): host 0's GPUs 0-3 play as host 2's 16-19; rail pairs across
-  // hosts as other rail pairs; a different position within the host does not match.
-  CHECK(same_play(g, pairs, {{0, 1}, {2, 3}}, {{16, 17}, {18, 19}}));
-  CHECK(same_play(g, pairs, {{0, 8}}, {{16, 24}}));
-  CHECK_FALSE(same_play(g, pairs, {{0, 8}}, {{0, 9}}));
-  CHECK_FALSE(same_play(g, pairs, {{0, 1}}, {{0, 8}}));
-  // Time equality against fresh plays of every copy, over group sets the cache relabels.
-  const std::vector<std::vector<std::vector<int>>> sets{
-      {{0, 8}, {1, 9}}, {{16, 24}, {17, 25}}, {{0, 1, 2, 3}, {8, 9, 10, 11}}, {{16, 17, 18, 19}, {24, 25, 26, 27}}};
-  GroupCollectiveCost cached(g, CommSpec{"ring", "simple"}, 8);
-  for (const auto& groups : sets) {
-    LinkGraph fresh_graph(topo);
-    GroupCollectiveCost fresh(fresh_graph, CommSpec{"ring", "simple"}, 8);
-    fresh.set_play_alone(false);
-    for (const CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::AllGather}) {
-      CHECK(cached.time_groups(op, Bytes{1 << 24}, groups) == fresh.time_groups(op, Bytes{1 << 24}, groups));
-    }
-  }
-  CHECK(cached.relabelled_plays() == 4);  // the second and fourth sets, both operations
 }
 
 }  // namespace collsim
