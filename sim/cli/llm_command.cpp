@@ -77,10 +77,7 @@ E enum_option(const char* flag, const std::string& text) {
 }
 
 TransformerShape::Recompute recompute_option(const std::string& text) {
-  if (text == "none") return TransformerShape::Recompute::None;
-  if (text == "selective") return TransformerShape::Recompute::Selective;
-  if (text == "full") return TransformerShape::Recompute::Full;
-  throw ConfigError("--recompute", "", text, "none, selective or full");
+  return enum_option<TransformerShape::Recompute>("--recompute", text);
 }
 
 // The job's topology, device and collective costs for `world` GPUs.

@@ -233,11 +233,7 @@ PlanStrategyVariant parse_megatron(JsonFields& f, const std::string& name) {
   };
   if (const auto rc = strings("recompute", {"none", "selective", "full"}); !rc.empty()) {
     space.recomputes.clear();
-    for (const auto& r : rc) {
-      space.recomputes.push_back(r == "none"        ? TransformerShape::Recompute::None
-                                 : r == "selective" ? TransformerShape::Recompute::Selective
-                                                    : TransformerShape::Recompute::Full);
-    }
+    for (const auto& r : rc) space.recomputes.push_back(*enum_from<TransformerShape::Recompute>(r));
   }
   bools("sequence_parallel", space.sequence_parallel);
   bools("distributed_optimizer", space.distributed_optimizer);

@@ -40,15 +40,6 @@ Bytes largest_unit_bytes(const Workload& w, const ShardingOptions& o) {
   return Bytes{largest * o.precision.param_bytes};
 }
 
-std::string recompute_label(TransformerShape::Recompute r) {
-  switch (r) {
-    case TransformerShape::Recompute::None: return "none";
-    case TransformerShape::Recompute::Selective: return "selective";
-    case TransformerShape::Recompute::Full: return "full";
-  }
-  return "none";
-}
-
 // A megatron strategy's row: the layouts of `space` searched at the row's world size, the
 // best one's step (the fastest that fits, else the one needing least memory: DoesNotFit).
 // BatchInvalid when no layout can take the global batch.
@@ -70,7 +61,7 @@ void megatron_row(PlanRow& row, const LlmModel& base, LlmSearchSpace space, cons
   const LlmCandidate& best = found.candidates.front();
   const LlmTraining& t = best.training;
   const LlmStep& st = best.step;
-  row.layout = fmt::format("{} mb{} {}{}{}", t.layout.label(), t.micro_batch, recompute_label(t.recompute),
+  row.layout = fmt::format("{} mb{} {}{}{}", t.layout.label(), t.micro_batch, to_string(t.recompute),
                            t.sequence_parallel ? " SP" : "", t.distributed_optimizer ? " ZeRO-1" : "");
   row.micro_batch = static_cast<int>(t.micro_batch);
   row.step = st.step;

@@ -60,15 +60,6 @@ std::vector<Column<StageRow>> stage_columns() {
   };
 }
 
-std::string recompute_name(TransformerShape::Recompute r) {
-  switch (r) {
-    case TransformerShape::Recompute::None: return "none";
-    case TransformerShape::Recompute::Selective: return "selective";
-    case TransformerShape::Recompute::Full: return "full";
-  }
-  return "none";
-}
-
 std::vector<Field> summary(const LlmReport& r) {
   const LlmStep& s = r.step;
   return {
@@ -97,7 +88,7 @@ void write_table(std::ostream& out, const LlmReport& r) {
              "# layout {} ({}), {} schedule, micro-batch {}, global batch {} ({} micro-batches per replica), recompute {}, "
              "sequence parallel {}, distributed optimizer {}, offload {}, overlap grad reduce {}\n",
              t.layout.label(), to_string(t.layout.order), to_string(t.schedule), t.micro_batch, t.global_batch, s.micro_batches,
-             recompute_name(t.recompute), t.sequence_parallel ? "on" : "off", t.distributed_optimizer ? "on" : "off",
+             to_string(t.recompute), t.sequence_parallel ? "on" : "off", t.distributed_optimizer ? "on" : "off",
              t.offload_optimizer ? "optimizer" : "none", t.overlap_grad_reduce ? "on" : "off");
   fmt::print(out, "# GEMMs at {:.1f} % of the {} peak; {} TP collectives per layer per micro-batch{}\n",
              100 * r.spec.efficiency, r.spec.precision, s.tp_collectives_per_layer,
@@ -124,7 +115,7 @@ Json report_json(const LlmReport& r) {
   doc["micro_batch"] = t.micro_batch;
   doc["global_batch"] = t.global_batch;
   doc["micro_batches"] = s.micro_batches;
-  doc["recompute"] = recompute_name(t.recompute);
+  doc["recompute"] = to_string(t.recompute);
   doc["sequence_parallel"] = t.sequence_parallel;
   doc["distributed_optimizer"] = t.distributed_optimizer;
   doc["offload_optimizer"] = t.offload_optimizer;

@@ -16,14 +16,6 @@ struct Row {
   std::int64_t tokens = 0;      // per step
 };
 
-const char* recompute_name(TransformerShape::Recompute r) {
-  switch (r) {
-    case TransformerShape::Recompute::Selective: return "selective";
-    case TransformerShape::Recompute::Full: return "full";
-    default: return "none";
-  }
-}
-
 std::optional<double> step_cost(const Row& r) {
   if (!r.price) return std::nullopt;
   return *r.price * r.c->training.layout.world() * r.c->step.step.seconds() / 3600.0;
@@ -37,7 +29,7 @@ std::vector<Column<Row>> columns() {
       {.name = "layout", .value = [](const Row& r) { return Json(r.c->training.layout.label()); }, .title = "layout",
        .width = kFitWidth, .align = Align::Left, .gap = 2},
       {.name = "micro_batch", .value = [](const Row& r) { return Json(r.c->training.micro_batch); }, .title = "mb", .width = 3},
-      {.name = "recompute", .value = [](const Row& r) { return Json(recompute_name(r.c->training.recompute)); },
+      {.name = "recompute", .value = [](const Row& r) { return Json(std::string(to_string(r.c->training.recompute))); },
        .title = "recompute", .width = 10},
       {.name = "sequence_parallel", .value = [](const Row& r) { return Json(r.c->training.sequence_parallel); }, .title = "SP",
        .width = 4, .text = [](const Row& r) { return std::string(r.c->training.sequence_parallel ? "on" : "-"); }},

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "sim/core/name_table.hpp"
+
 namespace collsim {
 
 struct TransformerShape {
@@ -72,6 +74,10 @@ struct TransformerShape {
   // layer output s b h in 16 bits.
   [[nodiscard]] std::int64_t layer_output_bytes(std::int64_t micro_batch) const;
 };
+
+template <>
+inline constexpr auto kEnumNames<TransformerShape::Recompute> =
+    names_in_order<TransformerShape::Recompute>({"none", "selective", "full"});
 
 // Reads a "transformer" object strictly; errors name `source` and the JSON pointer.
 [[nodiscard]] TransformerShape parse_transformer_shape(const nlohmann::json& j, const std::string& source,
