@@ -25,8 +25,26 @@ namespace {
 
 constexpr double kHoursPerYear = 8760;  // 365 x 24
 
-GpuPrice parse_price(const nlohmann::json& j, const std::string& source, const std::string& pointer) {
+NetworkPrice parse_network_price(const nlohmann::json& j, const std::string& source, const std::string& pointer) {
   JsonFields f(j, source, pointer);
+  NetworkPrice n;
+  constexpr double kMax = 1e12;
+  n.per_nic = f.optional_number("per_nic", 0, kMax).value_or(0);
+  n.per_switch = f.optional_number("per_switch", 0, kMax).value_or(0);
+  n.per_cable = f.optional_number("per_cable", 0, kMax).value_or(0);
+  n.amortization_years = f.number("amortization_years", 0.01, 100);
+  f.finish();
+  return n;
+}
+
+GpuPrice parse_price(const nlohmann::json& j, const std::string& source, const std::string& pointer,
+                     std::optional<NetworkPrice>& network) {
+  nlohmann::json gpu = j;
+  if (j.is_object() && j.contains("network")) {
+    network = parse_network_price(j.at("network"), source, pointer + "/network");
+    gpu.erase("network");
+  }
+  JsonFields f(gpu, source, pointer);
   GpuPrice p;
   constexpr double kMax = 1e12;
   p.per_gpu_hour = f.optional_number("per_gpu_hour", 0, kMax);
@@ -128,7 +146,7 @@ PlanCandidate parse_candidate(const nlohmann::json& j, const std::string& source
   } catch (const std::invalid_argument& e) {
     f.fail("algorithm", fmt::format("\"{}\"", c.algorithm), e.what());
   }
-  c.price = parse_price(f.required("price"), source, f.pointer("price"));
+  c.price = parse_price(f.required("price"), source, f.pointer("price"), c.network_price);
   f.finish();
 
   c.scales_hosts = scalable_generator(c.topology) != nullptr;
@@ -338,6 +356,33 @@ std::string resolve_relative(const std::string& base_dir, const std::string& val
 }
 
 }  // namespace
+
+NetworkPrice::Gear NetworkPrice::count(const Topology& topo) {
+  Gear g;
+  const auto gear = [&topo](NodeIndex n) { return topo.nodes[n].kind == NodeKind::Nic || topo.nodes[n].kind == NodeKind::Switch; };
+  for (const Node& n : topo.nodes) {
+    g.nics += n.kind == NodeKind::Nic;
+    g.switches += n.kind == NodeKind::Switch;
+  }
+  // Each cable is two directed links, one each way; a bundle of lanes is one cable per lane.
+  std::int64_t directed = 0;
+  for (const DirectedLink& l : topo.links) {
+    if (gear(l.from) && gear(l.to)) directed += l.lanes;
+  }
+  g.cables = directed / 2;
+  return g;
+}
+
+double NetworkPrice::hourly(const Gear& g) const {
+  const double total = static_cast<double>(g.nics) * per_nic + static_cast<double>(g.switches) * per_switch +
+                       static_cast<double>(g.cables) * per_cable;
+  return total / (amortization_years * kHoursPerYear);
+}
+
+std::string NetworkPrice::describe() const {
+  return fmt::format("network gear {:.6g} per NIC, {:.6g} per switch, {:.6g} per cable over {:.3g} years", per_nic, per_switch,
+                     per_cable, amortization_years);
+}
 
 double GpuPrice::hourly() const {
   double h = per_gpu_hour.value_or(0);

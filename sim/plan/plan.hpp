@@ -34,6 +34,23 @@ struct GpuPrice {
   [[nodiscard]] std::string describe() const;  // "2.50/GPU-h rental + ..."
 };
 
+// What the cluster's network gear costs per hour, bought and spread over some years: NICs,
+// switches (InfiniBand/Ethernet; NVSwitches are part of the server), and cables (every
+// physical link with a NIC or a switch at both ends), counted on the topology at each world
+// size.
+struct NetworkPrice {
+  double per_nic = 0, per_switch = 0, per_cable = 0;
+  double amortization_years = 1;
+
+  struct Gear {
+    std::int64_t nics = 0, switches = 0, cables = 0;
+  };
+  [[nodiscard]] static Gear count(const Topology& topo);
+  // Currency units per hour for `gear`.
+  [[nodiscard]] double hourly(const Gear& gear) const;
+  [[nodiscard]] std::string describe() const;
+};
+
 struct PlanCandidate {
   std::string name;
   std::string description;
@@ -54,6 +71,7 @@ struct PlanCandidate {
   std::string nccl_env_text;  // as written, for the reports
   std::string gpu_model;      // of rank 0 (device catalogue name)
   GpuPrice price;
+  std::optional<NetworkPrice> network_price;  // "price": {"network": {...}}
 };
 
 struct PlanStrategyVariant {

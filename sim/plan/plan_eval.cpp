@@ -110,6 +110,8 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
   LinkGraph graph(topo);
   const DeviceSpec device = *find_device(c.gpu_model);
   const double hourly = c.price.hourly();
+  // The network gear's share per hour, counted on this world size's topology.
+  const double network_hourly = c.network_price ? c.network_price->hourly(NetworkPrice::count(topo)) : 0.0;
   // Node = one host of the cluster generator, else as the topology groups its ranks.
   const int node_ranks = c.gpus_per_host > 0 ? c.gpus_per_host : ranks_per_node(topo);
   // Plans price NCCL jobs: "auto" is NCCL's choice on GPU ranks (resolve_comm_spec).
@@ -141,7 +143,7 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
         row.workload = wi;
         row.variant = l.variant_index[k];
         row.world = world;
-        row.cost_per_hour = hourly * world;
+        row.cost_per_hour = hourly * world + network_hourly;
         if (v.megatron) {
           if (!llm_cost) llm_cost.emplace(graph, comm, 1);
           megatron_row(row, *l.llm, *v.megatron, device, *llm_cost, graph, node_ranks, global);

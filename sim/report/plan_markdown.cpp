@@ -91,7 +91,7 @@ void write_plan_markdown(std::ostream& out, const PlanReport& rep, const std::ve
     std::string sizes;
     for (int n : c.world_sizes) sizes += (sizes.empty() ? "" : ", ") + std::to_string(n);
     out << md_row({c.name, c.gpu_model, c.gpus_per_host ? std::to_string(c.gpus_per_host) : "-", c.algorithm + "/" + c.protocol + (c.nccl_env_text.empty() ? "" : " (" + c.nccl_env_text + ")"),
-                   c.price.describe(), sizes});
+                   c.price.describe() + (c.network_price ? "; plus " + c.network_price->describe() : std::string()), sizes});
   }
   fmt::print(out, "\n## Pareto-best ({}), per workload\n\n",
              p.failures ? "expected time and cost of the run with failures" : "step time, cost per million samples");
@@ -138,8 +138,9 @@ void write_plan_markdown(std::ostream& out, const PlanReport& rep, const std::ve
     }
   }
   fmt::print(out,
-             "- Cost per million samples = GPUs x price per GPU-hour x step time / global batch x 1e6; cost per hour = "
-             "GPUs x price per GPU-hour. Pareto-best: no other fitting combination of the same workload is at least as "
+             "- Cost per million samples = cost per hour x step time / global batch x 1e6; cost per hour = "
+             "GPUs x price per GPU-hour, plus the network gear's share where a candidate prices it (NICs, switches and "
+             "cables counted on the topology at that size, spread over their years). Pareto-best: no other fitting combination of the same workload is at least as "
              "fast and at least as cheap, and better in one.\n"
              "- Sharded strategies: all-gathers and reduce-scatters over all GPUs, every node's GPUs or one GPU per "
              "node (HYBRID_SHARD), the concurrent groups played together so that they share NICs and fabric links.\n");

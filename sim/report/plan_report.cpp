@@ -172,6 +172,7 @@ Json report_json(const PlanReport& rep) {
                           {"gpus_per_host", c.gpus_per_host}, {"algorithm", c.algorithm}, {"protocol", c.protocol},
                           {"price_per_gpu_hour", c.price.hourly()}, {"price", c.price.describe()}});
     if (!c.nccl_env_text.empty()) candidates.back()["nccl_env"] = c.nccl_env_text;
+    if (c.network_price) candidates.back()["network_price"] = c.network_price->describe();
   }
   return report_document(
       {{"plan", p.name}, {"source", p.source}, {"currency", p.currency},

@@ -84,6 +84,30 @@ TEST_CASE("GPU-hour price sums rental, amortised purchase and power", "[plan]") 
   CHECK(p.hourly() == Approx(2.535613).epsilon(1e-6));
 }
 
+TEST_CASE("network gear is counted on the topology at each size and spread over its years", "[plan]") {
+  nlohmann::json doc = minimal_plan();
+  doc["candidates"][0]["price"]["network"] = {{"per_nic", 1500}, {"per_switch", 20000}, {"per_cable", 300}, {"amortization_years", 4}};
+  const Plan p = parse_plan(doc, "p.json", kSrc);
+  REQUIRE(p.candidates[0].network_price);
+  // 2 DGX H100 hosts on one star switch: 8 NICs per host, each cabled to the switch.
+  const NetworkPrice::Gear g = NetworkPrice::count(plan_topology(p.candidates[0], 16));
+  CHECK(g.nics == 16);
+  CHECK(g.switches == 1);
+  CHECK(g.cables == 16);
+  // (16 x 1500 + 20000 + 16 x 300) / (4 x 8760 h) = 48800 / 35040 = 1.392694 per hour.
+  CHECK(p.candidates[0].network_price->hourly(g) == Approx(48800.0 / 35040.0));
+  // One host: 8 NICs, still one switch.
+  CHECK(NetworkPrice::count(plan_topology(p.candidates[0], 8)).nics == 8);
+  // The rows' cost per hour adds it to the GPUs' (2.0 per GPU-hour here).
+  const PlanResult r = evaluate_plan(p, 1);
+  for (const PlanRow& row : r.rows) {
+    const NetworkPrice::Gear gear = NetworkPrice::count(plan_topology(p.candidates[0], row.world));
+    CHECK(row.cost_per_hour == Approx(2.0 * row.world + p.candidates[0].network_price->hourly(gear)));
+  }
+  doc["candidates"][0]["price"]["network"].erase("amortization_years");
+  CHECK(error_of(doc) == "/candidates/0/price/network/amortization_years |  | this field, which is required (it is missing)");
+}
+
 TEST_CASE("plan parsing expands strategies and scales the cluster generator", "[plan]") {
   const Plan p = parse_plan(minimal_plan(), "p.json", kSrc);
   REQUIRE(p.candidates.size() == 1);
