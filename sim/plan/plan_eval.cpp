@@ -94,6 +94,18 @@ void megatron_row(PlanRow& row, const LlmModel& base, LlmSearchSpace space, cons
   row.cost_per_million = row.cost_per_hour * (step_ps / kPsPerHour) / static_cast<double>(global) * 1e6;
 }
 
+// The workload with its floating-point parameters in `grad_bytes`-byte elements (2: bfloat16,
+// 4: float32); unchanged for 0 or when they already are.
+Workload in_precision(Workload w, std::int64_t grad_bytes) {
+  if (grad_bytes != 2 && grad_bytes != 4) return w;
+  const DType to = grad_bytes == 2 ? DType::BFloat16 : DType::Float32;
+  for (Parameter& p : w.parameters) {
+    const bool floating = p.dtype == DType::Float32 || p.dtype == DType::Float16 || p.dtype == DType::BFloat16;
+    if (floating) p.dtype = to;
+  }
+  return w;
+}
+
 struct Loaded {
   Workload workload;                                 // when a DDP/ZeRO/FSDP strategy runs it
   std::optional<LlmModel> llm;                       // when a megatron strategy runs it
@@ -130,7 +142,7 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
   for (std::size_t wi = 0; wi < loaded.size(); ++wi) {
     const Loaded& l = loaded[wi];
     const std::int64_t global = plan.workloads[wi].global_batch;
-    std::map<int, Workload> scaled;  // per micro-batch
+    std::map<std::pair<int, std::int64_t>, Workload> scaled;  // per micro-batch and DDP gradient bytes
     std::size_t strategy = 0;        // of the variant being simulated, for errors
     // Inputs in range can still multiply past the clock (hour-long layers times a huge
     // micro-batch): name the workload's batch rather than stop with no place to look.
@@ -162,8 +174,14 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
           continue;
         }
         row.micro_batch = *micro;
-        auto it = scaled.find(*micro);
-        if (it == scaled.end()) it = scaled.emplace(*micro, with_micro_batch(l.workload, *micro)).first;
+        // Gradients travel in the strategy's precision: DDP's buckets hold grad_bytes per
+        // element (16-bit under adam_mixed, as ZeRO and FSDP reduce them), whatever the
+        // workload file's parameter dtypes.
+        const std::int64_t grad_bytes = v.sharding.strategy == Sharding::Ddp ? v.sharding.precision.grad_bytes : 0;
+        auto it = scaled.find({*micro, grad_bytes});
+        if (it == scaled.end()) {
+          it = scaled.emplace(std::make_pair(*micro, grad_bytes), in_precision(with_micro_batch(l.workload, *micro), grad_bytes)).first;
+        }
         const Workload& w = it->second;
         const ComputeModel cm = make_compute_model(w, device);
         MemoryInputs mi;
