@@ -136,6 +136,8 @@ void run_search(const LlmArgs& a, LlmModel model, OutputFormat format, ReportOut
   if (a.distributed_optimizer) space.distributed_optimizer = {true};
   if (a.no_distributed_optimizer) space.distributed_optimizer = {false};
   if (a.ep) space.expert_parallel = {*a.ep};
+  if (a.offload != "none" && a.offload != "optimizer") throw ConfigError("--offload", "", a.offload, "none or optimizer");
+  if (a.offload == "optimizer") space.offload = {false, true};
   LlmSearchReport rep;
   rep.model = model.name;
   rep.topology = job->topo.name;
@@ -234,7 +236,10 @@ void add_llm_command(CLI::App& app, ReportOutput& output) {
                   "the only one tried");
   cmd->add_flag("--sequence-parallel", a->sequence_parallel, "Megatron sequence parallelism (TP all-reduces become all-gather + reduce-scatter)");
   cmd->add_flag("--distributed-optimizer", a->distributed_optimizer, "Optimizer state split over DP (ZeRO-1): reduce-scatter, then all-gather");
-  cmd->add_option("--offload", a->offload, "none or optimizer (ZeRO-Offload: optimizer state and step in host memory)")->capture_default_str();
+  cmd->add_option("--offload", a->offload,
+                  "none or optimizer (ZeRO-Offload: optimizer state and step in host memory); with --search, optimizer "
+                  "tries layouts with and without it")
+      ->capture_default_str();
   cmd->add_flag("--overlap-grad-reduce", a->overlap_grad_reduce, "Overlap the DP gradient reduction with the last backward");
   cmd->add_option("--order", a->order, "Rank placement: tp-dp-pp (Megatron) or tp-pp-dp")->capture_default_str();
   cmd->add_option("--algo", a->algorithms, "NCCL_ALGO-style list for every collective")->capture_default_str();

@@ -255,6 +255,7 @@ PlanStrategyVariant parse_megatron(JsonFields& f, const std::string& name) {
   }
   bools("sequence_parallel", space.sequence_parallel);
   bools("distributed_optimizer", space.distributed_optimizer);
+  bools("offload", space.offload);
   const auto order = f.optional_string("order").value_or("tp-dp-pp");
   const auto placement = enum_from<PlacementOrder>(order);
   if (!placement) f.fail("order", fmt::format("\"{}\"", order), "tp-dp-pp or tp-pp-dp");

@@ -62,7 +62,8 @@ void megatron_row(PlanRow& row, const LlmModel& base, LlmSearchSpace space, cons
   const LlmTraining& t = best.training;
   const LlmStep& st = best.step;
   row.layout = fmt::format("{} mb{} {}{}{}", t.layout.label(), t.micro_batch, to_string(t.recompute),
-                           t.sequence_parallel ? " SP" : "", t.distributed_optimizer ? " ZeRO-1" : "");
+                           t.sequence_parallel ? " SP" : "", t.distributed_optimizer ? " ZeRO-1" : "") +
+               (t.offload_optimizer ? " offload" : "");
   row.micro_batch = static_cast<int>(t.micro_batch);
   row.step = st.step;
   row.nominal_step = st.step;

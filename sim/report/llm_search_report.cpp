@@ -35,6 +35,8 @@ std::vector<Column<Row>> columns() {
        .width = 4, .text = [](const Row& r) { return std::string(r.c->training.sequence_parallel ? "on" : "-"); }},
       {.name = "distributed_optimizer", .value = [](const Row& r) { return Json(r.c->training.distributed_optimizer); },
        .title = "ZeRO-1", .width = 6, .text = [](const Row& r) { return std::string(r.c->training.distributed_optimizer ? "on" : "-"); }},
+      {.name = "offload_optimizer", .value = [](const Row& r) { return Json(r.c->training.offload_optimizer); },
+       .title = "offload", .width = 7, .text = [](const Row& r) { return std::string(r.c->training.offload_optimizer ? "on" : "-"); }},
       {.name = "step_s", .value = [](const Row& r) { return Json(r.c->step.step.seconds()); }, .title = "step", .unit = "(s)",
        .width = 9, .text_format = "{:.3f}"},
       {.name = "tokens_per_s", .value = [](const Row& r) { return Json(r.c->step.tokens_per_s); }, .title = "tokens/s",

@@ -24,7 +24,58 @@ auto key(const LlmCandidate& c) {
   const LlmTraining& t = c.training;
   return std::make_tuple(!c.step.fits, c.step.fits ? c.step.step.ps : c.step.memory_peak.count, c.step.memory_peak.count,
                          t.layout.tp, t.layout.pp, t.layout.virtual_stages, t.layout.ep, t.micro_batch, static_cast<int>(t.recompute),
-                         t.sequence_parallel, t.distributed_optimizer);
+                         t.sequence_parallel, t.distributed_optimizer, t.offload_optimizer);
+}
+
+}  // namespace
+
+namespace {
+
+// The model state alone (16-bit weights, gradients, 12 B of optimizer state unless it is
+// offloaded, each split as the layout splits it) exceeds the HBM: pruned unplayed.
+bool state_exceeds_hbm(const LlmModel& model, const LlmTraining& tr, const DeviceSpec& device) {
+  const TransformerShape& s = model.shape;
+  const ParallelLayout& l = tr.layout;
+  const double experts = static_cast<double>(s.layers * s.layer_expert_parameters());
+  const double dense = static_cast<double>(s.parameters()) - experts;
+  const double split = static_cast<double>(l.tp) * l.pp;
+  const double per_gpu = (dense + experts / l.ep) / split;
+  const bool zero = tr.distributed_optimizer;
+  const double owned = (dense / (zero ? l.dp : 1) + experts / l.ep / (zero ? l.dp / l.ep : 1)) / split;
+  const double grads = model.precision == "bf16" ? 4.0 : 2.0;
+  const double state = per_gpu * (2.0 + grads) + (tr.offload_optimizer ? 0.0 : owned * 12.0);
+  return state > static_cast<double>(device.hbm_capacity.count);
+}
+
+// The settings tried on every (tp, pp, ep) layout: micro-batch, chunks, recompute, SP,
+// ZeRO-1, offload.
+struct Options {
+  std::int64_t micro_batch;
+  int chunks;
+  TransformerShape::Recompute recompute;
+  bool sequence_parallel, distributed_optimizer, offload;
+};
+
+std::vector<Options> options(const LlmSearchSpace& space, const TransformerShape& s, int tp, int pp, int dp) {
+  std::vector<int> chunk_options{1};
+  if (pp > 1) chunk_options.insert(chunk_options.end(), space.chunks.begin(), space.chunks.end());
+  std::vector<Options> out;
+  for (std::int64_t mb : space.micro_batches) {
+    for (int v : chunk_options) {
+      for (auto rc : space.recomputes) {
+        // With a fused attention kernel selective recompute is the same run as none.
+        if (rc == TransformerShape::Recompute::Selective && s.flash_attention) continue;
+        for (bool sp : space.sequence_parallel) {
+          if (sp && tp == 1) continue;
+          for (bool zero : space.distributed_optimizer) {
+            if (zero && dp == 1) continue;
+            for (bool offload : space.offload) out.push_back({mb, v, rc, sp, zero, offload});
+          }
+        }
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -49,51 +100,35 @@ LlmSearchResult search_llm_layouts(const LlmModel& model, const LlmSearchSpace& 
         }
       }
       for (int ep : eps) {
-        for (std::int64_t mb : space.micro_batches) {
-          std::vector<int> chunk_options{1};
-          if (pp > 1) chunk_options.insert(chunk_options.end(), space.chunks.begin(), space.chunks.end());
-          for (int v : chunk_options) {
-            for (auto rc : space.recomputes) {
-              // With a fused attention kernel selective recompute is the same run as none.
-              if (rc == TransformerShape::Recompute::Selective && s.flash_attention) continue;
-              for (bool sp : space.sequence_parallel) {
-                if (sp && tp == 1) continue;
-                for (bool zero : space.distributed_optimizer) {
-                  if (zero && dp == 1) continue;
-                  LlmTraining tr;
-                  tr.layout = ParallelLayout{tp, pp, dp, v, ep, space.order};
-                  tr.schedule = v > 1 ? PipelineKind::Interleaved : PipelineKind::OneFOneB;
-                  tr.micro_batch = mb;
-                  tr.global_batch = space.global_batch;
-                  tr.recompute = rc;
-                  tr.sequence_parallel = sp;
-                  tr.distributed_optimizer = zero;
-                  // Pruned unplayed: the model state alone (16-bit weights, gradients, 12 B of
-                  // optimizer state, split as the layout splits them) is past the HBM.
-                  const double experts = static_cast<double>(s.layers * s.layer_expert_parameters());
-                  const double dense = static_cast<double>(s.parameters()) - experts;
-                  const double per_gpu = (dense + experts / ep) / (tp * pp);
-                  const double owned = (dense / (zero ? dp : 1) + experts / ep / (zero ? dp / ep : 1)) / (tp * pp);
-                  const double grads = model.precision == "bf16" ? 4.0 : 2.0;
-                  if (per_gpu * (2.0 + grads) + owned * 12.0 > static_cast<double>(device.hbm_capacity.count)) {
-                    ++out.pruned;
-                    continue;
-                  }
-                  try {
-                    LlmStep st = evaluate_llm_step(model, tr, device, collective, host_link, space.gpus_per_host);
-                    st.run.ops.clear();  // the per-operation record: thousands of layouts would hold gigabytes
-                    st.run.ops.shrink_to_fit();
-                    out.candidates.push_back({tr, std::move(st)});
-                    ++out.evaluated;
-                  } catch (const LimitError&) {
-                    ++out.unpriced;  // a collective too large to play transfer by transfer
-                  } catch (const ConfigError& e) {
-                    if (e.source() != "layout") throw;
-                    ++out.refused;  // the batch or model cannot take this layout
-                  }
-                }
-              }
-            }
+        for (const Options& o : options(space, s, tp, pp, dp)) {
+          if (o.offload && !host_link) {
+            ++out.refused;  // no GPU-to-host path to offload over
+            continue;
+          }
+          LlmTraining tr;
+          tr.layout = ParallelLayout{tp, pp, dp, o.chunks, ep, space.order};
+          tr.schedule = o.chunks > 1 ? PipelineKind::Interleaved : PipelineKind::OneFOneB;
+          tr.micro_batch = o.micro_batch;
+          tr.global_batch = space.global_batch;
+          tr.recompute = o.recompute;
+          tr.sequence_parallel = o.sequence_parallel;
+          tr.distributed_optimizer = o.distributed_optimizer;
+          tr.offload_optimizer = o.offload;
+          if (state_exceeds_hbm(model, tr, device)) {
+            ++out.pruned;
+            continue;
+          }
+          try {
+            LlmStep st = evaluate_llm_step(model, tr, device, collective, host_link, space.gpus_per_host);
+            st.run.ops.clear();  // the per-operation record: thousands of layouts would hold gigabytes
+            st.run.ops.shrink_to_fit();
+            out.candidates.push_back({tr, std::move(st)});
+            ++out.evaluated;
+          } catch (const LimitError&) {
+            ++out.unpriced;  // a collective too large to play transfer by transfer
+          } catch (const ConfigError& e) {
+            if (e.source() != "layout") throw;
+            ++out.refused;  // the batch or model cannot take this layout
           }
         }
       }

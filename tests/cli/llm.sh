@@ -93,6 +93,16 @@ PY
 expect_error 2 "ep" "divisor of dp" -- llm --model mixtral-8x7b --topology dgx-h100 --dp 8 --ep 3 --global-batch 8
 expect_error 2 "ep" "dense model" -- llm --model llama2-7b --topology dgx-h100 --dp 8 --ep 2 --global-batch 8
 expect_error 2 "sequence_parallel" "MoE" -- llm --model mixtral-8x7b --topology dgx-h100 --tp 2 --dp 4 --ep 2 --global-batch 8
+# --offload optimizer with --search tries every layout with and without ZeRO-Offload.
+"$COLLSIM" "${search[@]}" --offload optimizer >"$TMP/so.json" || fail "llm --search --offload failed"
+python3 - "$TMP/s1.json" "$TMP/so.json" <<'PY' || fail "llm --search --offload json: $(head -c 2000 "$TMP/so.json")"
+import json, sys
+plain, both = (json.load(open(p)) for p in sys.argv[1:3])
+assert {r["offload_optimizer"] for r in both["layouts"]} == {False, True}
+assert not any(r["offload_optimizer"] for r in plain["layouts"])
+# Offloading frees the optimizer's HBM: every layout that fit still fits, some that did not now do.
+assert both["evaluated"] >= 2 * plain["evaluated"] and both["fitting"] > 2 * plain["fitting"] - 1, (both["fitting"], plain["fitting"])
+PY
 expect_error 2 "--gpus" -- llm --search --model llama2-7b --topology dgx-h100 --global-batch 64
 expect_error 2 "--price-per-gpu-hour" -- llm --search --model llama2-7b --topology dgx-h100 --gpus 8 --global-batch 8 --price-per-gpu-hour 0
 
