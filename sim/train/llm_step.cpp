@@ -317,8 +317,13 @@ LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const De
     const std::int64_t expert_params = s.layers / pp * (s.layer_expert_parameters() / l.ep) / t;
     for (int r = 0; r < pp; ++r) {
       const std::int64_t params = out.stages[static_cast<std::size_t>(r)].memory.weights.count / 2;
-      Time g = run(CollectiveOp::AllGather, 2 * (params - expert_params), l.dp_groups(r));
-      if (l.ep > 1) g += run(CollectiveOp::AllGather, 2 * expert_params, l.expert_dp_groups(r));
+      Time g{};
+      if (l.ep > 1) {
+        g = run(CollectiveOp::AllGather, 2 * (params - expert_params), l.dp_groups(r));
+        g += run(CollectiveOp::AllGather, 2 * expert_params, l.expert_dp_groups(r));
+      } else {
+        g = run(CollectiveOp::AllGather, 2 * params, l.dp_groups(r));  // the experts too, all over DP
+      }
       gather = std::max(gather, g);
     }
     out.param_gather = gather;

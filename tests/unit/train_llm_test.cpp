@@ -337,6 +337,20 @@ TEST_CASE("EP splits the experts' weights, and their gradients reduce over exper
   REQUIRE(reduced.size() == 2);
   CHECK(reduced[0] == std::make_pair(2 * dense, std::size_t{8}));
   CHECK(reduced[1] == std::make_pair(2 * experts / 4, std::size_t{2}));
+  // ZeRO-1 gathers the updated 16-bit weights the same way; without EP the experts are
+  // gathered with the rest, over all 8 replicas.
+  std::vector<std::pair<std::int64_t, std::size_t>> gathered;
+  const GroupsCostFn gathers = [&gathered](CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups) {
+    if (op == CollectiveOp::AllGather) gathered.emplace_back(bytes.count, groups.front().size());
+    return Time{};
+  };
+  tr.distributed_optimizer = true;
+  (void)evaluate_llm_step(m, tr, round_device(), gathers, std::nullopt, 8);
+  CHECK(gathered == std::vector<std::pair<std::int64_t, std::size_t>>{{2 * dense, 8}, {2 * experts / 4, 2}});
+  gathered.clear();
+  tr.layout.ep = 1;
+  (void)evaluate_llm_step(m, tr, round_device(), gathers, std::nullopt, 8);
+  CHECK(gathered == std::vector<std::pair<std::int64_t, std::size_t>>{{2 * (dense + experts), 8}});
 }
 
 TEST_CASE("expert parallelism the model or layout cannot take is refused", "[llm][moe]") {
