@@ -17,7 +17,6 @@
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
-#include "sim/core/json_fields.hpp"
 #include "sim/report/plan_report.hpp"
 #include "sim/train/workload.hpp"
 
@@ -82,11 +81,8 @@ void run_plan_command(const CLI::App& cmd, const PlanArgs& a, const WorkRunner& 
   if (!a.failures.empty()) inputs.push_back(file_text(a.failures));
   for (const auto& w : plan.workloads) {
     rep.workload_names.push_back(w.name);
-    // Megatron rows count activations from the transformer's shape; a file holding only the
-    // shape has no parameter list to read.
-    const nlohmann::json doc = read_json_file(w.path);
-    const bool shape_only = doc.is_object() && !doc.contains("parameters");
-    rep.activations_known.push_back(shape_only || load_workload_file(w.path).activation_bytes_per_sample().count > 0);
+    // Megatron rows count activations from the transformer's shape.
+    rep.activations_known.push_back(!w.listed || load_workload_file(w.path).activation_bytes_per_sample().count > 0);
     inputs.push_back(file_text(w.path));
   }
   const WorkOptions options = work_options(a.run, "plan", inputs);

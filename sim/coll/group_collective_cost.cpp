@@ -1,7 +1,5 @@
 #include "sim/coll/group_collective_cost.hpp"
 
-#include <algorithm>
-#include <limits>
 #include <set>
 #include <stdexcept>
 

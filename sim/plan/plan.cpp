@@ -249,7 +249,7 @@ PlanStrategyVariant parse_megatron(JsonFields& f, const std::string& name) {
       into.push_back(e.get<bool>());
     }
   };
-  if (const auto rc = strings("recompute", {"none", "selective", "full"}); !rc.empty()) {
+  if (const auto rc = strings("recompute", enum_names<TransformerShape::Recompute>()); !rc.empty()) {
     space.recomputes.clear();
     for (const auto& r : rc) space.recomputes.push_back(*enum_from<TransformerShape::Recompute>(r));
   }
@@ -462,15 +462,12 @@ Plan parse_plan(const nlohmann::json& doc, const std::string& source, const std:
     } else {
       w.strategies = plan.strategy_names;
     }
-    // DDP, ZeRO and FSDP need the parameter list; megatron the transformer shape (a file
-    // holding only the shape serves it alone).
-    bool megatron = false, listed = false;
     for (const auto& name : w.strategies) {
-      for (const auto* v : plan.variants_of(name)) (v->megatron ? megatron : listed) = true;
+      for (const auto* v : plan.variants_of(name)) (v->megatron ? w.megatron : w.listed) = true;
     }
-    std::string loaded_name;
-    if (listed) loaded_name = load_workload_file(w.path).name;
-    if (megatron) loaded_name = load_llm_model(w.path).name;
+    std::string loaded_name;  // each kind's reader checks the file
+    if (w.listed) loaded_name = load_workload_file(w.path).name;
+    if (w.megatron) loaded_name = load_llm_model(w.path).name;
     w.name = given_name.value_or(loaded_name);
     wf.finish();
     plan.workloads.push_back(std::move(w));

@@ -92,6 +92,9 @@ struct PlanWorkload {
   std::string path;      // resolved workload file
   std::int64_t global_batch = 0;  // samples per optimizer step, all ranks together
   std::vector<std::string> strategies;  // strategy names this workload runs (plan order)
+  // Which kinds run it: DDP/ZeRO/FSDP need the file's parameter list, megatron its
+  // transformer shape (a file holding only the shape serves megatron alone).
+  bool listed = false, megatron = false;
 };
 
 inline constexpr std::int64_t kMaxGlobalBatch = std::int64_t{1} << 30;

@@ -40,6 +40,14 @@ Bytes largest_unit_bytes(const Workload& w, const ShardingOptions& o) {
   return Bytes{largest * o.precision.param_bytes};
 }
 
+// A row's rates from its step: samples/s, exposed share, cost per million samples.
+void set_rates(PlanRow& row, std::int64_t global) {
+  const double step_ps = static_cast<double>(row.step.ps);
+  row.samples_per_s = step_ps > 0 ? static_cast<double>(global) * kPsPerS / step_ps : 0;
+  row.exposed_percent = step_ps > 0 ? 100.0 * static_cast<double>(row.exposed_comm.ps) / step_ps : 0;
+  row.cost_per_million = row.cost_per_hour * (step_ps / kPsPerHour) / static_cast<double>(global) * 1e6;
+}
+
 // A megatron strategy's row: the layouts of `space` searched at the row's world size, the
 // best one's step (the fastest that fits, else the one needing least memory: DoesNotFit).
 // BatchInvalid when no layout can take the global batch.
@@ -89,10 +97,7 @@ void megatron_row(PlanRow& row, const LlmModel& base, LlmSearchSpace space, cons
   row.memory.fits = st.fits;
   row.memory.margin_bytes = device.hbm_capacity.count - st.memory_peak.count;
   row.status = st.fits ? PlanStatus::Ok : PlanStatus::DoesNotFit;
-  const double step_ps = static_cast<double>(row.step.ps);
-  row.samples_per_s = step_ps > 0 ? static_cast<double>(global) * kPsPerS / step_ps : 0;
-  row.exposed_percent = step_ps > 0 ? 100.0 * static_cast<double>(row.exposed_comm.ps) / step_ps : 0;
-  row.cost_per_million = row.cost_per_hour * (step_ps / kPsPerHour) / static_cast<double>(global) * 1e6;
+  set_rates(row, global);
 }
 
 // The workload with its floating-point parameters in `grad_bytes`-byte elements (2: bfloat16,
@@ -231,10 +236,7 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
           row.run = plan_run(*plan.failures, static_cast<double>(row.step.ps) / kPsPerS, world, node_ranks,
                              w.parameter_count(), pr.param_bytes + pr.optimizer_bytes);
         }
-        const double step_ps = static_cast<double>(row.step.ps);
-        row.samples_per_s = step_ps > 0 ? static_cast<double>(global) * kPsPerS / step_ps : 0;
-        row.exposed_percent = step_ps > 0 ? 100.0 * static_cast<double>(row.exposed_comm.ps) / step_ps : 0;
-        row.cost_per_million = row.cost_per_hour * (step_ps / kPsPerHour) / static_cast<double>(global) * 1e6;
+        set_rates(row, global);
         rows.push_back(row);
       }
     } catch (const ConfigError& e) {
@@ -253,23 +255,15 @@ std::vector<Loaded> load_workloads(const Plan& plan) {
   std::vector<Loaded> out;
   for (const auto& pw : plan.workloads) {
     Loaded l;
-    bool listed = false;
-    for (const auto& name : pw.strategies) {
-      for (const auto* v : plan.variants_of(name)) {
-        if (v->megatron && !l.llm) l.llm = load_llm_model(pw.path);
-        if (!v->megatron && !listed) {
-          l.workload = load_workload_file(pw.path);
-          listed = true;
-        }
-      }
-    }
+    if (pw.listed) l.workload = load_workload_file(pw.path);
+    if (pw.megatron) l.llm = load_llm_model(pw.path);
     for (const auto& name : pw.strategies) {
       for (std::size_t i = 0; i < plan.variants.size(); ++i) {
         const auto& v = plan.variants[i];
         if (v.strategy != name) continue;
         l.variants.push_back(&v);
         l.variant_index.push_back(i);
-        if (v.sharding.strategy == Sharding::Ddp) {
+        if (!v.megatron && v.sharding.strategy == Sharding::Ddp) {
           BucketOptions bo;
           bo.bucket_cap = v.bucket_cap;
           for (const auto& b : rebuilt_buckets(l.workload, l.workload.grad_ready_order(), bo).buckets) {

@@ -30,34 +30,38 @@ Column<StageRow> gib_column(std::string name, std::string title, std::function<B
           .text = [bytes](const StageRow& r) { return fmt::format("{:.2f}", static_cast<double>(bytes(r).count) / kGiB); }};
 }
 
+// A stage's times: the table and CSV show them in ms ("<key>_ms"), JSON in integer ps
+// ("<key>_ps", after the memory columns).
+struct StageTime {
+  const char* key;
+  const char* title;
+  int width;
+  Time (*time)(const StageRow&);
+};
+
+const StageTime kStageTimes[] = {
+    {"forward", "forward", 9, [](const StageRow& r) { return r.cost->forward; }},
+    {"backward", "backward", 9, [](const StageRow& r) { return r.cost->backward; }},
+    {"tp", "TP comm", 9, [](const StageRow& r) { return r.cost->tp_forward + r.cost->tp_backward; }},
+    {"ep", "EP comm", 9, [](const StageRow& r) { return r.cost->ep_forward + r.cost->ep_backward; }},
+    {"recompute", "recompute", 10, [](const StageRow& r) { return r.cost->recompute; }},
+    {"last_backward_end", "bwd done", 10, [](const StageRow& r) { return r.last_backward_end; }},
+    {"dp_reduce", "DP reduce", 10, [](const StageRow& r) { return r.cost->dp_reduce; }},
+    {"dp_exposed", "exposed", 9, [](const StageRow& r) { return r.cost->dp_exposed; }},
+};
+
 std::vector<Column<StageRow>> stage_columns() {
   using R = StageRow;
-  return {
-      {.name = "stage", .value = [](const R& r) { return Json(r.rank); }, .title = "stage", .width = 5},
-      ms_column<R>("forward_ms", "forward", "(ms)", 9, [](const R& r) { return r.cost->forward; }),
-      ms_column<R>("backward_ms", "backward", "(ms)", 9, [](const R& r) { return r.cost->backward; }),
-      ms_column<R>("tp_ms", "TP comm", "(ms)", 9, [](const R& r) { return r.cost->tp_forward + r.cost->tp_backward; }),
-      ms_column<R>("ep_ms", "EP comm", "(ms)", 9, [](const R& r) { return r.cost->ep_forward + r.cost->ep_backward; }),
-      ms_column<R>("recompute_ms", "recompute", "(ms)", 10, [](const R& r) { return r.cost->recompute; }),
-      ms_column<R>("last_backward_end_ms", "bwd done", "(ms)", 10, [](const R& r) { return r.last_backward_end; }),
-      ms_column<R>("dp_reduce_ms", "DP reduce", "(ms)", 10, [](const R& r) { return r.cost->dp_reduce; }),
-      ms_column<R>("dp_exposed_ms", "exposed", "(ms)", 9, [](const R& r) { return r.cost->dp_exposed; }),
-      {.name = "micro_batches_in_flight", .value = [](const R& r) { return Json(r.in_flight); }, .title = "in flight", .width = 9},
-      gib_column("weights_bytes", "weights", [](const R& r) { return r.cost->memory.weights; }),
-      gib_column("gradients_bytes", "grads", [](const R& r) { return r.cost->memory.gradients; }),
-      gib_column("optimizer_bytes", "optimizer", [](const R& r) { return r.cost->memory.optimizer; }),
-      gib_column("activations_bytes", "activ.", [](const R& r) { return r.cost->memory.activations + r.cost->memory.logits; }),
-      gib_column("memory_bytes", "total", [](const R& r) { return r.cost->memory.total(); }),
-      // JSON has the times in integer picoseconds.
-      ps_column<R>("forward_ps", [](const R& r) { return r.cost->forward; }),
-      ps_column<R>("backward_ps", [](const R& r) { return r.cost->backward; }),
-      ps_column<R>("tp_ps", [](const R& r) { return r.cost->tp_forward + r.cost->tp_backward; }),
-      ps_column<R>("ep_ps", [](const R& r) { return r.cost->ep_forward + r.cost->ep_backward; }),
-      ps_column<R>("recompute_ps", [](const R& r) { return r.cost->recompute; }),
-      ps_column<R>("last_backward_end_ps", [](const R& r) { return r.last_backward_end; }),
-      ps_column<R>("dp_reduce_ps", [](const R& r) { return r.cost->dp_reduce; }),
-      ps_column<R>("dp_exposed_ps", [](const R& r) { return r.cost->dp_exposed; }),
-  };
+  std::vector<Column<R>> cols{{.name = "stage", .value = [](const R& r) { return Json(r.rank); }, .title = "stage", .width = 5}};
+  for (const StageTime& t : kStageTimes) cols.push_back(ms_column<R>(std::string(t.key) + "_ms", t.title, "(ms)", t.width, t.time));
+  cols.push_back({.name = "micro_batches_in_flight", .value = [](const R& r) { return Json(r.in_flight); }, .title = "in flight", .width = 9});
+  cols.push_back(gib_column("weights_bytes", "weights", [](const R& r) { return r.cost->memory.weights; }));
+  cols.push_back(gib_column("gradients_bytes", "grads", [](const R& r) { return r.cost->memory.gradients; }));
+  cols.push_back(gib_column("optimizer_bytes", "optimizer", [](const R& r) { return r.cost->memory.optimizer; }));
+  cols.push_back(gib_column("activations_bytes", "activ.", [](const R& r) { return r.cost->memory.activations + r.cost->memory.logits; }));
+  cols.push_back(gib_column("memory_bytes", "total", [](const R& r) { return r.cost->memory.total(); }));
+  for (const StageTime& t : kStageTimes) cols.push_back(ps_column<R>(std::string(t.key) + "_ps", t.time));
+  return cols;
 }
 
 std::vector<Field> summary(const LlmReport& r) {

@@ -9,11 +9,6 @@ namespace collsim {
 void write_llm_trace(std::ostream& out, const LlmStep& step, const LlmTraining& training, const std::string& title) {
   const PipelineCosts& c = step.pipeline_costs;
   const int pp = c.pp, stages = c.pp * c.virtual_stages;
-  // The hop into virtual stage vs from vs - 1 (as play_pipeline takes it).
-  const auto hop = [&](int vs) {
-    const int from = (vs - 1) % pp;
-    return from == pp - 1 ? c.wrap_p2p : c.p2p[static_cast<std::size_t>(from)];
-  };
   const Time optimizer_end = step.last_reduce_end + step.optimizer;
   ChromeTrace trace;
   for (int r = 0; r < pp; ++r) {
@@ -38,10 +33,10 @@ void write_llm_trace(std::ostream& out, const LlmStep& step, const LlmTraining& 
                       o.forward ? "forward" : "backward", o.start, o.end, std::move(args));
       if (!c.blocking_sends) continue;
       if (o.forward && vs + 1 < stages) {
-        trace.add_slice(sends, fmt::format("send activation mb{}", o.micro_batch), "p2p", o.end, o.end + hop(vs + 1));
+        trace.add_slice(sends, fmt::format("send activation mb{}", o.micro_batch), "p2p", o.end, o.end + c.hop(vs + 1));
       }
       if (!o.forward && vs > 0) {
-        trace.add_slice(sends, fmt::format("send gradient mb{}", o.micro_batch), "p2p", o.end, o.end + hop(vs));
+        trace.add_slice(sends, fmt::format("send gradient mb{}", o.micro_batch), "p2p", o.end, o.end + c.hop(vs));
       }
     }
     if (sc.dp_reduce.ps > 0) {

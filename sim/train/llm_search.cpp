@@ -27,10 +27,6 @@ auto key(const LlmCandidate& c) {
                          t.sequence_parallel, t.distributed_optimizer, t.offload_optimizer);
 }
 
-}  // namespace
-
-namespace {
-
 // The model state alone (16-bit weights, gradients, 12 B of optimizer state unless it is
 // offloaded, each split as the layout splits it) exceeds the HBM: pruned unplayed.
 bool state_exceeds_hbm(const LlmModel& model, const LlmTraining& tr, const DeviceSpec& device) {

@@ -238,6 +238,7 @@ LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const De
   const bool tied_across = s.tied_embeddings && pp > 1;
   Time step_end{};
   double most_owned = 0;  // optimizer elements on the fullest rank
+  Time gather{};          // ZeRO-1's parameter all-gather
   for (int r = 0; r < pp; ++r) {
     LlmStageCost sc;
     sc.forward = Time{};
@@ -257,13 +258,16 @@ LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const De
     if (r == 0) params += s.embedding_parameters() / t;
     if (r == pp - 1) params += s.tied_embeddings ? (pp > 1 ? vocab_shard : 0) : s.lm_head_parameters() / t;
     const std::int64_t grads = params * grad_bytes;
-    const CollectiveOp reduce = tr.distributed_optimizer ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
-    if (l.ep > 1) {
-      sc.dp_reduce = run(reduce, (params - expert_params) * grad_bytes, l.dp_groups(r));
-      sc.dp_reduce += run(reduce, expert_params * grad_bytes, l.expert_dp_groups(r));
-    } else {
-      sc.dp_reduce = run(reduce, grads, l.dp_groups(r));
-    }
+    // A collective of the stage's weights over DP; with EP the experts' share goes over
+    // their expert-DP groups.
+    const auto over_dp = [&](CollectiveOp op, std::int64_t bytes_per_param) {
+      if (l.ep == 1) return run(op, params * bytes_per_param, l.dp_groups(r));
+      const Time dense = run(op, (params - expert_params) * bytes_per_param, l.dp_groups(r));
+      return dense + run(op, expert_params * bytes_per_param, l.expert_dp_groups(r));
+    };
+    sc.dp_reduce = over_dp(tr.distributed_optimizer ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce, grad_bytes);
+    // ZeRO-1: the updated 16-bit weights gathered back after the optimizer (the slowest stage's).
+    if (tr.distributed_optimizer) gather = std::max(gather, over_dp(CollectiveOp::AllGather, 2));
     if (tied_across && (r == 0 || r == pp - 1)) {
       sc.dp_reduce += run(CollectiveOp::AllReduce, vocab_shard * grad_bytes, l.embedding_pairs());
     }
@@ -299,9 +303,9 @@ LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const De
   }
 
   // The optimizer on the fullest rank (its shard with the distributed optimizer), then the
-  // updated 16-bit weights gathered back over DP. Offloaded, the GPU sends its gradient
-  // shard to host memory and receives the updated weights (ZeRO-Offload); the CPU's Adam
-  // itself is not modelled.
+  // updated 16-bit weights gathered back over DP (priced per stage above). Offloaded, the
+  // GPU sends its gradient shard to host memory and receives the updated weights
+  // (ZeRO-Offload); the CPU's Adam itself is not modelled.
   const double shard = most_owned;
   const double opt_traffic = model.optimizer_bytes_per_param > 0 ? model.optimizer_bytes_per_param : kAdamTraffic;
   if (tr.offload_optimizer) {
@@ -312,22 +316,7 @@ LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const De
   } else {
     out.optimizer = memory_time(shard * opt_traffic);
   }
-  if (tr.distributed_optimizer) {
-    Time gather{};
-    const std::int64_t expert_params = s.layers / pp * (s.layer_expert_parameters() / l.ep) / t;
-    for (int r = 0; r < pp; ++r) {
-      const std::int64_t params = out.stages[static_cast<std::size_t>(r)].memory.weights.count / 2;
-      Time g{};
-      if (l.ep > 1) {
-        g = run(CollectiveOp::AllGather, 2 * (params - expert_params), l.dp_groups(r));
-        g += run(CollectiveOp::AllGather, 2 * expert_params, l.expert_dp_groups(r));
-      } else {
-        g = run(CollectiveOp::AllGather, 2 * params, l.dp_groups(r));  // the experts too, all over DP
-      }
-      gather = std::max(gather, g);
-    }
-    out.param_gather = gather;
-  }
+  out.param_gather = gather;
   out.last_reduce_end = step_end;
   out.step = step_end + out.optimizer + out.offload + out.param_gather;
 

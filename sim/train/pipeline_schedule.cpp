@@ -88,22 +88,17 @@ PipelineRun play_pipeline(PipelineKind kind, const PipelineCosts& c) {
                static_cast<std::size_t>(m) + static_cast<std::size_t>(mb);
   };
   std::vector<std::int64_t> done(2 * static_cast<std::size_t>(stages) * static_cast<std::size_t>(m), -1);
-  // The hop into virtual stage vs from vs - 1 (forward) or out of it to vs - 1 (backward).
-  const auto hop = [&](int vs) {
-    const int from = (vs - 1) % pp;
-    return from == pp - 1 ? c.wrap_p2p : c.p2p[static_cast<std::size_t>(from)];
-  };
   // When the input of `o` on rank r is there, or -1 if not yet.
   const auto ready = [&](int r, const PipelineOp& o) -> std::int64_t {
     const int vs = o.chunk * pp + r;
     if (o.forward) {
       if (vs == 0) return 0;
       const std::int64_t t = done[idx(true, vs - 1, o.micro_batch)];
-      return t < 0 ? -1 : t + hop(vs).ps;
+      return t < 0 ? -1 : t + c.hop(vs).ps;
     }
     if (vs == stages - 1) return done[idx(true, vs, o.micro_batch)];
     const std::int64_t t = done[idx(false, vs + 1, o.micro_batch)];
-    return t < 0 ? -1 : t + hop(vs + 1).ps;
+    return t < 0 ? -1 : t + c.hop(vs + 1).ps;
   };
   run.busy.assign(static_cast<std::size_t>(pp), Time{});
   run.last_backward_end.assign(static_cast<std::size_t>(pp), Time{});
@@ -128,8 +123,8 @@ PipelineRun play_pipeline(PipelineKind kind, const PipelineCosts& c) {
         free_at[ru] = o.end.ps;
         if (c.blocking_sends) {
           // The send that follows: forward to virtual stage vs + 1, backward to vs - 1.
-          if (o.forward && vs + 1 < stages) free_at[ru] += hop(vs + 1).ps;
-          if (!o.forward && vs > 0) free_at[ru] += hop(vs).ps;
+          if (o.forward && vs + 1 < stages) free_at[ru] += c.hop(vs + 1).ps;
+          if (!o.forward && vs > 0) free_at[ru] += c.hop(vs).ps;
         }
         done[idx(o.forward, vs, o.micro_batch)] = o.end.ps;
         run.busy[ru] = run.busy[ru] + cost;

@@ -33,6 +33,13 @@ struct PipelineCosts {
   // Megatron-LM waits for its sends (batched isend/irecv, then wait): a rank that sends an
   // activation or a gradient is busy until it has left. Off: sends overlap the next operation.
   bool blocking_sends = true;
+
+  // The hop into virtual stage vs from vs - 1 (forward; backward runs it the other way):
+  // between pipeline ranks (vs - 1) mod pp and vs mod pp, wrap_p2p from the last to rank 0.
+  [[nodiscard]] Time hop(int vs) const {
+    const int from = (vs - 1) % pp;
+    return from == pp - 1 ? wrap_p2p : p2p[static_cast<std::size_t>(from)];
+  }
 };
 
 struct PipelineOp {
