@@ -1,5 +1,7 @@
 #include "sim/algo/hier_ring.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -19,6 +21,11 @@ Schedule hierarchical_ring_allreduce(const Collective& c, const AlgorithmOptions
   Schedule s(c, std::string(kHierarchicalRingAlgorithm.name));
   const int hosts = g.hosts();
   const int local = static_cast<int>(g.ranks.front().size());
+  // Refuse with the figure before building: the phases inside hosts move every host's
+  // piece of every shard, (local - 1) x ranks x hosts transfers each.
+  const auto h64 = static_cast<std::uint64_t>(hosts), l64 = static_cast<std::uint64_t>(local);
+  const std::uint64_t transfers = 2 * (l64 - 1) * (h64 * l64) * h64 + (2 * h64 - 2) * l64 * h64;
+  s.expect(transfers, transfers - std::min(transfers, h64 * l64 * h64));  // every transfer after the first step waits for one
   // chunk (shard i, host piece j) = i * hosts + j
   for (Bytes shard : split_evenly(c.size, local)) {
     for (Bytes piece : split_evenly(shard, hosts)) s.add_chunk(ChunkSpec{piece});

@@ -5,7 +5,7 @@
 #include <optional>
 #include <utility>
 
-#include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "sim/coll/flow_driver.hpp"
 #include "sim/coll/flow_plan.hpp"
@@ -78,42 +78,78 @@ Time recurrence(const StepSolve& st, std::int64_t repeats) {
   return Time{dmax * repeats};
 }
 
-// Replays a phase transfer by transfer: `repeats` steps, each transfer waiting for the
-// previous step's transfers into and out of its source rank.
-Time replay_phase(const SchedulePhase& phase, const Collective& c, LinkGraph& graph, const PlayOptions& options) {
-  Schedule s(c, "phase:" + phase.name);
-  std::map<std::int64_t, std::int32_t> chunk_of_bytes;
-  std::vector<std::int32_t> chunk(phase.step.size());
-  for (std::size_t j = 0; j < phase.step.size(); ++j) {
-    const auto [it, fresh] = chunk_of_bytes.try_emplace(phase.step[j].bytes.count, 0);
-    if (fresh) it->second = s.add_chunk(ChunkSpec{phase.step[j].bytes});
-    chunk[j] = it->second;
+// Replays a phase transfer by transfer: `repeats` steps, each transfer of step k+1 waiting
+// for the step-k transfers into and out of its source rank. Streamed: a transfer's step
+// k+1 cannot start before its step k has ended (it touches its own source), so each of
+// the step's transfers is in flight at most once, and a rank's gate needs only how many
+// steps each transfer touching it has finished. Memory follows the step, not repeats x
+// step; routes and costs are planned once per phase.
+Time replay_phase(const SchedulePhase& phase, LinkGraph& graph, const PlayOptions& options) {
+  const std::vector<Transfer>& step = phase.step;
+  const auto ranks = static_cast<std::size_t>(graph.topology().rank_count());
+  const auto n = static_cast<std::uint32_t>(step.size());
+  std::vector<FlowPlan> plans;
+  plans.reserve(n);
+  for (const Transfer& t : step) plans.push_back(plan_flow(t, graph, options.cost));
+  // Per rank, as CSR: the step's transfers it sends, and those into or out of it.
+  std::vector<std::uint32_t> out_begin(ranks + 1, 0), touch_begin(ranks + 1, 0);
+  for (const Transfer& t : step) {
+    ++out_begin[static_cast<std::size_t>(t.src) + 1];
+    ++touch_begin[static_cast<std::size_t>(t.src) + 1];
+    ++touch_begin[static_cast<std::size_t>(t.dst) + 1];
   }
-  std::map<std::int32_t, std::vector<TransferId>> touched;  // previous step, per rank
-  for (std::int64_t k = 0; k < phase.repeats; ++k) {
-    std::map<std::int32_t, TransferId> gate;  // per source rank: what it waits for
-    for (auto& [rank, ids] : touched) gate.emplace(rank, ids.size() == 1 ? ids.front() : s.add_join(ids));
-    std::map<std::int32_t, std::vector<TransferId>> now;
-    for (std::size_t j = 0; j < phase.step.size(); ++j) {
-      Transfer t = phase.step[j];
-      t.chunk = chunk[j];
-      t.kind = TransferKind::Copy;
-      const auto g = gate.find(t.src);
-      const TransferId id = g == gate.end() ? s.add(t, {}) : s.add(t, {g->second});
-      now[t.src].push_back(id);
-      now[t.dst].push_back(id);
+  for (std::size_t r = 0; r < ranks; ++r) {
+    out_begin[r + 1] += out_begin[r];
+    touch_begin[r + 1] += touch_begin[r];
+  }
+  std::vector<std::uint32_t> outs(out_begin.back()), touches(touch_begin.back());
+  {
+    std::vector<std::uint32_t> o(out_begin.begin(), out_begin.end() - 1), u(touch_begin.begin(), touch_begin.end() - 1);
+    for (std::uint32_t j = 0; j < n; ++j) {
+      outs[o[static_cast<std::size_t>(step[j].src)]++] = j;
+      touches[u[static_cast<std::size_t>(step[j].src)]++] = j;
+      touches[u[static_cast<std::size_t>(step[j].dst)]++] = j;
     }
-    touched = std::move(now);
   }
-  return play_schedule(s, graph, options).duration;
+  std::vector<std::int64_t> finished(n, 0);  // per transfer: steps it has finished
+  std::vector<std::int64_t> open(ranks, 0);  // per rank: the step its sends are in
+  std::vector<std::uint32_t> waiting(ranks); // per rank: its transfers not yet past that step
+  for (std::size_t r = 0; r < ranks; ++r) waiting[r] = touch_begin[r + 1] - touch_begin[r];
+  FlowDriver driver(graph.topology(), options.scenario);
+  const auto start = [&](std::uint32_t j, Time now) {
+    Time from = now;
+    if (!options.rank_arrival.empty()) {
+      from = std::max({now, options.rank_arrival[static_cast<std::size_t>(step[j].src)],
+                       options.rank_arrival[static_cast<std::size_t>(step[j].dst)]});
+    }
+    driver.add(j, plans[j], now, from);
+  };
+  for (std::uint32_t j = 0; j < n; ++j) start(j, Time{});
+  Time end{};
+  driver.run([&](std::uint32_t j, Time now) {
+    const std::int64_t k = finished[j]++;
+    end = std::max(end, now);
+    const auto a = static_cast<std::size_t>(std::min(step[j].src, step[j].dst));
+    const auto b = static_cast<std::size_t>(std::max(step[j].src, step[j].dst));
+    for (const std::size_t r : {a, b}) {  // in rank order, as a stored schedule's gates are
+      if (k != open[r] || --waiting[r] > 0) continue;  // ahead of the rank, or not the last
+      if (out_begin[r] == out_begin[r + 1]) continue;  // sends nothing: gates nothing
+      const std::int64_t next = ++open[r];
+      if (next < phase.repeats) {
+        for (std::uint32_t i = out_begin[r]; i < out_begin[r + 1]; ++i) start(outs[i], now);
+      }
+      // Transfers into r may have finished step `next` already.
+      waiting[r] = 0;
+      for (std::uint32_t i = touch_begin[r]; i < touch_begin[r + 1]; ++i) waiting[r] += finished[touches[i]] <= next;
+    }
+  });
+  return end;
 }
 
 }  // namespace
 
-PhasedResult play_phased(const PhasedSchedule& s, LinkGraph& graph, const PlayOptions& options,
-                         std::uint64_t max_replay_transfers) {
+PhasedResult play_phased(const PhasedSchedule& s, LinkGraph& graph, const PlayOptions& options) {
   PhasedResult result;
-  result.exact = true;
   for (const SchedulePhase& phase : s.phases) {
     if (phase.step.empty() || phase.repeats == 0) continue;
     const StepSolve st = solve_step(phase.step, graph, options.cost);
@@ -130,17 +166,10 @@ PhasedResult play_phased(const PhasedSchedule& s, LinkGraph& graph, const PlayOp
       result.duration += *last * phase.repeats;
       continue;
     }
-    const auto transfers = phase.step.size() * static_cast<std::uint64_t>(phase.repeats);
-    if (transfers > max_replay_transfers) {
-      result.exact = false;
-      result.reason = fmt::format(
-          "phase \"{}\": flows of different rank pairs share links and end {} ps apart, and replaying its {} "
-          "transfers exceeds the fast path's budget",
-          phase.name, spread, transfers);
-      return result;
-    }
-    result.duration += replay_phase(phase, s.collective, graph, options);
-    result.flows_solved += transfers;
+    spdlog::debug("phase \"{}\": flows of different rank pairs share links and end {} ps apart: replaying its {} x {} transfers",
+                  phase.name, spread, phase.repeats, phase.step.size());
+    result.duration += replay_phase(phase, graph, options);
+    result.flows_solved += phase.step.size() * static_cast<std::uint64_t>(phase.repeats);
     ++result.phases_replayed;
   }
   return result;

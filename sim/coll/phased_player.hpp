@@ -11,12 +11,11 @@
 //    channels run different rings), whose value is repeats x the slowest group's
 //    step (every group waits for itself; see recurrence() in the .cpp);
 //  - else if all flows of the step end together, steps stay in lock-step: R x D;
-//  - else the phase is replayed transfer by transfer (when it has at most
-//    `max_replay_transfers`), or the result is reported not exact.
+//  - else the phase is replayed transfer by transfer, streamed step by step (memory
+//    follows the transfers in flight, not the phase's size).
 #pragma once
 
 #include <cstdint>
-#include <string>
 
 #include "sim/algo/phased_schedule.hpp"
 #include "sim/coll/schedule_player.hpp"
@@ -25,15 +24,12 @@
 namespace collsim {
 
 struct PhasedResult {
-  bool exact = false;
   Time duration;
-  std::string reason;               // why it is not exact, when it is not
   std::uint64_t flows_solved = 0;   // flows actually simulated (one step per phase, plus replays)
   std::uint64_t phases_replayed = 0;
 };
 
 [[nodiscard]] PhasedResult play_phased(const PhasedSchedule& schedule, LinkGraph& graph,
-                                       const PlayOptions& options = {},
-                                       std::uint64_t max_replay_transfers = 50'000'000);
+                                       const PlayOptions& options = {});
 
 }  // namespace collsim

@@ -98,6 +98,8 @@ expect_error 2 "ps_sharded allreduce on 65536 ranks" "COLLSIM_MAX_SCHEDULE_BYTES
 COLLSIM_MAX_SCHEDULE_BYTES=1000 expect_error 2 "ring allreduce on 64 ranks" "more than" "COLLSIM_MAX_SCHEDULE_BYTES" -- schedule --algo ring --ranks 64
 # The ring's builder reserves its whole schedule up front: refused with the figure, not bad_alloc.
 expect_error 2 "ring allreduce on 16384 ranks needs" "GiB" "COLLSIM_MAX_SCHEDULE_BYTES" -- collective --topology h100-fat-tree-16384 --algo ring --exact --sizes 1GiB
+# So does the hierarchical ring's (it counts its transfers first; it used to build 14 GB first).
+expect_error 2 "hier_ring allreduce on 16384 ranks needs 536838144 transfers" "GiB" -- collective --topology h100-fat-tree-16384 --algo hier_ring --exact --sizes 1GiB
 COLLSIM_MAX_SCHEDULE_BYTES=lots expect_error 2 "COLLSIM_MAX_SCHEDULE_BYTES" '"lots"' -- schedule --algo ring --ranks 4
 # Memory the machine will not give (here an address-space limit) is exit 2 saying so, not an
 # internal error: the exact ring over 2,048 star hosts needs about 450 MiB.

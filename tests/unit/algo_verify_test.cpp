@@ -81,6 +81,17 @@ TEST_CASE("hierarchical ring verifies for hosts x ranks-per-host shapes", "[algo
   }
 }
 
+TEST_CASE("hierarchical ring moves the transfers its up-front size check counts", "[algo][verify]") {
+  // 2 (local - 1) steps inside hosts of ranks x hosts pieces, 2 (hosts - 1) across them of
+  // one per rank: 3 hosts x 4 ranks = 2 x 3 x 12 x 3 + 4 x 12 = 264 (Joins not counted).
+  AlgorithmOptions opt;
+  opt.host_of_rank = block_hosts(12, 3);
+  const Schedule s = build_schedule("hier_ring", Collective{CollectiveOp::AllReduce, 12, 0, Bytes{1200}}, opt);
+  std::size_t moved = 0;
+  for (TransferId t = 0; t < s.size(); ++t) moved += s.transfer(t).kind != TransferKind::Join;
+  CHECK(moved == 264);
+}
+
 TEST_CASE("hierarchical ring rejects uneven hosts", "[algo][verify]") {
   AlgorithmOptions opt;
   opt.host_of_rank = block_hosts(7, 2);  // 4 + 3 ranks
