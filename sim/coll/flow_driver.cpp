@@ -32,6 +32,12 @@ void FlowDriver::launch(std::uint32_t owner, const FlowPlan& plan, Time now) {
   ++flows_;
 }
 
+void FlowDriver::rewind() {
+  if (scenario_) throw InternalError("FlowDriver::rewind under a link scenario");
+  net_.rewind();
+  waiting_.rewind();
+}
+
 std::optional<Time> FlowDriver::next_event_time() const {
   if (!scenario_ || next_event_ >= scenario_->events.size()) return std::nullopt;
   return scenario_->events[next_event_].at;

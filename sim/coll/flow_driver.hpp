@@ -58,6 +58,11 @@ class FlowDriver {
     }
   }
 
+  // Back to time 0 with nothing in flight, as freshly built (the links are kept: a
+  // network of a big fabric's links costs more to build than many plays on it). Not with
+  // a link scenario.
+  void rewind();
+
   [[nodiscard]] std::uint64_t flows_started() const { return flows_; }
 
  private:

@@ -33,7 +33,7 @@ struct StepSolve {
 };
 
 // All transfers of one step start at 0: each waits its latency, then flows.
-StepSolve solve_step(const std::vector<Transfer>& step, LinkGraph& graph, const StepCost& cost) {
+StepSolve solve_step(const std::vector<Transfer>& step, LinkGraph& graph, const StepCost& cost, FlowDriver& driver) {
   StepSolve out;
   out.end.assign(step.size(), Time{});
   std::map<GroupKey, std::int32_t> group_of;
@@ -42,7 +42,6 @@ StepSolve solve_step(const std::vector<Transfer>& step, LinkGraph& graph, const 
   std::vector<bool> shared(topo.links.size(), false);
   std::vector<double> capped_load(topo.links.size(), 0.0);  // sum of the flows' caps, bytes/s
   bool all_capped = true;
-  FlowDriver driver(topo);
   for (std::size_t j = 0; j < step.size(); ++j) {
     const Transfer& t = step[j];
     const GroupKey key{t.src, t.dst, t.chunk};
@@ -84,7 +83,7 @@ Time recurrence(const StepSolve& st, std::int64_t repeats) {
 // the step's transfers is in flight at most once, and a rank's gate needs only how many
 // steps each transfer touching it has finished. Memory follows the step, not repeats x
 // step; routes and costs are planned once per phase.
-Time replay_phase(const SchedulePhase& phase, LinkGraph& graph, const PlayOptions& options) {
+Time replay_phase(const SchedulePhase& phase, LinkGraph& graph, const PlayOptions& options, FlowDriver& driver) {
   const std::vector<Transfer>& step = phase.step;
   const auto ranks = static_cast<std::size_t>(graph.topology().rank_count());
   const auto n = static_cast<std::uint32_t>(step.size());
@@ -115,7 +114,6 @@ Time replay_phase(const SchedulePhase& phase, LinkGraph& graph, const PlayOption
   std::vector<std::int64_t> open(ranks, 0);  // per rank: the step its sends are in
   std::vector<std::uint32_t> waiting(ranks); // per rank: its transfers not yet past that step
   for (std::size_t r = 0; r < ranks; ++r) waiting[r] = touch_begin[r + 1] - touch_begin[r];
-  FlowDriver driver(graph.topology(), options.scenario);
   const auto start = [&](std::uint32_t j, Time now) {
     Time from = now;
     if (!options.rank_arrival.empty()) {
@@ -150,9 +148,22 @@ Time replay_phase(const SchedulePhase& phase, LinkGraph& graph, const PlayOption
 
 PhasedResult play_phased(const PhasedSchedule& s, LinkGraph& graph, const PlayOptions& options) {
   PhasedResult result;
+  // One flow network for every solve and replay, rewound in between: building one for
+  // the 1.7 M links of the 131,072-GPU fabric costs more than solving a step on it.
+  std::optional<FlowDriver> shared;
+  bool under_scenario = false;  // a driver with link events is never rewound
+  const auto driver = [&](const LinkScenario* scenario) -> FlowDriver& {
+    if (shared && !scenario && !under_scenario) {
+      shared->rewind();
+    } else {
+      shared.emplace(graph.topology(), scenario);
+      under_scenario = scenario != nullptr;
+    }
+    return *shared;
+  };
   for (const SchedulePhase& phase : s.phases) {
     if (phase.step.empty() || phase.repeats == 0) continue;
-    const StepSolve st = solve_step(phase.step, graph, options.cost);
+    const StepSolve st = solve_step(phase.step, graph, options.cost, driver(nullptr));
     result.flows_solved += phase.step.size();
     const auto [first, last] = std::minmax_element(st.end.begin(), st.end.end());
     if (st.independent) {
@@ -168,7 +179,7 @@ PhasedResult play_phased(const PhasedSchedule& s, LinkGraph& graph, const PlayOp
     }
     spdlog::debug("phase \"{}\": flows of different rank pairs share links and end {} ps apart: replaying its {} x {} transfers",
                   phase.name, spread, phase.repeats, phase.step.size());
-    result.duration += replay_phase(phase, graph, options);
+    result.duration += replay_phase(phase, graph, options, driver(options.scenario));
     result.flows_solved += phase.step.size() * static_cast<std::uint64_t>(phase.repeats);
     ++result.phases_replayed;
   }

@@ -46,6 +46,11 @@ class BasicEventQueue {
 
   [[nodiscard]] Time now() const { return now_; }
   [[nodiscard]] bool empty() const { return events_.empty(); }
+  // Back to time 0; only when empty.
+  void rewind() {
+    if (!events_.empty()) throw InternalError("event queue rewound with events pending");
+    now_ = Time{};
+  }
   [[nodiscard]] std::size_t size() const { return events_.size(); }
   [[nodiscard]] std::uint64_t executed() const { return executed_; }
 

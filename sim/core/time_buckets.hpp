@@ -53,6 +53,12 @@ class TimeBuckets {
     }
   }
 
+  void clear() {
+    buckets_.clear();
+    last_ = buckets_.end();
+    size_ = 0;
+  }
+
   Item pop_front() {
     auto it = buckets_.begin();
     Bucket& b = it->second;

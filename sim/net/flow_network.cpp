@@ -50,6 +50,18 @@ LinkId FlowNetwork::add_link(Bandwidth capacity) {
   return static_cast<LinkId>(links_.size() - 1);
 }
 
+void FlowNetwork::rewind() {
+  if (active_ != 0) throw InternalError("FlowNetwork::rewind with flows in flight");
+  for (LinkId l : dirty_links_) links_[l].dirty = false;
+  dirty_links_.clear();
+  new_flows_.clear();
+  released_.clear();
+  pending_.clear();
+  now_ = Time{};
+  free_flows_.clear();
+  for (auto f = static_cast<FlowId>(flows_.size()); f-- > 0;) free_flows_.push_back(f);  // popped as 0, 1, 2...
+}
+
 FlowId FlowNetwork::allocate_flow() {
   if (!free_flows_.empty()) {
     const FlowId f = free_flows_.back();

@@ -49,6 +49,10 @@ class FlowNetwork {
   // storage rule as start_flow. Its rate is solved again at the next query.
   void reroute(FlowId f, std::span<const LinkId> route);
 
+  // Back to time 0 with no flow, as freshly built (flow ids are handed out again from 0,
+  // in the same order), keeping the links: only when no flow is active.
+  void rewind();
+
   [[nodiscard]] Time now() const { return now_; }
   [[nodiscard]] std::size_t active_flows() const { return active_; }
   // Current rate of an active flow in bytes/s (after pending recomputation).

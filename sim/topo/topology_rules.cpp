@@ -1,6 +1,14 @@
 #include "sim/topo/topology_rules.hpp"
 
+#include <cstdint>
+#include <map>
+#include <tuple>
+#include <utility>
+#include <vector>
+
 #include <fmt/format.h>
+
+#include "sim/core/error.hpp"
 
 #include "sim/topo/link_graph.hpp"
 
@@ -41,15 +49,121 @@ void check_reachable(const Topology& t, Diagnostics& d, Unreachable& u) {
   }
 }
 
+// Whether LinkGraph::node_route finds a route, answered without finding it: the same
+// segments under the same transit rules (see node_route), each a question of reachability.
+// The wide searches (across the fabric, from or to the anchor rank's NIC) are made once
+// and kept, and only the small ones inside a host are made per rank, so checking one rank
+// against all the others costs about the links once, not one route search per rank.
+class RouteExistence {
+ public:
+  explicit RouteExistence(const Topology& t) : t_(t), stamp_of_(t.nodes.size(), 0) {
+    const std::size_t n = t.nodes.size();
+    out_begin_.assign(n + 1, 0);
+    in_begin_.assign(n + 1, 0);
+    for (const DirectedLink& l : t.links) {
+      ++out_begin_[l.from + 1];
+      ++in_begin_[l.to + 1];
+    }
+    for (std::size_t v = 0; v < n; ++v) {
+      out_begin_[v + 1] += out_begin_[v];
+      in_begin_[v + 1] += in_begin_[v];
+    }
+    out_.resize(t.links.size());
+    in_.resize(t.links.size());
+    std::vector<std::uint32_t> o(out_begin_.begin(), out_begin_.end() - 1), i(in_begin_.begin(), in_begin_.end() - 1);
+    for (const DirectedLink& l : t.links) {
+      out_[o[l.from]++] = l.to;
+      in_[i[l.to]++] = l.from;
+    }
+  }
+
+  // A route from a to b, where `anchor` (a or b) is the end whose wide searches are kept.
+  bool exists(NodeIndex a, NodeIndex b, NodeIndex anchor) {
+    if (a == b) return true;
+    const Node& na = t_.nodes[a];
+    const Node& nb = t_.nodes[b];
+    const bool forward = anchor == a;
+    if (na.host && nb.host && *na.host != *nb.host && (na.nic || nb.nic)) {
+      const NodeIndex out_nic = na.nic.value_or(a);
+      const NodeIndex in_nic = nb.nic.value_or(b);
+      if (na.nic && !local(a, out_nic, *na.host)) return false;
+      if (!wide(out_nic, in_nic, na.nic && nb.nic ? kFabric : kAnySwitch, forward)) return false;
+      return !nb.nic || local(in_nic, b, *nb.host);
+    }
+    // Same host: NVLink first, then the host's switches, then anything; a path exists
+    // under one of the narrower rules only if it exists under the widest.
+    return wide(a, b, kAnySwitch, forward);
+  }
+
+ private:
+  static constexpr int kAnySwitch = -1;  // rule: any node that can transit
+  static constexpr int kFabric = -2;     // rule: a transit node outside every host
+  // rule >= 0: a transit node of that host.
+  [[nodiscard]] bool passes(NodeIndex v, std::int64_t rule) const {
+    const Node& n = t_.nodes[v];
+    if (!LinkGraph::can_transit(n.kind)) return false;
+    if (rule == kAnySwitch) return true;
+    if (rule == kFabric) return !n.host;
+    return n.host && static_cast<std::int64_t>(*n.host) == rule;
+  }
+
+  // Marks with a fresh stamp every node reachable from `from` (forward) or reaching it
+  // (backward) by a path whose inner nodes pass `rule`; returns the stamp.
+  std::uint32_t search(NodeIndex from, std::int64_t rule, bool forward) {
+    const std::uint32_t stamp = ++stamp_;
+    if (stamp == 0) throw InternalError("route check: search stamps wrapped");
+    const auto& begin = forward ? out_begin_ : in_begin_;
+    const auto& next = forward ? out_ : in_;
+    todo_.assign(1, from);
+    stamp_of_[from] = stamp;
+    for (std::size_t k = 0; k < todo_.size(); ++k) {
+      const NodeIndex v = todo_[k];
+      if (v != from && !passes(v, rule)) continue;
+      for (std::uint32_t e = begin[v]; e < begin[v + 1]; ++e) {
+        const NodeIndex w = next[e];
+        if (stamp_of_[w] != stamp) {
+          stamp_of_[w] = stamp;
+          todo_.push_back(w);
+        }
+      }
+    }
+    return stamp;
+  }
+
+  // Inside one host: a small search, not kept.
+  bool local(NodeIndex a, NodeIndex b, NodeIndex host) {
+    const std::uint32_t stamp = search(a, host, true);
+    return stamp_of_[b] == stamp;
+  }
+
+  // Across the fabric: from a kept search of the anchor's end (one per end, rule and
+  // direction), a whole search's marks copied out once.
+  bool wide(NodeIndex a, NodeIndex b, std::int64_t rule, bool forward) {
+    const NodeIndex from = forward ? a : b;
+    const auto key = std::make_tuple(from, rule, forward);
+    auto it = kept_.find(key);
+    if (it == kept_.end()) {
+      const std::uint32_t stamp = search(from, rule, forward);
+      std::vector<bool> seen(t_.nodes.size());
+      for (NodeIndex v : todo_) seen[v] = stamp_of_[v] == stamp;
+      it = kept_.emplace(key, std::move(seen)).first;
+    }
+    return it->second[forward ? b : a];
+  }
+
+  const Topology& t_;
+  std::vector<std::uint32_t> out_begin_, in_begin_;
+  std::vector<NodeIndex> out_, in_;
+  std::vector<std::uint32_t> stamp_of_;
+  std::uint32_t stamp_ = 0;
+  std::vector<NodeIndex> todo_;
+  std::map<std::tuple<NodeIndex, std::int64_t, bool>, std::vector<bool>> kept_;
+};
+
 // Rail-aware routes (GPU -> own NIC -> fabric -> peer's NIC -> peer) are stricter than
 // plain reachability: check rank 0 to every rank and back.
 void check_routes(const Topology& t, Diagnostics& d, Unreachable& u) {
-  LinkGraph g(t);
-  const NodeIndex first = t.ranks.front();
-  for (NodeIndex r : t.ranks) {
-    if (!g.node_route(first, r)) unreachable(t, first, r, d, u);
-    else if (!g.node_route(r, first)) unreachable(t, r, first, d, u);
-  }
+  for (const auto& [a, b] : pairs_without_route(t, t.ranks.front())) unreachable(t, a, b, d, u);
 }
 
 }  // namespace
@@ -91,6 +205,19 @@ void check_topology_rules(const Topology& t, Diagnostics& d) {
     d.emplace_back(t.source, "/ranks", fmt::format("{} more pairs of ranks without a path", u.count - kMaxUnreachableListed),
                    "a path of links between every pair of ranks");
   }
+}
+
+std::vector<std::pair<NodeIndex, NodeIndex>> pairs_without_route(const Topology& t, NodeIndex anchor) {
+  RouteExistence routes(t);
+  std::vector<std::pair<NodeIndex, NodeIndex>> out;
+  for (NodeIndex r : t.ranks) {
+    if (!routes.exists(anchor, r, anchor)) {
+      out.emplace_back(anchor, r);
+    } else if (!routes.exists(r, anchor, anchor)) {
+      out.emplace_back(r, anchor);
+    }
+  }
+  return out;
 }
 
 }  // namespace collsim

@@ -5,6 +5,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/topo/diagnostics.hpp"
 #include "sim/topo/topology.hpp"
@@ -17,5 +19,10 @@ namespace collsim {
 [[nodiscard]] std::optional<std::string> link_endpoint_rule(LinkKind k, NodeKind a, NodeKind b);
 
 void check_topology_rules(const Topology& t, Diagnostics& diags);
+
+// The pairs (anchor, rank) or else (rank, anchor), for each rank in order, between which
+// LinkGraph::node_route would find no route: what check_topology_rules reports for the
+// first rank, found by reachability (about the links once), not by a route search per rank.
+[[nodiscard]] std::vector<std::pair<NodeIndex, NodeIndex>> pairs_without_route(const Topology& t, NodeIndex anchor);
 
 }  // namespace collsim
