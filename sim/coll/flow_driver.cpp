@@ -6,6 +6,7 @@ namespace collsim {
 
 FlowDriver::FlowDriver(const Topology& topo, const LinkScenario* scenario)
     : topo_(topo), scenario_(scenario && !scenario->events.empty() ? scenario : nullptr) {
+  net_.reserve_links(topo.links.size());
   for (const auto& link : topo.links) net_.add_link(link.bandwidth);
   if (scenario_) failed_.assign(topo.links.size(), false);
 }

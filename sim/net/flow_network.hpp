@@ -23,6 +23,7 @@ using FlowId = std::uint32_t;
 class FlowNetwork {
  public:
   LinkId add_link(Bandwidth capacity);
+  void reserve_links(std::size_t n) { links_.reserve(n); }
   [[nodiscard]] std::size_t link_count() const { return links_.size(); }
   [[nodiscard]] Bandwidth capacity(LinkId l) const { return Bandwidth{links_[l].capacity}; }
 
