@@ -1,5 +1,6 @@
 // The fast path (one solved step per phase) against the full flow-level replay.
 #include <map>
+#include <optional>
 
 #include <catch2/catch.hpp>
 
@@ -105,22 +106,43 @@ TEST_CASE("a slow link: the max-plus recurrence equals the full replay", "[engin
   CHECK(relative_gap(fast.duration, full.duration) <= 1e-6);
 }
 
-TEST_CASE("fast path on a fat tree with ECMP collisions replays the colliding phase", "[engine][fastpath]") {
-  // 8 hosts x 8 GPUs on a 2-leaf, 2-spine fat tree: rail rings crossing the spines may be
-  // hashed onto the same spine link, so the inter-host phase is neither independent nor
-  // uniform; the fast path replays that phase and must still equal the full replay.
+namespace {
+
+// 8 hosts x 8 GPUs on a 2-leaf, 2-spine fat tree: rail rings crossing the spines may be
+// hashed onto the same spine link, so the inter-host phase is neither independent nor
+// uniform.
+Topology ecmp_fat_tree() {
   const std::string json = R"({"generator": {"kind": "cluster", "hosts": 8, "server": {"kind": "dgx_h100"},
       "fabric": {"kind": "fat_tree", "link_kind": "ib", "nic_bandwidth": "400Gbps", "nics_per_leaf": 32,
                  "spines": 2, "oversubscription": 1}}})";
-  const Topology t = load_topology_json(parse_json_text(json, "fat.json"), "fat.json");
-  LinkGraph g(t);
+  return load_topology_json(parse_json_text(json, "fat.json"), "fat.json");
+}
+
+// A hierarchical all-reduce of `size` on that fabric, as a schedule and in phases.
+struct EcmpCase {
+  explicit EcmpCase(Bytes size)
+      : t(ecmp_fat_tree()), g(t), opt(options(t)), c{CollectiveOp::AllReduce, t.rank_count(), 0, size},
+        phased(phased_schedule("hier_ring", c, opt)) {}
+  static AlgorithmOptions options(const Topology& topo) {
+    AlgorithmOptions o;
+    o.host_of_rank = host_labels(topo);
+    return o;
+  }
+  Topology t;
+  LinkGraph g;
   AlgorithmOptions opt;
-  opt.host_of_rank = host_labels(t);
-  const Collective c{CollectiveOp::AllReduce, t.rank_count(), 0, Bytes{256 << 20}};
-  const auto phased = phased_schedule("hier_ring", c, opt);
-  REQUIRE(phased);
-  const PhasedResult fast = play_phased(*phased, g);
-  const PlayResult full = play_schedule(build_schedule("hier_ring", c, opt), g);
+  Collective c;
+  std::optional<PhasedSchedule> phased;
+};
+
+}  // namespace
+
+TEST_CASE("fast path on a fat tree with ECMP collisions replays the colliding phase", "[engine][fastpath]") {
+  // The fast path replays the colliding phase and must still equal the full replay.
+  EcmpCase k(Bytes{256 << 20});
+  REQUIRE(k.phased);
+  const PhasedResult fast = play_phased(*k.phased, k.g);
+  const PlayResult full = play_schedule(build_schedule("hier_ring", k.c, k.opt), k.g);
   INFO("fast " << fast.duration.ps << " full " << full.duration.ps << " replayed " << fast.phases_replayed);
   CHECK(relative_gap(fast.duration, full.duration) <= 1e-3);
   CHECK(fast.phases_replayed > 0);
@@ -156,24 +178,16 @@ Schedule stored_phase(const SchedulePhase& phase, const Collective& c) {
 TEST_CASE("a replayed phase, streamed, equals the same phase stored and replayed", "[engine][fastpath]") {
   // The colliding inter-host phase of the fat tree above: streamed step by step (memory of
   // the transfers in flight) it must give the picosecond of the stored replay.
-  const std::string json = R"({"generator": {"kind": "cluster", "hosts": 8, "server": {"kind": "dgx_h100"},
-      "fabric": {"kind": "fat_tree", "link_kind": "ib", "nic_bandwidth": "400Gbps", "nics_per_leaf": 32,
-                 "spines": 2, "oversubscription": 1}}})";
-  const Topology t = load_topology_json(parse_json_text(json, "fat.json"), "fat.json");
-  LinkGraph g(t);
-  AlgorithmOptions opt;
-  opt.host_of_rank = host_labels(t);
-  const Collective c{CollectiveOp::AllReduce, t.rank_count(), 0, Bytes{64 << 20}};
-  const auto phased = phased_schedule("hier_ring", c, opt);
-  REQUIRE(phased);
+  EcmpCase k(Bytes{64 << 20});
+  REQUIRE(k.phased);
   int replayed = 0;
-  for (const SchedulePhase& phase : phased->phases) {
-    PhasedSchedule one{phased->collective, phased->algorithm, {phase}};
-    const PhasedResult fast = play_phased(one, g);
+  for (const SchedulePhase& phase : k.phased->phases) {
+    PhasedSchedule one{k.phased->collective, k.phased->algorithm, {phase}};
+    const PhasedResult fast = play_phased(one, k.g);
     if (fast.phases_replayed == 0) continue;
     ++replayed;
     INFO(phase.name);
-    CHECK(fast.duration == play_schedule(stored_phase(phase, c), g).duration);
+    CHECK(fast.duration == play_schedule(stored_phase(phase, k.c), k.g).duration);
   }
   CHECK(replayed > 0);  // ECMP does collide on this fabric
 }
