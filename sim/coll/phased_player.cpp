@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <map>
-#include <optional>
 #include <utility>
 
 #include <spdlog/spdlog.h>
 
 #include "sim/coll/flow_driver.hpp"
 #include "sim/coll/flow_plan.hpp"
+#include "sim/core/error.hpp"
 
 namespace collsim {
 
@@ -83,13 +83,13 @@ Time recurrence(const StepSolve& st, std::int64_t repeats) {
 // the step's transfers is in flight at most once, and a rank's gate needs only how many
 // steps each transfer touching it has finished. Memory follows the step, not repeats x
 // step; routes and costs are planned once per phase.
-Time replay_phase(const SchedulePhase& phase, LinkGraph& graph, const PlayOptions& options, FlowDriver& driver) {
+Time replay_phase(const SchedulePhase& phase, LinkGraph& graph, const StepCost& cost, FlowDriver& driver) {
   const std::vector<Transfer>& step = phase.step;
   const auto ranks = static_cast<std::size_t>(graph.topology().rank_count());
   const auto n = static_cast<std::uint32_t>(step.size());
   std::vector<FlowPlan> plans;
   plans.reserve(n);
-  for (const Transfer& t : step) plans.push_back(plan_flow(t, graph, options.cost));
+  for (const Transfer& t : step) plans.push_back(plan_flow(t, graph, cost));
   // Per rank, as CSR: the step's transfers it sends, and those into or out of it.
   std::vector<std::uint32_t> out_begin(ranks + 1, 0), touch_begin(ranks + 1, 0);
   for (const Transfer& t : step) {
@@ -114,15 +114,7 @@ Time replay_phase(const SchedulePhase& phase, LinkGraph& graph, const PlayOption
   std::vector<std::int64_t> open(ranks, 0);  // per rank: the step its sends are in
   std::vector<std::uint32_t> waiting(ranks); // per rank: its transfers not yet past that step
   for (std::size_t r = 0; r < ranks; ++r) waiting[r] = touch_begin[r + 1] - touch_begin[r];
-  const auto start = [&](std::uint32_t j, Time now) {
-    Time from = now;
-    if (!options.rank_arrival.empty()) {
-      from = std::max({now, options.rank_arrival[static_cast<std::size_t>(step[j].src)],
-                       options.rank_arrival[static_cast<std::size_t>(step[j].dst)]});
-    }
-    driver.add(j, plans[j], now, from);
-  };
-  for (std::uint32_t j = 0; j < n; ++j) start(j, Time{});
+  for (std::uint32_t j = 0; j < n; ++j) driver.add(j, plans[j], Time{});
   Time end{};
   driver.run([&](std::uint32_t j, Time now) {
     const std::int64_t k = finished[j]++;
@@ -134,7 +126,7 @@ Time replay_phase(const SchedulePhase& phase, LinkGraph& graph, const PlayOption
       if (out_begin[r] == out_begin[r + 1]) continue;  // sends nothing: gates nothing
       const std::int64_t next = ++open[r];
       if (next < phase.repeats) {
-        for (std::uint32_t i = out_begin[r]; i < out_begin[r + 1]; ++i) start(outs[i], now);
+        for (std::uint32_t i = out_begin[r]; i < out_begin[r + 1]; ++i) driver.add(outs[i], plans[outs[i]], now);
       }
       // Transfers into r may have finished step `next` already.
       waiting[r] = 0;
@@ -147,23 +139,21 @@ Time replay_phase(const SchedulePhase& phase, LinkGraph& graph, const PlayOption
 }  // namespace
 
 PhasedResult play_phased(const PhasedSchedule& s, LinkGraph& graph, const PlayOptions& options) {
+  // Link events and late ranks break the steps' repetition: those are replayed in full.
+  if (options.scenario || !options.rank_arrival.empty()) {
+    throw InternalError("the fast path plays neither link events nor late ranks");
+  }
   PhasedResult result;
-  // One flow network for every solve and replay, rewound in between: building one for
+  // One flow network for every solve and replay, rewound before each: building one for
   // the 1.7 M links of the 131,072-GPU fabric costs more than solving a step on it.
-  std::optional<FlowDriver> shared;
-  bool under_scenario = false;  // a driver with link events is never rewound
-  const auto driver = [&](const LinkScenario* scenario) -> FlowDriver& {
-    if (shared && !scenario && !under_scenario) {
-      shared->rewind();
-    } else {
-      shared.emplace(graph.topology(), scenario);
-      under_scenario = scenario != nullptr;
-    }
-    return *shared;
+  FlowDriver driver(graph.topology());
+  const auto rewound = [&driver]() -> FlowDriver& {
+    driver.rewind();
+    return driver;
   };
   for (const SchedulePhase& phase : s.phases) {
     if (phase.step.empty() || phase.repeats == 0) continue;
-    const StepSolve st = solve_step(phase.step, graph, options.cost, driver(nullptr));
+    const StepSolve st = solve_step(phase.step, graph, options.cost, rewound());
     result.flows_solved += phase.step.size();
     const auto [first, last] = std::minmax_element(st.end.begin(), st.end.end());
     if (st.independent) {
@@ -179,7 +169,7 @@ PhasedResult play_phased(const PhasedSchedule& s, LinkGraph& graph, const PlayOp
     }
     spdlog::debug("phase \"{}\": flows of different rank pairs share links and end {} ps apart: replaying its {} x {} transfers",
                   phase.name, spread, phase.repeats, phase.step.size());
-    result.duration += replay_phase(phase, graph, options, driver(options.scenario));
+    result.duration += replay_phase(phase, graph, options.cost, rewound());
     result.flows_solved += phase.step.size() * static_cast<std::uint64_t>(phase.repeats);
     ++result.phases_replayed;
   }

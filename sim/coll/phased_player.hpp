@@ -29,6 +29,8 @@ struct PhasedResult {
   std::uint64_t phases_replayed = 0;
 };
 
+// `options` carries the protocol's costs; link events and rank arrival times are the full
+// replay's (an InternalError here).
 [[nodiscard]] PhasedResult play_phased(const PhasedSchedule& schedule, LinkGraph& graph,
                                        const PlayOptions& options = {});
 

@@ -39,12 +39,8 @@ NetworkPrice parse_network_price(const nlohmann::json& j, const std::string& sou
 
 GpuPrice parse_price(const nlohmann::json& j, const std::string& source, const std::string& pointer,
                      std::optional<NetworkPrice>& network) {
-  nlohmann::json gpu = j;
-  if (j.is_object() && j.contains("network")) {
-    network = parse_network_price(j.at("network"), source, pointer + "/network");
-    gpu.erase("network");
-  }
-  JsonFields f(gpu, source, pointer);
+  JsonFields f(j, source, pointer);
+  if (const nlohmann::json* n = f.optional("network")) network = parse_network_price(*n, source, f.pointer("network"));
   GpuPrice p;
   constexpr double kMax = 1e12;
   p.per_gpu_hour = f.optional_number("per_gpu_hour", 0, kMax);

@@ -1,6 +1,5 @@
 #include "sim/topo/link_graph.hpp"
 
-#include <deque>
 
 #include <fmt/format.h>
 
@@ -16,25 +15,6 @@ LinkGraph::LinkGraph(const Topology& topo) : topo_(topo), graph_(topo.nodes.size
 
 bool LinkGraph::can_transit(NodeKind k) {
   return k != NodeKind::Gpu && k != NodeKind::Host;
-}
-
-std::vector<bool> LinkGraph::reachable_from(NodeIndex from) const {
-  std::vector<bool> seen(topo_.nodes.size(), false);
-  std::deque<NodeIndex> todo{from};
-  seen[from] = true;
-  while (!todo.empty()) {
-    const NodeIndex v = todo.front();
-    todo.pop_front();
-    if (v != from && !can_transit(topo_.nodes[v].kind)) continue;
-    for (auto [e, end] = boost::out_edges(v, graph_); e != end; ++e) {
-      const NodeIndex w = static_cast<NodeIndex>(boost::target(*e, graph_));
-      if (!seen[w]) {
-        seen[w] = true;
-        todo.push_back(w);
-      }
-    }
-  }
-  return seen;
 }
 
 std::optional<Route> LinkGraph::node_route(NodeIndex a, NodeIndex b, std::uint32_t flow) {

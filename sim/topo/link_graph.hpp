@@ -50,9 +50,6 @@ class LinkGraph {
   void pin_route(int src_rank, int dst_rank, Route r);
   void clear_pinned_routes() { pinned_.clear(); }
 
-  // Nodes reachable from `from` under the transit rule; used by validation.
-  [[nodiscard]] std::vector<bool> reachable_from(NodeIndex from) const;
-
   [[nodiscard]] static bool can_transit(NodeKind k);
 
  private:

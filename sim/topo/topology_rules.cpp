@@ -36,19 +36,6 @@ void unreachable(const Topology& t, NodeIndex from, NodeIndex to, Diagnostics& d
                  "every pair of ranks");
 }
 
-// Up to 2048 ranks: one search per rank, exact for any link set. Larger (generated)
-// fabrics rely on check_routes below (rank 0 to every rank and back).
-void check_reachable(const Topology& t, Diagnostics& d, Unreachable& u) {
-  if (t.ranks.size() > 2048) return;
-  LinkGraph g(t);
-  for (NodeIndex r : t.ranks) {
-    const auto seen = g.reachable_from(r);
-    for (NodeIndex q : t.ranks) {
-      if (!seen[q]) unreachable(t, r, q, d, u);
-    }
-  }
-}
-
 // Whether LinkGraph::node_route finds a route, answered without finding it: the same
 // segments under the same transit rules (see node_route), each a question of reachability.
 // The wide searches (across the fabric, from or to the anchor rank's NIC) are made once
@@ -94,6 +81,9 @@ class RouteExistence {
     // under one of the narrower rules only if it exists under the widest.
     return wide(a, b, kAnySwitch, forward);
   }
+
+  // Every node reachable from `from` through nodes that can transit (switches, NICs, CPUs).
+  std::vector<bool> reachable_from(NodeIndex from) { return marks(search(from, kAnySwitch, true)); }
 
  private:
   static constexpr int kAnySwitch = -1;  // rule: any node that can transit
@@ -142,13 +132,15 @@ class RouteExistence {
     const NodeIndex from = forward ? a : b;
     const auto key = std::make_tuple(from, rule, forward);
     auto it = kept_.find(key);
-    if (it == kept_.end()) {
-      const std::uint32_t stamp = search(from, rule, forward);
-      std::vector<bool> seen(t_.nodes.size());
-      for (NodeIndex v : todo_) seen[v] = stamp_of_[v] == stamp;
-      it = kept_.emplace(key, std::move(seen)).first;
-    }
+    if (it == kept_.end()) it = kept_.emplace(key, marks(search(from, rule, forward))).first;
     return it->second[forward ? b : a];
+  }
+
+  // The nodes the search that returned `stamp` (the last one) reached.
+  [[nodiscard]] std::vector<bool> marks(std::uint32_t stamp) const {
+    std::vector<bool> seen(t_.nodes.size());
+    for (NodeIndex v : todo_) seen[v] = stamp_of_[v] == stamp;
+    return seen;
   }
 
   const Topology& t_;
@@ -159,6 +151,19 @@ class RouteExistence {
   std::vector<NodeIndex> todo_;
   std::map<std::tuple<NodeIndex, std::int64_t, bool>, std::vector<bool>> kept_;
 };
+
+// Up to 2048 ranks: one search per rank, exact for any link set. Larger (generated)
+// fabrics rely on check_routes below (rank 0 to every rank and back).
+void check_reachable(const Topology& t, Diagnostics& d, Unreachable& u) {
+  if (t.ranks.size() > 2048) return;
+  RouteExistence g(t);
+  for (NodeIndex r : t.ranks) {
+    const auto seen = g.reachable_from(r);
+    for (NodeIndex q : t.ranks) {
+      if (!seen[q]) unreachable(t, r, q, d, u);
+    }
+  }
+}
 
 // Rail-aware routes (GPU -> own NIC -> fabric -> peer's NIC -> peer) are stricter than
 // plain reachability: check rank 0 to every rank and back.

@@ -38,8 +38,8 @@ bool state_exceeds_hbm(const LlmModel& model, const LlmTraining& tr, const Devic
   const double per_gpu = (dense + experts / l.ep) / split;
   const bool zero = tr.distributed_optimizer;
   const double owned = (dense / (zero ? l.dp : 1) + experts / l.ep / (zero ? l.dp / l.ep : 1)) / split;
-  const double grads = model.precision == "bf16" ? 4.0 : 2.0;
-  const double state = per_gpu * (2.0 + grads) + (tr.offload_optimizer ? 0.0 : owned * 12.0);
+  const auto grads = static_cast<double>(model.gradient_bytes());
+  const double state = per_gpu * (2.0 + grads) + (tr.offload_optimizer ? 0.0 : owned * LlmModel::kOptimizerStateBytes);
   return state > static_cast<double>(device.hbm_capacity.count);
 }
 

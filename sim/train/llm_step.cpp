@@ -62,14 +62,9 @@ void check(const TransformerShape& s, const LlmTraining& tr) {
   }
 }
 
-// Bytes of each gradient element as the DP reduction sends it: fp32 main gradients under
-// bf16 (Megatron-LM's default), fp16 under fp16.
-std::int64_t gradient_bytes(const LlmModel& m) { return m.precision == "bf16" ? 4 : 2; }
-
 // Adam in mixed precision reads the fp32 master weight, both moments and the fp32 gradient
 // (16 B) and writes the master, the moments and the 16-bit weight (14 B): 30 B per element.
 constexpr double kAdamTraffic = 30.0;
-constexpr std::int64_t kOptimizerStateBytes = 12;  // fp32 master weight, Adam m and v
 
 // Wave quantization: a GEMM's output is cut into 128 x 256 tiles (CUTLASS's default
 // threadblock for 16-bit tensor-core GEMMs on SM80, default_gemm_configuration.h), one tile
@@ -233,7 +228,7 @@ LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const De
   out.pipeline = out.run.makespan;
 
   // Per pipeline rank: parameters, gradient reduction, memory.
-  const std::int64_t grad_bytes = gradient_bytes(model);
+  const std::int64_t grad_bytes = model.gradient_bytes();
   const std::int64_t vocab_shard = s.vocab * s.hidden / t;
   const bool tied_across = s.tied_embeddings && pp > 1;
   Time step_end{};
@@ -289,7 +284,7 @@ LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const De
     most_owned = std::max(most_owned, owned);
     sc.memory.weights = Bytes{2 * params};
     sc.memory.gradients = Bytes{grads};
-    sc.memory.optimizer = tr.offload_optimizer ? Bytes{} : Bytes{static_cast<std::int64_t>(std::ceil(kOptimizerStateBytes * owned))};
+    sc.memory.optimizer = tr.offload_optimizer ? Bytes{} : Bytes{static_cast<std::int64_t>(std::ceil(LlmModel::kOptimizerStateBytes * owned))};
     // Selective recompute of a fused attention kernel changes nothing: it recomputes anyway.
     const Recompute kept = tr.recompute == Recompute::Selective && s.flash_attention ? Recompute::None : tr.recompute;
     double act = static_cast<double>(out.run.peak_in_flight[static_cast<std::size_t>(r)]) * static_cast<double>(layers_per_chunk) *

@@ -34,6 +34,12 @@ struct LlmModel {
   std::string precision = "bf16";  // compute precision: bf16 or fp16 (tensor cores)
   double efficiency = 0.5;         // fraction of the peak the GEMMs reach
   double optimizer_bytes_per_param = 0;  // HBM traffic of one optimizer update (0: Adam's 30)
+
+  // Bytes of each gradient element as the DP reduction sends it: fp32 main gradients under
+  // bf16 (Megatron-LM's default), fp16 under fp16.
+  [[nodiscard]] std::int64_t gradient_bytes() const { return precision == "bf16" ? 4 : 2; }
+  // Optimizer state per parameter on the GPU unless offloaded: fp32 master weight, Adam m and v.
+  static constexpr std::int64_t kOptimizerStateBytes = 12;
 };
 
 struct LlmTraining {
