@@ -8,12 +8,14 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
 
 #include "sim/algo/algorithm_options.hpp"
 #include "sim/algo/collective.hpp"
+#include "sim/algo/generated_schedule.hpp"
 #include "sim/algo/phased_schedule.hpp"
 #include "sim/algo/schedule.hpp"
 
@@ -40,6 +42,8 @@ enum class HostRequirement : std::uint8_t {
 using ScheduleBuilder = Schedule (*)(const Collective&, const AlgorithmOptions&);
 // The step form of the schedule, or nullopt when these options have none.
 using PhasedBuilder = std::optional<PhasedSchedule> (*)(const Collective&, const AlgorithmOptions&);
+// The schedule computed on demand, or nullptr when these options have none.
+using GeneratedBuilder = std::unique_ptr<GeneratedSchedule> (*)(const Collective&, const AlgorithmOptions&);
 
 struct AlgorithmInfo {
   std::string_view name;         // what --algo, plan files and reports call it
@@ -47,6 +51,7 @@ struct AlgorithmInfo {
   std::span<const CollectiveOp> ops;
   ScheduleBuilder build = nullptr;
   PhasedBuilder phased = nullptr;  // null: always played transfer by transfer
+  GeneratedBuilder generated = nullptr;  // null: the full replay plays the built schedule
   NcclAlgorithm nccl = NcclAlgorithm::None;
   HostRequirement hosts = HostRequirement::Any;
 

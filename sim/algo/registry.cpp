@@ -74,7 +74,10 @@ NcclAlgorithm nccl_counterpart(std::string_view algo) {
   return a != nullptr ? a->nccl : NcclAlgorithm::None;
 }
 
-Schedule build_schedule(std::string_view algo, const Collective& c, const AlgorithmOptions& opt) {
+namespace {
+
+// The algorithm that will build `c`; throws std::invalid_argument as build_schedule says.
+const AlgorithmInfo& builder_for(std::string_view algo, const Collective& c) {
   const AlgorithmInfo* a = find_algorithm(algo);
   if (a == nullptr) throw std::invalid_argument(fmt::format("unknown algorithm \"{}\"", algo));
   if (!a->implements(c.op)) {
@@ -83,7 +86,19 @@ Schedule build_schedule(std::string_view algo, const Collective& c, const Algori
   if (c.ranks < 1 || c.root < 0 || c.root >= c.ranks) {
     throw std::invalid_argument(fmt::format("root {} outside 0..{}", c.root, c.ranks - 1));
   }
-  return a->build(c, opt);
+  return *a;
+}
+
+}  // namespace
+
+Schedule build_schedule(std::string_view algo, const Collective& c, const AlgorithmOptions& opt) {
+  return builder_for(algo, c).build(c, opt);
+}
+
+std::unique_ptr<GeneratedSchedule> generated_schedule(std::string_view algo, const Collective& c,
+                                                      const AlgorithmOptions& opt) {
+  const AlgorithmInfo& a = builder_for(algo, c);
+  return a.generated != nullptr ? a.generated(c, opt) : nullptr;
 }
 
 }  // namespace collsim

@@ -2,6 +2,7 @@
 // order --help lists them; lookups by name, and the one entry point that builds a schedule.
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,5 +32,9 @@ namespace collsim {
 // Throws std::invalid_argument when the algorithm is unknown, does not implement the
 // collective's operation, or cannot run with these options.
 [[nodiscard]] Schedule build_schedule(std::string_view algo, const Collective& c, const AlgorithmOptions& opt = {});
+// The same schedule computed on demand (generated_schedule.hpp), or nullptr when the
+// algorithm or these options have no such form. Throws as build_schedule does.
+[[nodiscard]] std::unique_ptr<GeneratedSchedule> generated_schedule(std::string_view algo, const Collective& c,
+                                                                    const AlgorithmOptions& opt = {});
 
 }  // namespace collsim

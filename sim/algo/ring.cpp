@@ -105,6 +105,131 @@ void ring_blocks(Schedule& s, const std::vector<std::vector<int>>& rings, const 
   }
 }
 
+// x / d by a multiply and a shift (Lemire, Kaser and Kurz, "Faster remainder by direct
+// computation", 2019): exact for x and d below 2^32; larger ones divide.
+class Divider {
+ public:
+  Divider() = default;
+  explicit Divider(std::uint64_t d) : d_(d), m_(d > 1 && d < (std::uint64_t{1} << 32) ? ~std::uint64_t{0} / d + 1 : 0) {}
+  std::uint64_t operator()(std::uint64_t x) const {
+    if (m_ != 0 && x < (std::uint64_t{1} << 32)) {
+      return static_cast<std::uint64_t>((static_cast<unsigned __int128>(m_) * x) >> 64);
+    }
+    return x / d_;
+  }
+
+ private:
+  std::uint64_t d_ = 1;
+  std::uint64_t m_ = 0;
+};
+
+// ring_blocks' DAG computed on demand, id for id: transfer (u, k, p) has id
+// (u * steps + k) * n + p and the same fields and dependencies as there.
+class RingBlocksDag final : public GeneratedSchedule {
+ public:
+  RingBlocksDag(const Collective& c, std::vector<std::vector<int>> rings, const AlgorithmOptions& opt)
+      : GeneratedSchedule(c, std::string(kRingAlgorithm.name)), rings_(std::move(rings)), n_(c.ranks) {
+    const int k_channels = std::max(1, opt.channels);
+    const std::vector<Bytes> pieces = split_evenly(c.size, n_);
+    slices_ = slice_count(split_evenly(pieces.front(), k_channels).front(), opt);
+    units_ = k_channels * slices_;
+    unit_bytes_.reserve(static_cast<std::size_t>(n_) * static_cast<std::size_t>(units_));
+    for (int r = 0; r < n_; ++r) {
+      for (Bytes ch : split_evenly(pieces[static_cast<std::size_t>(r)], k_channels)) {
+        for (Bytes sl : split_evenly(ch, slices_)) unit_bytes_.push_back(sl);
+      }
+    }
+    for (int ch = 0; ch < k_channels; ++ch) tags_.push_back(channel_tag(ch));
+    const bool reduce = c.op != CollectiveOp::AllGather;
+    const bool gather = c.op != CollectiveOp::ReduceScatter;
+    rs_steps_ = reduce && n_ > 1 ? n_ - 1 : 0;
+    steps_ = n_ > 1 ? rs_steps_ + (gather ? n_ - 1 : 0) : 0;
+    per_unit_ = static_cast<std::uint64_t>(steps_) * static_cast<std::uint64_t>(n_);
+    by_n_ = Divider(static_cast<std::uint64_t>(n_));
+    by_steps_ = Divider(static_cast<std::uint64_t>(std::max(1, steps_)));
+  }
+
+  [[nodiscard]] std::uint64_t size() const override { return per_unit_ * static_cast<std::uint64_t>(units_); }
+  // Position p of ring r sends to position p + 1 of it.
+  [[nodiscard]] std::uint64_t route_slots() const override { return rings_.size() * static_cast<std::uint64_t>(n_); }
+
+  [[nodiscard]] Transfer transfer(std::uint64_t id, std::uint64_t& route_slot) const override {
+    const Pos x = pos(id);
+    const std::size_t r = ring_index(x.u);
+    const std::vector<int>& ring = rings_[r];
+    route_slot = r * static_cast<std::uint64_t>(n_) + static_cast<std::uint64_t>(x.p);
+    const bool rs = x.k < rs_steps_;
+    int block = rs ? x.p - x.k - 1 : x.p - (x.k - rs_steps_);  // in (-n, n): k < n - 1 in either half
+    if (block < 0) block += n_;
+    const int owner = ring[static_cast<std::size_t>(block)];
+    return Transfer{ring[static_cast<std::size_t>(x.p)],
+                    ring[static_cast<std::size_t>(x.p + 1 == n_ ? 0 : x.p + 1)],
+                    unit_bytes_[static_cast<std::size_t>(owner) * static_cast<std::size_t>(units_) + static_cast<std::size_t>(x.u)],
+                    x.u * n_ + owner,
+                    rs ? TransferKind::Reduce : TransferKind::Copy,
+                    TransferLeg::EndToEnd,
+                    pipelined(x.u),
+                    tags_[static_cast<std::size_t>(x.u / slices_)]};
+  }
+
+  [[nodiscard]] std::uint32_t indegree(std::uint64_t id) const override {
+    const Pos x = pos(id);
+    return (x.k > 0 ? 2U : 0U) + (pipelined(x.u) && x.k == 0 ? 1U : 0U);
+  }
+
+  std::size_t dependents(std::uint64_t id, Dependents& out) const override {
+    const Pos x = pos(id);
+    std::size_t m = 0;
+    if (x.k + 1 < steps_) {
+      // Both wait for two transfers of step k; the one at position 0 comes first.
+      const int q = x.p + 1 == n_ ? 0 : x.p + 1;
+      out[m++] = {at(x.u, x.k + 1, std::min(x.p, q)), 2};
+      out[m++] = {at(x.u, x.k + 1, std::max(x.p, q)), 2};
+    } else if (x.u + 1 < units_ && pipelined(x.u + 1)) {
+      out[m++] = {at(x.u + 1, 0, x.p), 1};  // the next slice's first step, same rank
+    }
+    return m;
+  }
+
+  [[nodiscard]] std::vector<std::uint64_t> roots() const override {
+    std::vector<std::uint64_t> r;
+    if (steps_ == 0) return r;
+    for (int u = 0; u < units_; ++u) {
+      if (pipelined(u)) continue;
+      for (int p = 0; p < n_; ++p) r.push_back(at(u, 0, p));
+    }
+    return r;
+  }
+
+ private:
+  struct Pos {
+    int u, k, p;
+  };
+  [[nodiscard]] Pos pos(std::uint64_t id) const {
+    const std::uint64_t uk = by_n_(id);
+    const std::uint64_t u = by_steps_(uk);
+    return Pos{static_cast<int>(u), static_cast<int>(uk - u * static_cast<std::uint64_t>(steps_)),
+               static_cast<int>(id - uk * static_cast<std::uint64_t>(n_))};
+  }
+  [[nodiscard]] std::uint64_t at(int u, int k, int p) const {
+    return (static_cast<std::uint64_t>(u) * static_cast<std::uint64_t>(steps_) + static_cast<std::uint64_t>(k)) *
+               static_cast<std::uint64_t>(n_) + static_cast<std::uint64_t>(p);
+  }
+  [[nodiscard]] bool pipelined(int u) const { return u % slices_ != 0; }
+  [[nodiscard]] std::size_t ring_index(int u) const { return static_cast<std::size_t>(u / slices_) % rings_.size(); }
+
+  std::vector<std::vector<int>> rings_;
+  int n_ = 0;
+  int slices_ = 1;
+  int units_ = 1;
+  int rs_steps_ = 0;
+  int steps_ = 0;
+  std::uint64_t per_unit_ = 0;
+  Divider by_n_, by_steps_;
+  std::vector<Bytes> unit_bytes_;  // [rank * units + unit]
+  std::vector<std::uint8_t> tags_;  // per channel
+};
+
 // Broadcast (root first) or reduce (root last) along the ring as a pipelined chain.
 void ring_chain(Schedule& s, const std::vector<std::vector<int>>& rings, const AlgorithmOptions& opt) {
   const Collective& c = s.collective();
@@ -162,6 +287,13 @@ Schedule ring_schedule(const Collective& c, const AlgorithmOptions& opt) {
   return s;
 }
 
+std::unique_ptr<GeneratedSchedule> generated_ring(const Collective& c, const AlgorithmOptions& opt) {
+  if (c.op != CollectiveOp::AllReduce && c.op != CollectiveOp::ReduceScatter && c.op != CollectiveOp::AllGather) {
+    return nullptr;  // the chains (broadcast, reduce) are small: stored
+  }
+  return std::make_unique<RingBlocksDag>(c, channel_rings(c, opt), opt);
+}
+
 namespace {
 constexpr std::array kRingOps{CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather,
                               CollectiveOp::Broadcast, CollectiveOp::Reduce};
@@ -173,6 +305,7 @@ const AlgorithmInfo kRingAlgorithm{
     .ops = kRingOps,
     .build = ring_schedule,
     .phased = phased_ring_allreduce,
+    .generated = generated_ring,
     .nccl = NcclAlgorithm::Ring,
 };
 

@@ -6,6 +6,8 @@
 // A rank starts step k+1 of a slice once it has sent and received step k of it.
 #pragma once
 
+#include <memory>
+
 #include "sim/algo/algorithm_info.hpp"
 #include "sim/algo/algorithm_options.hpp"
 #include "sim/algo/schedule.hpp"
@@ -14,6 +16,10 @@ namespace collsim {
 
 // Any op but all-to-all. `opt.ring_order` (a permutation of 0..N-1) sets the ring.
 [[nodiscard]] Schedule ring_schedule(const Collective& c, const AlgorithmOptions& opt = {});
+
+// The same schedule computed on demand (all-reduce, reduce-scatter, all-gather; nullptr
+// for broadcast and reduce). Throws as ring_schedule does.
+[[nodiscard]] std::unique_ptr<GeneratedSchedule> generated_ring(const Collective& c, const AlgorithmOptions& opt = {});
 
 extern const AlgorithmInfo kRingAlgorithm;
 

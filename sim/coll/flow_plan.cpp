@@ -5,14 +5,16 @@
 namespace collsim {
 
 FlowPlan plan_flow(const Transfer& t, LinkGraph& graph, const StepCost& cost) {
+  return plan_flow(t, graph.route(t.src, t.dst), graph.topology(), cost);
+}
+
+FlowPlan plan_flow(const Transfer& t, const Route& r, const Topology& topo, const StepCost& cost) {
   FlowPlan plan;
-  const Route& r = graph.route(t.src, t.dst);
   plan.links = r.links;
   // In-network reduction: a contribution goes up to the switch (every link but the
   // last), the switch multicasts the result down (the last link only).
   if (t.leg == TransferLeg::ToSwitch && !plan.links.empty()) plan.links = plan.links.first(plan.links.size() - 1);
   if (t.leg == TransferLeg::FromSwitch && !plan.links.empty()) plan.links = plan.links.last(1);
-  const auto& topo = graph.topology();
   if (t.pipelined) {
     // A later pipelined slice streams behind the slice that paid the step's latency.
   } else if (cost.protocol_latency) {

@@ -21,5 +21,7 @@ struct FlowPlan {
 };
 
 [[nodiscard]] FlowPlan plan_flow(const Transfer& t, LinkGraph& graph, const StepCost& cost);
+// The same with t's route (graph.route(t.src, t.dst)) already looked up.
+[[nodiscard]] FlowPlan plan_flow(const Transfer& t, const Route& route, const Topology& topo, const StepCost& cost);
 
 }  // namespace collsim

@@ -35,6 +35,11 @@ CommTime play_collective(LinkGraph& graph, const Collective& c, const std::strin
       return CommTime{play_phased(*phased, graph, play).duration, phased->transfers(), true};
     }
   }
+  // The full replay: of the schedule computed on demand where the algorithm has that form
+  // (the same DAG, without storing it), else of the built schedule.
+  if (const auto generated = generated_schedule(algo, c, cost.options)) {
+    return CommTime{play_generated(*generated, graph, play).duration, generated->size(), false};
+  }
   const Schedule s = build_schedule(algo, c, cost.options);
   const PlayResult r = play_schedule(s, graph, play);
   return CommTime{r.duration, s.size(), false};

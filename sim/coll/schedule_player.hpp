@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "sim/algo/generated_schedule.hpp"
 #include "sim/algo/schedule.hpp"
 #include "sim/coll/link_class.hpp"
 #include "sim/topo/link_graph.hpp"
@@ -52,5 +53,10 @@ struct PlayResult {
 };
 
 [[nodiscard]] PlayResult play_schedule(const Schedule& schedule, LinkGraph& graph, const PlayOptions& options = {});
+// The same replay of a schedule computed on demand: identical results, without storing
+// the schedule (memory: a byte per transfer, plus the transfers in flight). Throws
+// LimitError, with the figure, past 2^32 - 2 transfers or the schedule memory limit.
+[[nodiscard]] PlayResult play_generated(const GeneratedSchedule& schedule, LinkGraph& graph,
+                                        const PlayOptions& options = {});
 
 }  // namespace collsim

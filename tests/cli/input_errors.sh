@@ -96,17 +96,19 @@ expect_error 2 "--device" '"K80"' "one of: V100, RTX 2080 Ti" -- ddp --workload 
 expect_error 2 "direct allreduce on 65536 ranks" "8589803520 transfers" "COLLSIM_MAX_SCHEDULE_BYTES" -- schedule --algo direct --ranks 65536
 expect_error 2 "ps_sharded allreduce on 65536 ranks" "COLLSIM_MAX_SCHEDULE_BYTES" -- schedule --algo ps_sharded --ranks 65536
 COLLSIM_MAX_SCHEDULE_BYTES=1000 expect_error 2 "ring allreduce on 64 ranks" "more than" "COLLSIM_MAX_SCHEDULE_BYTES" -- schedule --algo ring --ranks 64
-# The ring's builder reserves its whole schedule up front: refused with the figure, not bad_alloc.
-expect_error 2 "ring allreduce on 16384 ranks needs" "GiB" "COLLSIM_MAX_SCHEDULE_BYTES" -- collective --topology h100-fat-tree-16384 --algo ring --exact --sizes 1GiB
+# The ring's full replay counts its transfers' dependencies in a byte each (its schedule is
+# computed, not stored): 4,294,705,152 transfers are refused with the figure, not bad_alloc.
+expect_error 2 "ring allreduce on 16384 ranks needs 4294705152 transfers" "GiB" "COLLSIM_MAX_SCHEDULE_BYTES" -- collective --topology h100-fat-tree-16384 --algo ring --exact --sizes 1GiB
 # So does the hierarchical ring's (it counts its transfers first; it used to build 14 GB first).
 expect_error 2 "hier_ring allreduce on 16384 ranks needs 536838144 transfers" "GiB" -- collective --topology h100-fat-tree-16384 --algo hier_ring --exact --sizes 1GiB
 COLLSIM_MAX_SCHEDULE_BYTES=lots expect_error 2 "COLLSIM_MAX_SCHEDULE_BYTES" '"lots"' -- schedule --algo ring --ranks 4
 # Memory the machine will not give (here an address-space limit) is exit 2 saying so, not an
-# internal error: the exact ring over 2,048 star hosts needs about 450 MiB.
+# internal error: the exact hierarchical ring over 2,048 star hosts stores 8.4 M transfers
+# (about 800 MiB).
 printf '{"generator": {"kind": "star", "hosts": 2048, "bandwidth": "100Gbps", "latency": "1us"}}\n' >"$TMP/star2048.json"
 (
   ulimit -v 300000
-  expect_error 2 "out of memory" "fewer ranks" -- collective --topology "$TMP/star2048.json" --algo ring --sizes 64MiB --exact
+  expect_error 2 "out of memory" "fewer ranks" -- collective --topology "$TMP/star2048.json" --algo hier_ring --sizes 64MiB --exact
 ) || exit 1
 # sweep's generated cluster: the GPU model is a flag
 expect_error 2 "--gpu" '"K80"' "a GPU model, one of: V100, RTX 2080 Ti, A100" "RTX 5090" -- sweep --workload resnet50 --gpu K80 --ranks 8
