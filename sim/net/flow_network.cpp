@@ -117,8 +117,28 @@ void FlowNetwork::update_tight(Link& link) const {
 
 void FlowNetwork::join_links(FlowId id) {
   const Flow& f = flows_[id];
+  bool alone = true;  // no other flow on any of its links
   for (LinkId l : f.route) {
     if (l >= links_.size()) throw InternalError("flow route names an unknown link");
+    alone = alone && links_[l].flows.empty();
+  }
+  if (alone) {
+    // Its own component: its rate is its solo rate at once, with nothing marked. A flow
+    // joining one of its links later marks that link (tight) and re-solves them together.
+    for (LinkId l : f.route) {
+      Link& link = links_[l];
+      link.flows.push_back(id);
+      if (f.cap_units == 0) {
+        ++link.uncapped;
+      } else {
+        link.cap_sum += f.cap_units;
+      }
+      update_tight(link);
+    }
+    set_rate(id, solo_rate(f.route, f.cap));
+    return;
+  }
+  for (LinkId l : f.route) {
     Link& link = links_[l];
     link.flows.push_back(id);
     if (f.cap_units == 0) {
@@ -146,7 +166,7 @@ void FlowNetwork::leave_links(FlowId id) {
     const bool was_tight = link.tight;
     update_tight(link);
     // The others' shares grow (or the link turned loose and its flows may reach their caps).
-    if (was_tight) mark_dirty(l);
+    if (was_tight && !link.flows.empty()) mark_dirty(l);
   }
 }
 
