@@ -8,7 +8,8 @@
 #   validate  check_topology_json (route and reachability checks of the loaded file)
 #   routes    LinkGraph::route (route searches and cache lookups of the replay)
 #   schedule  build_schedule
-#   replay    play_schedule (the event loop: dependencies, flows, rates)
+#   replay    play_schedule or play_generated (the event loop over a stored or computed
+#             schedule: dependencies, flows, rates)
 #   rates     FlowNetwork::resolve (max-min recomputation, inside replay)
 #   fast      play_phased (the step-per-phase fast path)
 # plus wall seconds and peak RSS of a separate run without perf. Needs linux-perf.
@@ -53,7 +54,7 @@ profile_case() {  # profile_case LABEL ARGS...
     perf record -q --call-graph dwarf,16384 -F 200 -o "$work/perf.data" "$collsim" "$@" >/dev/null 2>&1
     perf report -q -i "$work/perf.data" --children --stdio --percent-limit 0.5 -g none 2>/dev/null |
       sed 's/^ *//' >"$work/report"
-    rows+=("| $label | $wall | $((rss / 1024)) | $(share 'load_topology_file') | $(share 'check_topology_json') | $(share 'LinkGraph::route') | $(share 'build_schedule') | $(share 'play_schedule') | $(share 'FlowNetwork::resolve') | $(share 'play_phased') |")
+    rows+=("| $label | $wall | $((rss / 1024)) | $(share 'load_topology_file') | $(share 'check_topology_json') | $(share 'LinkGraph::route') | $(share 'build_schedule') | $(share 'play_(schedule|generated)') | $(share 'FlowNetwork::resolve') | $(share 'play_phased') |")
   else
     rows+=("| $label | $wall | $((rss / 1024)) | $status | | | | | | |")
   fi
@@ -75,7 +76,8 @@ profile_case "hier_ring, 16,384-GPU fat tree, 1 GiB" collective --topology "$roo
   echo "Commit: $(git -C "$root" rev-parse --short HEAD). Each case: wall seconds and peak RSS of one run, then the"
   echo "inclusive share of \`perf record\` samples (DWARF call graphs, 200 Hz) in the function that does each phase:"
   echo "topology = load_topology_file (parse, generate, validate), validate = check_topology_json,"
-  echo "routes = LinkGraph::route, schedule = build_schedule, replay = play_schedule (the event loop),"
+  echo "routes = LinkGraph::route, schedule = build_schedule, replay = play_schedule or play_generated (the event"
+  echo "loop, over a stored or a computed schedule),"
   echo "rates = FlowNetwork::resolve (max-min recomputation, part of replay), fast = play_phased (the fast path)."
   echo "Shares overlap where one phase calls another (routes inside replay)."
   echo
