@@ -15,7 +15,7 @@ void FlowDriver::add(std::uint32_t owner, const FlowPlan& plan, Time now, Time f
   if (plan.latency.ps == 0 && from == now) {
     launch(owner, plan, now);
   } else {
-    waiting_.schedule(from + plan.latency, Waiting{owner, plan});
+    waiting_.emplace(from + plan.latency, owner, plan);
   }
 }
 

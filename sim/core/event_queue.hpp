@@ -22,6 +22,12 @@ class BasicEventQueue {
     if (at < now_) throw InternalError("event scheduled in the past");
     events_.push(at, std::move(payload));
   }
+  // The same with the payload built in place from `args`.
+  template <typename... Args>
+  void emplace(Time at, Args&&... args) {
+    if (at < now_) throw InternalError("event scheduled in the past");
+    events_.emplace(at, std::forward<Args>(args)...);
+  }
 
   // Time of the earliest pending event, if any.
   [[nodiscard]] std::optional<Time> next_time() const {
