@@ -122,22 +122,6 @@ void FlowNetwork::join_links(FlowId id) {
     if (l >= links_.size()) throw InternalError("flow route names an unknown link");
     alone = alone && links_[l].flows.empty();
   }
-  if (alone) {
-    // Its own component: its rate is its solo rate at once, with nothing marked. A flow
-    // joining one of its links later marks that link (tight) and re-solves them together.
-    for (LinkId l : f.route) {
-      Link& link = links_[l];
-      link.flows.push_back(id);
-      if (f.cap_units == 0) {
-        ++link.uncapped;
-      } else {
-        link.cap_sum += f.cap_units;
-      }
-      update_tight(link);
-    }
-    set_rate(id, solo_rate(f.route, f.cap));
-    return;
-  }
   for (LinkId l : f.route) {
     Link& link = links_[l];
     link.flows.push_back(id);
@@ -148,9 +132,15 @@ void FlowNetwork::join_links(FlowId id) {
     }
     update_tight(link);
     // A tight link's flows share it: solve them again. On a loose one nobody else changes.
-    if (link.tight) mark_dirty(l);
+    if (link.tight && !alone) mark_dirty(l);
   }
-  new_flows_.push_back(id);
+  if (alone) {
+    // Its own component: its rate is its solo rate at once, with nothing marked. A flow
+    // joining one of its links later marks that link (tight) and re-solves them together.
+    set_rate(id, solo_rate(f.route, f.cap));
+  } else {
+    new_flows_.push_back(id);
+  }
 }
 
 void FlowNetwork::leave_links(FlowId id) {
