@@ -137,6 +137,9 @@ if "$collsim" ddp --help >/dev/null 2>&1 && [[ -f $root/workloads/bert-large.jso
 fi
 
 mkdir -p "$(dirname "$out")"
+# A hand-written section (from its "## Targets" heading to the end) is kept as it is.
+notes=""
+[[ -f $out ]] && notes=$(sed -n '/^## Targets/,$p' "$out")
 {
   echo "# Engine speed: collsim vs SimGrid 3.32 on the star"
   echo
@@ -157,5 +160,7 @@ mkdir -p "$(dirname "$out")"
   echo "| case | topology | wall s | peak MiB | prediction (op ranks size count type redop root time_us) |"
   echo "|---|---|---|---|---|"
   printf '%s\n' "${big_rows[@]}"
-} >"$out"
+  [[ -z $notes ]] || printf '\n%s\n' "$notes"
+} >"$out.new"
+mv "$out.new" "$out"
 echo "bench: wrote $out" >&2
