@@ -67,6 +67,8 @@ class FlowDriver {
 
  private:
   struct Waiting {
+    // A constructor, for emplace: emscripten's clang has no parenthesised aggregate init.
+    Waiting(std::uint32_t o, const FlowPlan& p) : owner(o), plan(p) {}
     std::uint32_t owner;
     FlowPlan plan;
   };
