@@ -144,12 +144,11 @@ class RingBlocksDag final : public GeneratedSchedule {
     const bool gather = c.op != CollectiveOp::ReduceScatter;
     rs_steps_ = reduce && n_ > 1 ? n_ - 1 : 0;
     steps_ = n_ > 1 ? rs_steps_ + (gather ? n_ - 1 : 0) : 0;
-    per_unit_ = static_cast<std::uint64_t>(steps_) * static_cast<std::uint64_t>(n_);
     by_n_ = Divider(static_cast<std::uint64_t>(n_));
     by_steps_ = Divider(static_cast<std::uint64_t>(std::max(1, steps_)));
   }
 
-  [[nodiscard]] std::uint64_t size() const override { return per_unit_ * static_cast<std::uint64_t>(units_); }
+  [[nodiscard]] std::uint64_t size() const override { return at(units_, 0, 0); }
   // Position p of ring r sends to position p + 1 of it.
   [[nodiscard]] std::uint64_t route_slots() const override { return rings_.size() * static_cast<std::uint64_t>(n_); }
 
@@ -224,7 +223,6 @@ class RingBlocksDag final : public GeneratedSchedule {
   int units_ = 1;
   int rs_steps_ = 0;
   int steps_ = 0;
-  std::uint64_t per_unit_ = 0;
   Divider by_n_, by_steps_;
   std::vector<Bytes> unit_bytes_;  // [rank * units + unit]
   std::vector<std::uint8_t> tags_;  // per channel
