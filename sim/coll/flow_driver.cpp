@@ -39,6 +39,12 @@ void FlowDriver::rewind() {
   waiting_.rewind();
 }
 
+void FlowDriver::shift(Time d) {
+  if (scenario_) throw InternalError("FlowDriver::shift under a link scenario");
+  net_.shift(d);
+  waiting_.shift(d);
+}
+
 std::optional<Time> FlowDriver::next_event_time() const {
   if (!scenario_ || next_event_ >= scenario_->events.size()) return std::nullopt;
   return scenario_->events[next_event_].at;

@@ -31,15 +31,22 @@ class FlowDriver {
   void add(std::uint32_t owner, const FlowPlan& plan, Time now, Time from);
   void add(std::uint32_t owner, const FlowPlan& plan, Time now) { add(owner, plan, now, now); }
 
-  // Runs until nothing is in flight, calling on_done(owner, t) as each flow ends; the
-  // callback may add() more flows.
-  template <typename OnDone>
-  void run(OnDone&& on_done) {
+  // Runs until nothing is in flight, calling on_done(owner, t) as each flow ends (the
+  // callback may add() more flows) and at_rest(t) once every event of instant t is done
+  // and the rates are solved. at_rest returns whether it moved the clock (shift()).
+  template <typename OnDone, typename AtRest>
+  void run(OnDone&& on_done, AtRest&& at_rest) {
     std::vector<FlowId> done;
+    Time instant{};            // of the last completion or launch handled,
+    bool rest_due = false;     // until at_rest has seen it
     while (true) {
       const auto tq = waiting_.next_time();
       const auto tn = net_.next_completion();
       if (!tq && !tn) break;  // events after the last flow change nothing
+      if (rest_due && (!tq || *tq > instant) && (!tn || *tn > instant)) {
+        rest_due = false;
+        if (at_rest(instant)) continue;
+      }
       const auto te = next_event_time();
       if (te && (!tn || *te < *tn) && (!tq || *te <= *tq)) {
         apply_events_at(*te);
@@ -47,9 +54,13 @@ class FlowDriver {
         done.clear();
         net_.complete_until(*tn, done);
         waiting_.advance_to(*tn);
+        instant = *tn;
+        rest_due = true;
         for (FlowId f : done) on_done(owner_of_flow_[f], *tn);
       } else {
         const Time at = *tq;
+        instant = at;
+        rest_due = true;
         do {
           const Waiting w = waiting_.pop();
           launch(w.owner, w.plan, at);
@@ -57,6 +68,22 @@ class FlowDriver {
       }
     }
   }
+  template <typename OnDone>
+  void run(OnDone&& on_done) {
+    run(on_done, [](Time) { return false; });
+  }
+
+  // Calls on_waiting(owner, due) for each flow still in its latency (due: when its bytes
+  // start) and on_flowing(owner, view) for each moving its bytes. From at_rest only
+  // (rates solved).
+  template <typename OnWaiting, typename OnFlowing>
+  void for_each_in_flight(OnWaiting&& on_waiting, OnFlowing&& on_flowing) const {
+    waiting_.for_each([&](Time due, const Waiting& w) { on_waiting(w.owner, due); });
+    net_.for_each_active([&](FlowId f, const FlowNetwork::FlowView& v) { on_flowing(owner_of_flow_[f], v); });
+  }
+  // Moves the clock and everything in flight `d` later. From at_rest only; not with a
+  // link scenario.
+  void shift(Time d);
 
   // Back to time 0 with nothing in flight, as freshly built (the links are kept: a
   // network of a big fabric's links costs more to build than many plays on it). Not with

@@ -1,7 +1,12 @@
 #include "sim/coll/phased_player.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <limits>
 #include <map>
+#include <optional>
+#include <span>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -40,8 +45,9 @@ StepSolve solve_step(const std::vector<Transfer>& step, LinkGraph& graph, const 
   const auto& topo = graph.topology();
   std::vector<std::int32_t> link_group(topo.links.size(), -1);
   std::vector<bool> shared(topo.links.size(), false);
-  std::vector<double> capped_load(topo.links.size(), 0.0);  // sum of the flows' caps, bytes/s
-  bool all_capped = true;
+  // Per link, the sum of its flows' solo rates (each flow's rate were it alone on the
+  // fabric: its cap or its narrowest link), bytes/s: no flow ever runs faster.
+  std::vector<double> solo_load(topo.links.size(), 0.0);
   for (std::size_t j = 0; j < step.size(); ++j) {
     const Transfer& t = step[j];
     const GroupKey key{t.src, t.dst, t.chunk};
@@ -49,16 +55,19 @@ StepSolve solve_step(const std::vector<Transfer>& step, LinkGraph& graph, const 
     if (fresh) out.groups.push_back(key);
     out.group.push_back(it->second);
     const FlowPlan plan = plan_flow(t, graph, cost);
-    if (!plan.cap) all_capped = false;
+    double solo = plan.cap ? plan.cap->bytes_per_s : std::numeric_limits<double>::infinity();
+    for (LinkId l : plan.links) solo = std::min(solo, topo.links[l].bandwidth.bytes_per_s);
     for (LinkId l : plan.links) {
       if (link_group[l] >= 0 && link_group[l] != it->second) shared[l] = true;
       link_group[l] = it->second;
-      if (plan.cap) capped_load[l] += plan.cap->bytes_per_s;
+      solo_load[l] += solo;
     }
     driver.add(static_cast<std::uint32_t>(j), plan, Time{0});
   }
+  // A shared link whose flows all fit at their solo rates, with a margin, never limits
+  // one: each group's rate is set by links of its own, whenever the others run.
   for (LinkId l = 0; l < topo.links.size() && out.independent; ++l) {
-    if (shared[l] && !(all_capped && capped_load[l] <= topo.links[l].bandwidth.bytes_per_s)) out.independent = false;
+    if (shared[l] && !(solo_load[l] * (1.0 + 1e-9) <= topo.links[l].bandwidth.bytes_per_s)) out.independent = false;
   }
   driver.run([&out](std::uint32_t j, Time t) { out.end[j] = t; });
   return out;
@@ -77,13 +86,87 @@ Time recurrence(const StepSolve& st, std::int64_t repeats) {
   return Time{dmax * repeats};
 }
 
+// Finds where a replayed phase repeats itself exactly, to skip the repeats.
+//
+// The replay's future depends only on its state at an instant, relative to that instant:
+// per transfer, the steps it has finished and where it is (idle, in its latency until a
+// time, or moving bytes: remaining, rate, last update, finish), and per sending rank its
+// gate (open step, transfers awaited). The flow network's rates are a function of the set
+// of flows on their routes, and all its arithmetic uses time differences, so two states
+// equal relative to their instants and to transfer 0's step count evolve identically
+// (flow ids differ, but they only order ties, and the outcome does not depend on that
+// order). Contention settles into such a cycle after a transient: the replay records the
+// state each time transfer 0 finishes a step, and when it meets a state it recorded m
+// steps and D ps earlier, it moves every count m x s steps and the clock s x D later, for
+// as many periods s as no rank would reach the phase's last step. The rest is replayed.
+class PeriodFinder {
+ public:
+  // The state's words at instant `now`: `steps` = finished steps per transfer, `gates` =
+  // (open step, awaited) per sending rank; in-flight transfers from the driver.
+  struct Found {
+    std::int64_t steps;  // m: transfer 0's steps per period
+    Time period;         // D
+  };
+  std::optional<Found> record(Time now, std::span<const std::int64_t> finished, std::span<const std::int64_t> open,
+                              std::span<const std::uint32_t> awaited, std::span<const std::uint32_t> senders,
+                              const FlowDriver& driver) {
+    const std::int64_t base = finished[0];
+    const std::size_t n = finished.size();
+    words_.assign(n * kPerTransfer + senders.size() * 2, 0);
+    for (std::size_t j = 0; j < n; ++j) words_[j * kPerTransfer] = finished[j] - base;
+    driver.for_each_in_flight(
+        [&](std::uint32_t j, Time due) {
+          std::int64_t* w = &words_[std::size_t{j} * kPerTransfer];
+          w[1] = 1;
+          w[2] = (due - now).ps;
+        },
+        [&](std::uint32_t j, const FlowNetwork::FlowView& v) {
+          std::int64_t* w = &words_[std::size_t{j} * kPerTransfer];
+          w[1] = 2;
+          w[2] = std::bit_cast<std::int64_t>(v.remaining);
+          w[3] = std::bit_cast<std::int64_t>(v.rate);
+          w[4] = (v.last_update - now).ps;
+          w[5] = v.finish == Time::max() ? -1 : (v.finish - now).ps;
+        });
+    std::size_t at = n * kPerTransfer;
+    for (const std::uint32_t r : senders) {
+      words_[at++] = open[r] - base;
+      words_[at++] = awaited[r];
+    }
+    std::uint64_t h = 1469598103934665603ULL;
+    for (const std::int64_t w : words_) h = (h ^ static_cast<std::uint64_t>(w)) * 1099511628211ULL;
+    for (const Record& r : kept_) {
+      if (r.hash == h && r.base < base && r.words == words_) return Found{base - r.base, now - r.at};
+    }
+    Record& slot = kept_[next_++ % kept_.size()];
+    slot.hash = h;
+    slot.base = base;
+    slot.at = now;
+    slot.words.swap(words_);
+    return std::nullopt;
+  }
+
+ private:
+  static constexpr std::size_t kPerTransfer = 6;
+  struct Record {
+    std::uint64_t hash = 0;
+    std::int64_t base = -1;
+    Time at{};
+    std::vector<std::int64_t> words;
+  };
+  std::array<Record, 4> kept_;  // the last states: cycles of up to 4 steps of transfer 0
+  std::size_t next_ = 0;
+  std::vector<std::int64_t> words_;
+};
+
 // Replays a phase transfer by transfer: `repeats` steps, each transfer of step k+1 waiting
 // for the step-k transfers into and out of its source rank. Streamed: a transfer's step
 // k+1 cannot start before its step k has ended (it touches its own source), so each of
 // the step's transfers is in flight at most once, and a rank's gate needs only how many
 // steps each transfer touching it has finished. Memory follows the step, not repeats x
 // step; routes and costs are planned once per phase.
-Time replay_phase(const SchedulePhase& phase, LinkGraph& graph, const StepCost& cost, FlowDriver& driver) {
+Time replay_phase(const SchedulePhase& phase, LinkGraph& graph, const StepCost& cost, FlowDriver& driver,
+                  std::uint64_t& steps_skipped) {
   const std::vector<Transfer>& step = phase.step;
   const auto ranks = static_cast<std::size_t>(graph.topology().rank_count());
   const auto n = static_cast<std::uint32_t>(step.size());
@@ -114,11 +197,19 @@ Time replay_phase(const SchedulePhase& phase, LinkGraph& graph, const StepCost& 
   std::vector<std::int64_t> open(ranks, 0);  // per rank: the step its sends are in
   std::vector<std::uint32_t> waiting(ranks); // per rank: its transfers not yet past that step
   for (std::size_t r = 0; r < ranks; ++r) waiting[r] = touch_begin[r + 1] - touch_begin[r];
+  std::vector<std::uint32_t> senders;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    if (out_begin[r] != out_begin[r + 1]) senders.push_back(static_cast<std::uint32_t>(r));
+  }
   for (std::uint32_t j = 0; j < n; ++j) driver.add(j, plans[j], Time{});
   Time end{};
-  driver.run([&](std::uint32_t j, Time now) {
+  PeriodFinder finder;
+  bool look = n > 0;  // until a period is found (or can no longer be skipped)
+  bool record_now = false;
+  const auto on_done = [&](std::uint32_t j, Time now) {
     const std::int64_t k = finished[j]++;
     end = std::max(end, now);
+    record_now = record_now || (j == 0 && look);
     const auto a = static_cast<std::size_t>(std::min(step[j].src, step[j].dst));
     const auto b = static_cast<std::size_t>(std::max(step[j].src, step[j].dst));
     for (const std::size_t r : {a, b}) {  // in rank order, as a stored schedule's gates are
@@ -132,7 +223,30 @@ Time replay_phase(const SchedulePhase& phase, LinkGraph& graph, const StepCost& 
       waiting[r] = 0;
       for (std::uint32_t i = touch_begin[r]; i < touch_begin[r + 1]; ++i) waiting[r] += finished[touches[i]] <= next;
     }
-  });
+  };
+  const auto at_rest = [&](Time now) {
+    if (!record_now) return false;
+    record_now = false;
+    const auto found = finder.record(now, finished, open, waiting, senders, driver);
+    if (!found) return false;
+    look = false;
+    // Skip s periods: every rank's open step, now at most `highest`, stays below repeats.
+    std::int64_t highest = 0;
+    for (const std::uint32_t r : senders) highest = std::max(highest, open[r]);
+    const std::int64_t s = (phase.repeats - 1 - highest) / found->steps;
+    if (s <= 0) return false;
+    const std::int64_t skipped = s * found->steps;
+    steps_skipped += static_cast<std::uint64_t>(skipped);
+    for (auto& f : finished) f += skipped;
+    for (const std::uint32_t r : senders) open[r] += skipped;
+    const Time d = Time{found->period.ps * s};
+    driver.shift(d);
+    end = end + d;
+    spdlog::debug("phase \"{}\": repeats every {} steps ({} ps) from {} ps: skipped {} steps", phase.name, found->steps,
+                  found->period.ps, now.ps, skipped);
+    return true;
+  };
+  driver.run(on_done, at_rest);
   return end;
 }
 
@@ -169,7 +283,7 @@ PhasedResult play_phased(const PhasedSchedule& s, LinkGraph& graph, const PlayOp
     }
     spdlog::debug("phase \"{}\": flows of different rank pairs share links and end {} ps apart: replaying its {} x {} transfers",
                   phase.name, spread, phase.repeats, phase.step.size());
-    result.duration += replay_phase(phase, graph, options.cost, rewound());
+    result.duration += replay_phase(phase, graph, options.cost, rewound(), result.steps_skipped);
     result.flows_solved += phase.step.size() * static_cast<std::uint64_t>(phase.repeats);
     ++result.phases_replayed;
   }

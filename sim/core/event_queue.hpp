@@ -52,6 +52,16 @@ class BasicEventQueue {
 
   [[nodiscard]] Time now() const { return now_; }
   [[nodiscard]] bool empty() const { return events_.empty(); }
+  // Moves the clock and every pending event `d` later (a replay skipping repeated periods).
+  void shift(Time d) {
+    now_ = now_ + d;
+    events_.shift(d);
+  }
+  // Calls visit(time, payload) for every pending event, in firing order.
+  template <typename Visit>
+  void for_each(Visit&& visit) const {
+    events_.for_each(visit);
+  }
   // Back to time 0; only when empty.
   void rewind() {
     if (!events_.empty()) throw InternalError("event queue rewound with events pending");

@@ -54,6 +54,22 @@ class TimeBuckets {
     }
   }
 
+  // Moves every item `d` later, keeping the order.
+  void shift(Time d) {
+    std::map<std::int64_t, Bucket> moved;
+    for (auto& [at, bucket] : buckets_) moved.emplace_hint(moved.end(), at + d.ps, std::move(bucket));
+    buckets_.swap(moved);
+    last_ = buckets_.end();
+  }
+
+  // Calls visit(time, item) for every item, in order.
+  template <typename Visit>
+  void for_each(Visit&& visit) const {
+    for (const auto& [at, bucket] : buckets_) {
+      for (std::size_t i = bucket.next; i < bucket.items.size(); ++i) visit(Time{at}, bucket.items[i]);
+    }
+  }
+
   void clear() {
     buckets_.clear();
     last_ = buckets_.end();

@@ -403,6 +403,17 @@ void FlowNetwork::complete_until(Time t, std::vector<FlowId>& done) {
   }
 }
 
+void FlowNetwork::shift(Time d) {
+  if (!dirty_links_.empty() || !new_flows_.empty()) throw InternalError("FlowNetwork::shift with rates unsolved");
+  now_ = now_ + d;
+  for (Flow& f : flows_) {
+    if (!f.active) continue;
+    f.last_update = f.last_update + d;
+    f.finish = f.finish + d;  // never stays never
+  }
+  pending_.shift(d);
+}
+
 double FlowNetwork::rate(FlowId f) {
   resolve();
   return flows_[f].rate;

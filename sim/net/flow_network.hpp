@@ -56,6 +56,27 @@ class FlowNetwork {
 
   [[nodiscard]] Time now() const { return now_; }
   [[nodiscard]] std::size_t active_flows() const { return active_; }
+
+  // What decides an active flow's future once rates are solved: bytes left at
+  // last_update, rate, and the finish time they give.
+  struct FlowView {
+    double remaining;
+    double rate;
+    Time last_update;
+    Time finish;
+  };
+  // Calls visit(id, view) for every active flow, by id. Rates must be solved (call
+  // next_completion() first).
+  template <typename Visit>
+  void for_each_active(Visit&& visit) const {
+    for (FlowId f = 0; f < flows_.size(); ++f) {
+      const Flow& x = flows_[f];
+      if (x.active) visit(f, FlowView{x.remaining, x.rate, x.last_update, x.finish});
+    }
+  }
+  // Moves the clock and every active flow `d` later, rates and bytes unchanged (a replay
+  // skipping periods that repeat exactly). Rates must be solved.
+  void shift(Time d);
   // Current rate of an active flow in bytes/s (after pending recomputation).
   [[nodiscard]] double rate(FlowId f);
   [[nodiscard]] std::uint64_t rate_solves() const { return solves_; }
