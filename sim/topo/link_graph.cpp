@@ -7,10 +7,22 @@
 
 namespace collsim {
 
-LinkGraph::LinkGraph(const Topology& topo) : topo_(topo), graph_(topo.nodes.size()), paths_(topo) {
+LinkGraph::LinkGraph(const Topology& topo)
+    : topo_(topo), graph_(topo.nodes.size()), paths_(topo), ordinal_(topo.nodes.size(), kNoOrdinal) {
   for (std::uint32_t i = 0; i < topo.links.size(); ++i) {
     boost::add_edge(topo.links[i].from, topo.links[i].to, i, graph_);
   }
+  std::uint32_t nics = 0, hosts = 0;
+  for (NodeIndex v = 0; v < topo.nodes.size(); ++v) {
+    if (topo.nodes[v].kind == NodeKind::Nic) ordinal_[v] = nics++;
+    if (topo.nodes[v].kind == NodeKind::Host) ordinal_[v] = hosts++;
+  }
+}
+
+ShortestPaths::Choice LinkGraph::choice_towards(NodeIndex to, std::uint64_t seed) const {
+  ShortestPaths::Choice c{seed, std::nullopt};
+  if (ordinal_[to] != kNoOrdinal) c.destination = ordinal_[to];
+  return c;
 }
 
 bool LinkGraph::can_transit(NodeKind k) {
@@ -23,6 +35,7 @@ std::optional<Route> LinkGraph::node_route(NodeIndex a, NodeIndex b, std::uint32
   const Node& na = topo_.nodes[a];
   const Node& nb = topo_.nodes[b];
   const std::uint64_t seed = stable_hash(a, b, flow);
+  const ShortestPaths::Choice hashed{seed, std::nullopt};
   auto any_switch = [&](NodeIndex v) { return can_transit(topo_.nodes[v].kind); };
   const bool other_hosts = na.host && nb.host && *na.host != *nb.host;
   const bool same_host = na.host && nb.host && *na.host == *nb.host;
@@ -33,14 +46,14 @@ std::optional<Route> LinkGraph::node_route(NodeIndex a, NodeIndex b, std::uint32
     // the socket link.
     const NodeIndex h = *na.host;
     ok = paths_.find(graph_, a, b, [&](NodeIndex v) { return topo_.nodes[v].kind == NodeKind::NvSwitch && topo_.nodes[v].host == h; },
-                      seed, r.links);
+                      hashed, r.links);
     if (!ok) {
       r.links.clear();
-      ok = paths_.find(graph_, a, b, [&](NodeIndex v) { return any_switch(v) && topo_.nodes[v].host == h; }, seed, r.links);
+      ok = paths_.find(graph_, a, b, [&](NodeIndex v) { return any_switch(v) && topo_.nodes[v].host == h; }, hashed, r.links);
     }
     if (!ok) {
       r.links.clear();
-      ok = paths_.find(graph_, a, b, any_switch, seed, r.links);
+      ok = paths_.find(graph_, a, b, any_switch, hashed, r.links);
     }
   } else if (other_hosts && (na.nic || nb.nic)) {
     // Rail-aware: leave through the source GPU's own NIC, arrive through the peer's.
@@ -51,12 +64,13 @@ std::optional<Route> LinkGraph::node_route(NodeIndex a, NodeIndex b, std::uint32
     };
     auto fabric = [&](NodeIndex v) { return any_switch(v) && !topo_.nodes[v].host; };
     ok = true;
-    if (na.nic) ok = paths_.find(graph_, a, out_nic, inside(*na.host), seed, r.links);
-    if (ok && na.nic && nb.nic) ok = paths_.find(graph_, out_nic, in_nic, fabric, seed, r.links);
-    if (ok && !(na.nic && nb.nic)) ok = paths_.find(graph_, out_nic, in_nic, any_switch, seed, r.links);
-    if (ok && nb.nic) ok = paths_.find(graph_, in_nic, b, inside(*nb.host), seed, r.links);
+    if (na.nic) ok = paths_.find(graph_, a, out_nic, inside(*na.host), hashed, r.links);
+    const ShortestPaths::Choice across = choice_towards(in_nic, seed);
+    if (ok && na.nic && nb.nic) ok = paths_.find(graph_, out_nic, in_nic, fabric, across, r.links);
+    if (ok && !(na.nic && nb.nic)) ok = paths_.find(graph_, out_nic, in_nic, any_switch, across, r.links);
+    if (ok && nb.nic) ok = paths_.find(graph_, in_nic, b, inside(*nb.host), hashed, r.links);
   } else {
-    ok = paths_.find(graph_, a, b, any_switch, seed, r.links);
+    ok = paths_.find(graph_, a, b, any_switch, choice_towards(b, seed), r.links);
   }
   if (!ok) return std::nullopt;
   for (LinkId l : r.links) r.latency += topo_.links[l].latency;

@@ -3,8 +3,9 @@
 // NVLink paths (direct or through an NVSwitch) win over PCIe. A GPU with its
 // own NIC reaches other hosts through that NIC (rail-aware): inside its host to the NIC,
 // across the fabric (switches only) to the peer's NIC, inside the peer's host to it.
-// Equal-cost paths are spread by a stable hash of (source, destination, flow id).
-// Routes are computed on demand and cached per (source, destination, flow id).
+// Equal-cost paths are spread by a stable hash of (source, destination, flow id), except
+// InfiniBand hops towards a NIC or host, which choose by the destination's ordinal (D-mod-K,
+// see ShortestPaths::Choice). Routes are computed on demand and cached per (source, destination, flow id).
 #pragma once
 
 #include <cstdint>
@@ -34,8 +35,9 @@ class LinkGraph {
   // Route from rank src to rank dst (empty for src == dst); flow id 0. Throws
   // ConfigError if none. The reference stays valid as long as the LinkGraph.
   [[nodiscard]] const Route& route(int src_rank, int dst_rank);
-  // The same for one of several flows between the pair: equal-cost paths are chosen by
-  // a stable hash of (src, dst, flow), so different flows may take different spines.
+  // The same for one of several flows between the pair: equal-cost Ethernet/RoCE paths
+  // are chosen by a stable hash of (src, dst, flow), so different flows may take
+  // different spines; InfiniBand paths to a NIC or host depend on the destination alone.
   [[nodiscard]] const Route& route(int src_rank, int dst_rank, std::uint32_t flow);
 
   // Route between two nodes (rank or not) under the same rules; nullopt if none.
@@ -56,6 +58,12 @@ class LinkGraph {
   const Topology& topo_;
   Graph graph_;
   ShortestPaths paths_;
+  // Per node: a NIC's place among the topology's NICs in node order, a host's among the
+  // hosts (the order of their LIDs in D-mod-K routing; fabrics attach both in that order);
+  // kNoOrdinal for other nodes.
+  static constexpr std::uint32_t kNoOrdinal = UINT32_MAX;
+  std::vector<std::uint32_t> ordinal_;
+  [[nodiscard]] ShortestPaths::Choice choice_towards(NodeIndex to, std::uint64_t seed) const;
   // Looked up once per transfer: hashed (elements never move, so references stay valid).
   struct RouteKey {
     int src, dst;

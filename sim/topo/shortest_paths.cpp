@@ -40,9 +40,9 @@ void ShortestPaths::reset() {
 // been seen by one search or the other. Each node then gets `to_go` (hops left to `to`
 // along a shortest path): its backward distance, or for forward-only nodes d - fwd when
 // one successor has to_go = d - fwd - 1 (filled deepest level first). The path walks from
-// `from`, each hop choosing by hash among successors with to_go one less.
+// `from`, each hop choosing (by `choice`) among successors with to_go one less.
 bool ShortestPaths::find(const LinkGraphType& graph, NodeIndex from, NodeIndex to, const TransitRule& transit,
-                         std::uint64_t seed, std::vector<LinkId>& out) {
+                         Choice choice, std::vector<LinkId>& out) {
   if (from == to) return true;
   reset();
   const std::uint32_t s = stamp_;
@@ -156,7 +156,9 @@ bool ShortestPaths::find(const LinkGraphType& graph, NodeIndex from, NodeIndex t
       }
     }
     if (choices.empty()) return false;  // cannot happen: every node with to_go >= 1 has a successor
-    const LinkId pick = choices.size() == 1 ? choices[0] : choices[stable_hash(seed, static_cast<std::uint64_t>(hop), choices.size()) % choices.size()];
+    const LinkId pick = choices.size() == 1                                                  ? choices[0]
+                        : choice.destination && topo_->links[choices[0]].kind == LinkKind::Ib ? choices[*choice.destination % choices.size()]
+                        : choices[stable_hash(choice.seed, static_cast<std::uint64_t>(hop), choices.size()) % choices.size()];
     out.push_back(pick);
     v = topo_->links[pick].to;
   }

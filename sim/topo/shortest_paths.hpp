@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include <boost/graph/adjacency_list.hpp>
@@ -27,10 +28,18 @@ class ShortestPaths {
   // Which nodes a path may pass through (besides its two ends).
   using TransitRule = std::function<bool(NodeIndex)>;
 
+  // How a hop chooses among equal-cost links: by hash(seed, hop) mod (number of
+  // candidates), as an Ethernet/RoCE switch's ECMP hash does; or, where the candidates are
+  // InfiniBand links and the destination has an ordinal, by destination: candidate
+  // (destination mod number of candidates), the D-mod-K rule of OpenSM's fat-tree routing
+  // (an InfiniBand switch forwards by destination LID alone). Candidates in link order.
+  struct Choice {
+    std::uint64_t seed = 0;
+    std::optional<std::uint64_t> destination;
+  };
   // Appends to `out` the links of a fewest-hop path from `from` to `to` whose inner
-  // nodes satisfy `transit`; among equal-cost paths, hop i takes candidate
-  // hash(seed, i) mod (number of candidates), candidates in link order. False if none.
-  bool find(const LinkGraphType& graph, NodeIndex from, NodeIndex to, const TransitRule& transit, std::uint64_t seed,
+  // nodes satisfy `transit`, equal-cost hops chosen by `choice`. False if none.
+  bool find(const LinkGraphType& graph, NodeIndex from, NodeIndex to, const TransitRule& transit, Choice choice,
             std::vector<LinkId>& out);
 
   // Links the last find() looked at: its work, independent of the machine (a route across

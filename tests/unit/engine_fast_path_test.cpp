@@ -108,13 +108,15 @@ TEST_CASE("a slow link: the max-plus recurrence equals the full replay", "[engin
 
 namespace {
 
-// 8 hosts x 8 GPUs on a 2-leaf, 2-spine fat tree: rail rings crossing the spines may be
-// hashed onto the same spine link, so the inter-host phase is neither independent nor
-// uniform.
-Topology ecmp_fat_tree() {
-  const std::string json = R"({"generator": {"kind": "cluster", "hosts": 8, "server": {"kind": "dgx_h100"},
-      "fabric": {"kind": "fat_tree", "link_kind": "ib", "nic_bandwidth": "400Gbps", "nics_per_leaf": 32,
-                 "spines": 2, "oversubscription": 1}}})";
+// `hosts` x 8 GPUs on a RoCE fat tree of 32-port leaves and 2 spines, 4:1 oversubscribed:
+// rings crossing the spines are hashed onto the same spine link often enough to overload
+// it (ECMP; an InfiniBand fabric routes them by destination, without collisions), so the
+// inter-host phase is neither independent nor uniform.
+Topology ecmp_fat_tree(int hosts = 8) {
+  const std::string json = R"({"generator": {"kind": "cluster", "hosts": )" + std::to_string(hosts) +
+                           R"(, "server": {"kind": "dgx_h100"},
+      "fabric": {"kind": "fat_tree", "link_kind": "roce", "nic_bandwidth": "400Gbps", "nics_per_leaf": 32,
+                 "spines": 2, "oversubscription": 4}}})";
   return load_topology_json(parse_json_text(json, "fat.json"), "fat.json");
 }
 

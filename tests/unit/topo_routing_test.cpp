@@ -2,6 +2,7 @@
 // ECMP spreading by a stable hash, and the cached two-argument route().
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <set>
 
 #include "sim/topo/cluster_generator.hpp"
@@ -77,6 +78,7 @@ TEST_CASE("ECMP spreads flows over spines by a stable hash; route(src, dst) is f
   c.hosts = 8;
   c.server.kind = ServerKind::CpuHost;
   c.fabric.kind = FabricKind::FatTree;
+  c.fabric.link_kind = LinkKind::Roce;  // InfiniBand routes by destination (next test)
   c.fabric.nic_bandwidth = Bandwidth::gbps(100);
   c.fabric.nics_per_leaf = 4;
   c.fabric.spines = 4;
@@ -97,6 +99,57 @@ TEST_CASE("ECMP spreads flows over spines by a stable hash; route(src, dst) is f
   // The two-argument route is flow 0, cached: the same object each time.
   CHECK(&g.route(0, 4) == &g.route(0, 4, 0));
   CHECK(g.route(3, 3).links.empty());
+}
+
+namespace {
+// DGX H100 hosts on a 1:1 fat tree of 16-port leaves and 4 spines.
+Topology dgx_fat_tree(LinkKind kind) {
+  ClusterSpec c;
+  c.hosts = 8;
+  c.server.kind = ServerKind::DgxH100;
+  c.fabric.kind = FabricKind::FatTree;
+  c.fabric.link_kind = kind;
+  c.fabric.nics_per_leaf = 16;
+  c.fabric.spines = 4;
+  return make_cluster(c);
+}
+// The most load on one link between two switches under the shift permutation rank r ->
+// r + shift (mod N), every route at the NIC's rate, as a fraction of the link's capacity:
+// above 1, routes collide.
+double worst_fabric_load(const Topology& t, LinkGraph& g, int shift) {
+  std::map<LinkId, double> load;
+  double worst = 0;
+  const int n = t.rank_count();
+  const double nic = Bandwidth::gbps(400).bytes_per_s;
+  for (int r = 0; r < n; ++r) {
+    for (LinkId l : g.route(r, (r + shift) % n).links) {
+      if (t.nodes[t.links[l].from].kind == NodeKind::Switch && t.nodes[t.links[l].to].kind == NodeKind::Switch) {
+        worst = std::max(worst, (load[l] += nic) / t.links[l].line_rate.bytes_per_s);
+      }
+    }
+  }
+  return worst;
+}
+}  // namespace
+
+TEST_CASE("InfiniBand routes by destination (D-mod-K): shifts cross the spines without collisions", "[topo][routing]") {
+  const Topology ib = dgx_fat_tree(LinkKind::Ib);
+  LinkGraph g(ib);
+  // Destination-based: every flow id between a pair takes flow 0's path.
+  for (std::uint32_t f = 1; f < 16; ++f) CHECK(g.route(0, 40, f).links == g.route(0, 40).links);
+  // Every shift permutation of the 64 GPUs (each on its own NIC) fits the leaf-spine links
+  // (each 4 NICs wide): the property OpenSM's fat-tree routing is built for.
+  const std::vector<int> shifts{1, 8, 9, 16, 24, 32, 63};
+  for (const int shift : shifts) {
+    INFO("shift " << shift);
+    CHECK(worst_fabric_load(ib, g, shift) <= 1.0);
+  }
+  // The same fabric over RoCE hashes each flow: some shift overloads a link.
+  const Topology roce = dgx_fat_tree(LinkKind::Roce);
+  LinkGraph h(roce);
+  double worst = 0;
+  for (const int shift : shifts) worst = std::max(worst, worst_fabric_load(roce, h, shift));
+  CHECK(worst > 1.0);
 }
 
 TEST_CASE("a route across a star's hub looks at a handful of links, not the hub's every link", "[topo][routing]") {
