@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Every shipped topology x {ring, hier_ring, tree, auto}: all-reduce of 1 GiB on the default
+# path (issue 18's "< 1 s and < 1 GiB each"). One run per cell, pinned to one core, whole
+# process; wall time and peak RSS from GNU time, the prediction or the error from collsim.
+# Writes results/bench/shipped.md (or OUT).
+# Usage: scripts/bench_shipped.sh [--collsim build/collsim] [--timeout SECONDS] [--out FILE]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+collsim=$root/build/collsim
+limit=600
+out=$root/results/bench/shipped.md
+while (($#)); do
+  case $1 in
+    --collsim) collsim=$2; shift 2 ;;
+    --timeout) limit=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    *) echo "usage: $0 [--collsim PATH] [--timeout SECONDS] [--out FILE]" >&2; exit 2 ;;
+  esac
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pin=()
+command -v taskset >/dev/null && pin=(taskset -c 0)
+
+{
+  echo "# Every shipped topology at 1 GiB: time and memory of the default path"
+  echo
+  echo "Reproduce: \`scripts/bench_shipped.sh\` (writes this file)."
+  echo
+  echo "Machine: $(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)."
+  echo "Commit: $(git -C "$root" rev-parse --short HEAD). \`collsim collective --topology FILE --algo ALGO --sizes 1GiB\`,"
+  echo "one run per cell pinned to one core, whole process (load, routes, schedule, simulation),"
+  echo "stopped after ${limit} s. Target (issue 18): under 1 s and 1 GiB each."
+  echo
+  echo "| topology | algo | wall s | peak MiB | time (us) | chosen | result |"
+  echo "|---|---|---|---|---|---|---|"
+  for file in "$root"/topologies/*.json; do
+    name=$(basename "$file" .json)
+    for algo in ring hier_ring tree auto; do
+      rc=0
+      /usr/bin/time -f "%e %M" -o "$tmp/time" timeout "$limit" "${pin[@]}" "$collsim" collective --topology "$file" \
+        --algo "$algo" --sizes 1GiB --format csv >"$tmp/out" 2>"$tmp/err" || rc=$?
+      read -r wall rss_kib < <(tail -1 "$tmp/time")
+      mib=$(awk -v r="$rss_kib" 'BEGIN { printf "%.0f", r / 1024 }')
+      if ((rc == 0)); then
+        # csv: op,ranks,size,count,type,redop,root,time_us,algbw,busbw,algorithm,protocol,channels
+        IFS=, read -r _ _ _ _ _ _ _ us _ _ chosen proto channels < <(tail -1 "$tmp/out")
+        met=$(awk -v w="$wall" -v m="$mib" 'BEGIN { print (w < 1 && m < 1024) ? "met" : "over" }')
+        echo "| $name | $algo | $wall | $mib | $us | $chosen/$proto x$channels | $met |"
+      elif ((rc == 124)); then
+        echo "| $name | $algo | > $limit | $mib | | | stopped after $limit s |"
+      else
+        why=$(grep -m1 -o 'error: .*' "$tmp/err" | cut -c8- | tr '|' '/')
+        echo "| $name | $algo | $wall | $mib | | | exit $rc: $why |"
+      fi
+    done
+  done
+} >"$tmp/table"
+mv "$tmp/table" "$out"
+echo "wrote $out"
