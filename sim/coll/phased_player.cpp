@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <optional>
@@ -123,8 +123,8 @@ class PeriodFinder {
         [&](std::uint32_t j, const FlowNetwork::FlowView& v) {
           std::int64_t* w = &words_[std::size_t{j} * kPerTransfer];
           w[1] = 2;
-          w[2] = std::bit_cast<std::int64_t>(v.remaining);
-          w[3] = std::bit_cast<std::int64_t>(v.rate);
+          std::memcpy(&w[2], &v.remaining, sizeof(double));  // the bits (emscripten lacks std::bit_cast)
+          std::memcpy(&w[3], &v.rate, sizeof(double));
           w[4] = (v.last_update - now).ps;
           w[5] = v.finish == Time::max() ? -1 : (v.finish - now).ps;
         });
