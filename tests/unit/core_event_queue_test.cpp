@@ -1,6 +1,7 @@
 // The event queue: time order, ties in insertion order, instances independent.
 #include <catch2/catch.hpp>
 
+#include <utility>
 #include <vector>
 
 #include "sim/core/error.hpp"
@@ -57,4 +58,22 @@ TEST_CASE("time buckets drop items in place and keep the rest in order", "[core]
   b.push(Time{20}, 7);  // the emptied time can be used again
   CHECK(b.front_time() == Time{20});
   CHECK(b.pop_front() == 7);
+}
+
+TEST_CASE("time buckets and the queue shift every item later, keeping the order", "[core][events]") {
+  TimeBuckets<int> b;
+  for (int i = 0; i < 6; ++i) b.push(Time{i % 2 == 0 ? 10 : 20}, i);
+  CHECK(b.pop_front() == 0);
+  b.shift(Time{1000});
+  std::vector<std::pair<std::int64_t, int>> seen;
+  b.for_each([&](Time at, int v) { seen.emplace_back(at.ps, v); });
+  CHECK(seen == std::vector<std::pair<std::int64_t, int>>{{1010, 2}, {1010, 4}, {1020, 1}, {1020, 3}, {1020, 5}});
+  b.push(Time{1010}, 9);  // after a shift, pushes still join their bucket
+  CHECK(b.size() == 6);
+  BasicEventQueue<int> q;
+  q.schedule(Time{5}, 1);
+  q.advance_to(Time{3});
+  q.shift(Time{100});
+  CHECK(q.now() == Time{103});
+  CHECK(q.next_time() == Time{105});
 }

@@ -252,3 +252,39 @@ TEST_CASE("flows ending at the same instant come out in id order whatever their 
   CHECK(std::is_sorted(done.begin(), done.end()));
   CHECK(!net.next_completion());
 }
+
+TEST_CASE("a network shifted in time finishes its flows exactly that much later", "[net][maxmin]") {
+  // Two flows sharing a link, stopped after the first completion, then moved 7 ms later:
+  // the survivor's finish moves by exactly 7 ms, and its state (bytes, rate) is untouched.
+  auto build = [](FlowNetwork& net, std::vector<LinkId>& r1, std::vector<LinkId>& r2) {
+    const Bandwidth b{1e9};
+    const LinkId a = net.add_link(b), c = net.add_link(b), d = net.add_link(b);
+    r1 = {a, c};
+    r2 = {d, c};
+    net.start_flow(Time{0}, r1, Bytes{1'000'000});
+    net.start_flow(Time{0}, r2, Bytes{3'000'001});
+  };
+  FlowNetwork plain, moved;
+  std::vector<LinkId> p1, p2, m1, m2;
+  build(plain, p1, p2);
+  build(moved, m1, m2);
+  std::vector<FlowId> done;
+  for (FlowNetwork* net : {&plain, &moved}) {
+    const auto t = net->next_completion();
+    REQUIRE(t);
+    net->complete_until(*t, done);
+  }
+  REQUIRE(moved.next_completion());  // rates solved before the shift
+  std::vector<FlowNetwork::FlowView> before;
+  moved.for_each_active([&](FlowId, const FlowNetwork::FlowView& v) { before.push_back(v); });
+  moved.shift(Time::from_ms(7));
+  std::vector<FlowNetwork::FlowView> after;
+  moved.for_each_active([&](FlowId, const FlowNetwork::FlowView& v) { after.push_back(v); });
+  REQUIRE(before.size() == 1);
+  REQUIRE(after.size() == 1);
+  CHECK(after[0].remaining == before[0].remaining);
+  CHECK(after[0].rate == before[0].rate);
+  CHECK(after[0].finish == before[0].finish + Time::from_ms(7));
+  CHECK(moved.now() == plain.now() + Time::from_ms(7));
+  CHECK(*moved.next_completion() == *plain.next_completion() + Time::from_ms(7));
+}
