@@ -81,6 +81,10 @@ class FlowDriver {
     waiting_.for_each([&](Time due, const Waiting& w) { on_waiting(w.owner, due); });
     net_.for_each_active([&](FlowId f, const FlowNetwork::FlowView& v) { on_flowing(owner_of_flow_[f], v); });
   }
+  // The rate `plan`'s flow gets alone on the network (FlowNetwork::solo_rate).
+  [[nodiscard]] double solo_rate(const FlowPlan& plan) const {
+    return net_.solo_rate(plan.links, plan.cap ? plan.cap->bytes_per_s : 0.0);
+  }
   // Moves the clock and everything in flight `d` later. From at_rest only; not with a
   // link scenario.
   void shift(Time d);

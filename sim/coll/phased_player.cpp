@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <limits>
 #include <map>
 #include <optional>
 #include <span>
@@ -55,8 +54,7 @@ StepSolve solve_step(const std::vector<Transfer>& step, LinkGraph& graph, const 
     if (fresh) out.groups.push_back(key);
     out.group.push_back(it->second);
     const FlowPlan plan = plan_flow(t, graph, cost);
-    double solo = plan.cap ? plan.cap->bytes_per_s : std::numeric_limits<double>::infinity();
-    for (LinkId l : plan.links) solo = std::min(solo, topo.links[l].bandwidth.bytes_per_s);
+    const double solo = driver.solo_rate(plan);
     for (LinkId l : plan.links) {
       if (link_group[l] >= 0 && link_group[l] != it->second) shared[l] = true;
       link_group[l] = it->second;
@@ -101,12 +99,13 @@ Time recurrence(const StepSolve& st, std::int64_t repeats) {
 // as many periods s as no rank would reach the phase's last step. The rest is replayed.
 class PeriodFinder {
  public:
-  // The state's words at instant `now`: `steps` = finished steps per transfer, `gates` =
-  // (open step, awaited) per sending rank; in-flight transfers from the driver.
   struct Found {
     std::int64_t steps;  // m: transfer 0's steps per period
     Time period;         // D
   };
+  // Records the state at instant `now` (rates solved): `finished` steps per transfer,
+  // `open` step and `awaited` transfers per rank (only `senders` count), in-flight
+  // transfers from the driver. Returns the period when it equals a kept earlier state.
   std::optional<Found> record(Time now, std::span<const std::int64_t> finished, std::span<const std::int64_t> open,
                               std::span<const std::uint32_t> awaited, std::span<const std::uint32_t> senders,
                               const FlowDriver& driver) {

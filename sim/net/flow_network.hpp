@@ -80,6 +80,9 @@ class FlowNetwork {
   // Current rate of an active flow in bytes/s (after pending recomputation).
   [[nodiscard]] double rate(FlowId f);
   [[nodiscard]] std::uint64_t rate_solves() const { return solves_; }
+  // The rate a flow over `route` with `cap` (0: none) gets alone: its cap or its narrowest
+  // link. No flow ever runs faster.
+  [[nodiscard]] double solo_rate(std::span<const LinkId> route, double cap) const;
 
  private:
   struct Link {
@@ -123,7 +126,6 @@ class FlowNetwork {
   void collect_component();
   void resolve();
   void solve_component(std::vector<FlowId>& flows, std::vector<LinkId>& links);
-  [[nodiscard]] double solo_rate(const std::span<const LinkId> route, double cap) const;
   void set_rate(FlowId f, double rate);
   void compact_pending();  // drops the heap's superseded entries
   FlowId allocate_flow();
