@@ -10,14 +10,27 @@
 
 namespace collsim {
 
-std::uint64_t max_schedule_bytes() {
-  if (const char* env = std::getenv("COLLSIM_MAX_SCHEDULE_BYTES"); env && *env) {
+namespace {
+
+// $name as a positive whole number, or `fallback` when unset.
+std::uint64_t env_limit(const char* name, std::uint64_t fallback, const char* what) {
+  if (const char* env = std::getenv(name); env && *env) {
     char* end = nullptr;
     const unsigned long long v = std::strtoull(env, &end, 10);
     if (end && *end == '\0' && v > 0) return v;
-    throw ConfigError("COLLSIM_MAX_SCHEDULE_BYTES", "", fmt::format("\"{}\"", env), "a positive whole number of bytes");
+    throw ConfigError(name, "", fmt::format("\"{}\"", env), what);
   }
-  return kDefaultMaxScheduleBytes;
+  return fallback;
+}
+
+}  // namespace
+
+std::uint64_t max_schedule_bytes() {
+  return env_limit("COLLSIM_MAX_SCHEDULE_BYTES", kDefaultMaxScheduleBytes, "a positive whole number of bytes");
+}
+
+std::uint64_t max_replay_work() {
+  return env_limit("COLLSIM_MAX_REPLAY_WORK", kDefaultMaxReplayWork, "a positive whole number (transfers x ranks)");
 }
 
 std::uint64_t schedule_bytes(std::uint64_t transfers, std::uint64_t deps) {

@@ -22,6 +22,14 @@ using TransferId = std::uint32_t;
 // flags accept would run the machine out of memory after minutes.
 inline constexpr std::uint64_t kDefaultMaxScheduleBytes = std::uint64_t{2} << 30;
 [[nodiscard]] std::uint64_t max_schedule_bytes();
+// A full replay whose flows contend across the whole collective (the tree's: each rank's
+// flow to its parent shares its link with its flows to its children, which share theirs,
+// so every completion solves rates over a whole tree) costs about transfers x ranks. It
+// may take at most max_replay_work(): kDefaultMaxReplayWork, or $COLLSIM_MAX_REPLAY_WORK.
+// The default is about a quarter of an hour on one core of a 2-core CI machine, where
+// the 16,384-GPU fat tree's 1 GiB tree all-reduce (2.7e11) takes about 3 minutes.
+inline constexpr std::uint64_t kDefaultMaxReplayWork = std::uint64_t{1} << 40;
+[[nodiscard]] std::uint64_t max_replay_work();
 // The memory a schedule of this many transfers and dependencies takes, at least.
 [[nodiscard]] std::uint64_t schedule_bytes(std::uint64_t transfers, std::uint64_t deps);
 

@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "sim/algo/host_groups.hpp"
 #include "sim/algo/tree_passes.hpp"
+#include "sim/core/error.hpp"
 
 namespace collsim {
 
@@ -43,25 +47,53 @@ std::vector<int> double_binary_tree_parents(int ranks, const AlgorithmOptions& o
   return tree_parents(ranks, opt, which, {});
 }
 
-Schedule double_binary_tree_allreduce(const Collective& c, const AlgorithmOptions& opt) {
+namespace {
+
+// What the built schedule and its computed twin share: the channel count, slices per
+// channel, the trees, which tree each channel runs, and each pass's (channel x slice) bytes.
+struct TreePlan {
+  int channels = 2;
+  int slices = 1;
+  std::vector<RankTree> trees;
+  std::vector<std::size_t> tree_of_channel;
+  std::vector<Bytes> pass_bytes;  // [channel * slices + slice]
+};
+
+TreePlan tree_plan(const Collective& c, const AlgorithmOptions& opt) {
   if (c.op != CollectiveOp::AllReduce) throw std::invalid_argument("tree implements allreduce only");
-  Schedule s(c, std::string(kTreeAlgorithm.name));
+  TreePlan plan;
   // An even channel count, at least two, so both trees carry the same share. Channel ch
   // uses tree ch mod 2 with each host's chain in its channel order (NCCL's channel
   // graphs: the head is the GPU nearest the channel's NIC).
-  const int channels = std::max(2, opt.channels + opt.channels % 2);
+  plan.channels = std::max(2, opt.channels + opt.channels % 2);
   const std::size_t orders = std::max<std::size_t>(1, opt.channel_orders.size());
-  std::vector<RankTree> trees;
   for (std::size_t k = 0; k < 2 * orders; ++k) {
     const std::vector<int> none;
     const std::vector<int>& order = opt.channel_orders.empty() ? none : opt.channel_orders[k / 2];
-    trees.emplace_back(tree_parents(c.ranks, opt, static_cast<int>(k % 2), order));
+    plan.trees.emplace_back(tree_parents(c.ranks, opt, static_cast<int>(k % 2), order));
   }
-  const std::vector<Bytes> pieces = split_evenly(c.size, channels);
-  const int slices = slice_count(pieces.front(), opt);
+  const std::vector<Bytes> pieces = split_evenly(c.size, plan.channels);
+  plan.slices = slice_count(pieces.front(), opt);
   for (Bytes p : pieces) {
-    for (Bytes sl : split_evenly(p, slices)) s.add_chunk(ChunkSpec{sl});
+    for (Bytes sl : split_evenly(p, plan.slices)) plan.pass_bytes.push_back(sl);
   }
+  for (int ch = 0; ch < plan.channels; ++ch) {
+    // When every channel order appears twice, its first pass runs tree 0 and its second
+    // tree 1 (NCCL puts both trees on each searched channel); else trees alternate.
+    const std::size_t order = static_cast<std::size_t>(ch) % orders;
+    const bool twice = static_cast<std::size_t>(plan.channels) >= 2 * orders;
+    const auto which = twice ? (static_cast<std::size_t>(ch) / orders) % 2 : static_cast<std::size_t>(ch % 2);
+    plan.tree_of_channel.push_back(2 * order + which);
+  }
+  return plan;
+}
+
+}  // namespace
+
+Schedule double_binary_tree_allreduce(const Collective& c, const AlgorithmOptions& opt) {
+  const TreePlan plan = tree_plan(c, opt);
+  Schedule s(c, std::string(kTreeAlgorithm.name));
+  for (Bytes b : plan.pass_bytes) s.add_chunk(ChunkSpec{b});
   if (c.ranks == 1) return s;
   // Each pass (channel x slice) sends 2(n - 1) transfers: an up one per non-root rank
   // depending on its children, a down one per child depending on its parent's (the
@@ -69,25 +101,171 @@ Schedule double_binary_tree_allreduce(const Collective& c, const AlgorithmOption
   // previous slice's transfer. Reserving up front refuses an oversized schedule at once
   // and saves the copies of a growing array (a fifth of a 1,024-rank play's time).
   std::size_t most_root_children = 0;
-  for (const RankTree& t : trees) most_root_children = std::max(most_root_children, t.children(t.root()).size());
+  for (const RankTree& t : plan.trees) most_root_children = std::max(most_root_children, t.children(t.root()).size());
   const auto n = static_cast<std::uint64_t>(c.ranks);
-  const auto passes = static_cast<std::uint64_t>(channels) * static_cast<std::uint64_t>(slices);
+  const auto passes = static_cast<std::uint64_t>(plan.pass_bytes.size());
   const std::uint64_t transfers = passes * 2 * (n - 1);
   const std::uint64_t deps = passes * (4 * (n - 1) + most_root_children * most_root_children);
   s.expect(transfers, deps);  // before the casts: size_t is 32 bits in the WebAssembly build
   s.reserve(static_cast<std::size_t>(transfers), static_cast<std::size_t>(deps));
-  for (int ch = 0; ch < channels; ++ch) {
-    // When every channel order appears twice, its first pass runs tree 0 and its second
-    // tree 1 (NCCL puts both trees on each searched channel); else trees alternate.
-    const std::size_t order = static_cast<std::size_t>(ch) % orders;
-    const bool twice = static_cast<std::size_t>(channels) >= 2 * orders;
-    const auto which = twice ? (static_cast<std::size_t>(ch) / orders) % 2 : static_cast<std::size_t>(ch % 2);
+  for (int ch = 0; ch < plan.channels; ++ch) {
     TreePassIds previous;
-    for (int l = 0; l < slices; ++l) {
-      previous = add_tree_passes(s, trees[2 * order + which], ch * slices + l, true, true, previous, ch);
+    for (int l = 0; l < plan.slices; ++l) {
+      previous = add_tree_passes(s, plan.trees[plan.tree_of_channel[static_cast<std::size_t>(ch)]],
+                                 ch * plan.slices + l, true, true, previous, ch);
     }
   }
   return s;
+}
+
+namespace {
+
+// double_binary_tree_allreduce's DAG computed on demand, id for id. Pass p (channel x
+// slice) holds ids p * 2(n - 1) onwards: first the up transfers, by the tree's breadth-first
+// order reversed (a rank at position q has index n - 1 - q), then the down ones, by the
+// receiving rank's position (index n - 2 + q), as add_tree_passes adds them.
+class TreeDag final : public GeneratedSchedule {
+ public:
+  TreeDag(const Collective& c, TreePlan plan)
+      : GeneratedSchedule(c, std::string(kTreeAlgorithm.name)), plan_(std::move(plan)), n_(c.ranks) {
+    for (const RankTree& t : plan_.trees) {
+      std::vector<int> pos(static_cast<std::size_t>(n_));
+      for (std::size_t q = 0; q < t.top_down().size(); ++q) pos[static_cast<std::size_t>(t.top_down()[q])] = static_cast<int>(q);
+      pos_.push_back(std::move(pos));
+    }
+    for (int ch = 0; ch < plan_.channels; ++ch) tags_.push_back(channel_tag(ch));
+    per_pass_ = n_ > 1 ? 2 * static_cast<std::uint64_t>(n_ - 1) : 0;
+  }
+
+  // Whether every transfer's dependents fit GeneratedSchedule::Dependents: a rank's
+  // children, and one more for the next slice.
+  [[nodiscard]] bool fits() const {
+    for (const RankTree& t : plan_.trees) {
+      for (int r = 0; r < n_; ++r) {
+        if (t.children(r).size() + 1 > kMaxDependents) return false;
+      }
+    }
+    return true;
+  }
+
+  [[nodiscard]] std::uint64_t size() const override { return per_pass_ * plan_.pass_bytes.size(); }
+  // Per tree: r -> parent(r) in slot r, parent(r) -> r in slot n + r.
+  [[nodiscard]] std::uint64_t route_slots() const override { return plan_.trees.size() * 2 * static_cast<std::uint64_t>(n_); }
+
+  [[nodiscard]] Transfer transfer(std::uint64_t id, std::uint64_t& route_slot) const override {
+    const Pos x = pos(id);
+    const RankTree& t = tree(x);
+    const auto slot0 = static_cast<std::uint64_t>(tree_index(x)) * 2 * static_cast<std::uint64_t>(n_);
+    const Bytes bytes = plan_.pass_bytes[static_cast<std::size_t>(x.pass)];
+    const std::uint8_t tag = tags_[static_cast<std::size_t>(x.pass / plan_.slices)];
+    if (x.up) {
+      route_slot = slot0 + static_cast<std::uint64_t>(x.rank);
+      return Transfer{x.rank, t.parent(x.rank), bytes, x.pass, TransferKind::Reduce, TransferLeg::EndToEnd, x.pipelined(), tag};
+    }
+    route_slot = slot0 + static_cast<std::uint64_t>(n_ + x.rank);
+    return Transfer{t.parent(x.rank), x.rank, bytes, x.pass, TransferKind::Copy, TransferLeg::EndToEnd, x.pipelined(), tag};
+  }
+
+  [[nodiscard]] std::uint32_t indegree(std::uint64_t id) const override {
+    const Pos x = pos(id);
+    return x.up ? up_indegree(tree(x), x.rank, x.pipelined()) : down_indegree(tree(x), x.rank, x.pipelined());
+  }
+
+  std::size_t dependents(std::uint64_t id, Dependents& out) const override {
+    const Pos x = pos(id);
+    const RankTree& t = tree(x);
+    const std::vector<int>& at = pos_[tree_index(x)];
+    const std::uint64_t base = static_cast<std::uint64_t>(x.pass) * per_pass_;
+    const auto n1 = static_cast<std::uint64_t>(n_ - 1);
+    auto up_id = [&](std::uint64_t b, int r) { return b + n1 - static_cast<std::uint64_t>(at[static_cast<std::size_t>(r)]); };
+    auto down_id = [&](std::uint64_t b, int r) { return b + n1 - 1 + static_cast<std::uint64_t>(at[static_cast<std::size_t>(r)]); };
+    const bool next = (x.pass + 1) % plan_.slices != 0;  // the next slice of this channel
+    std::size_t m = 0;
+    if (x.up) {
+      const int p = t.parent(x.rank);
+      if (p != t.root()) {
+        out[m++] = {up_id(base, p), up_indegree(t, p, x.pipelined())};
+      } else {
+        // The root's children's down transfers wait for all the root's up inputs.
+        for (int k : t.children(p)) out[m++] = {down_id(base, k), down_indegree(t, k, x.pipelined())};
+      }
+      if (next) out[m++] = {up_id(base + per_pass_, x.rank), up_indegree(t, x.rank, true)};
+    } else {
+      for (int k : t.children(x.rank)) out[m++] = {down_id(base, k), down_indegree(t, k, x.pipelined())};
+      if (next) out[m++] = {down_id(base + per_pass_, x.rank), down_indegree(t, x.rank, true)};
+    }
+    return m;
+  }
+
+  // The first slice's up transfers from leaves, by id.
+  [[nodiscard]] std::vector<std::uint64_t> roots() const override {
+    std::vector<std::uint64_t> r;
+    if (n_ < 2) return r;
+    for (int ch = 0; ch < plan_.channels; ++ch) {
+      const auto pass = static_cast<std::uint64_t>(ch) * static_cast<std::uint64_t>(plan_.slices);
+      const RankTree& t = plan_.trees[plan_.tree_of_channel[static_cast<std::size_t>(ch)]];
+      for (std::uint64_t w = 0; w + 1 < static_cast<std::uint64_t>(n_); ++w) {
+        const int rank = t.top_down()[static_cast<std::size_t>(static_cast<std::uint64_t>(n_) - 1 - w)];
+        if (t.children(rank).empty()) r.push_back(pass * per_pass_ + w);
+      }
+    }
+    return r;
+  }
+
+ private:
+  struct Pos {
+    int pass;
+    int slice;
+    bool up;
+    int rank;  // the sender of an up transfer, the receiver of a down one
+    [[nodiscard]] bool pipelined() const { return slice > 0; }
+  };
+  [[nodiscard]] Pos pos(std::uint64_t id) const {
+    const std::uint64_t pass = id / per_pass_;
+    const std::uint64_t w = id - pass * per_pass_;
+    Pos x{static_cast<int>(pass), static_cast<int>(pass % static_cast<std::uint64_t>(plan_.slices)), false, 0};
+    const auto n1 = static_cast<std::uint64_t>(n_ - 1);
+    const std::vector<int>& order = tree(x).top_down();
+    x.up = w < n1;
+    x.rank = order[static_cast<std::size_t>(x.up ? n1 - w : w - n1 + 1)];
+    return x;
+  }
+  [[nodiscard]] std::size_t tree_index(const Pos& x) const {
+    return plan_.tree_of_channel[static_cast<std::size_t>(x.pass / plan_.slices)];
+  }
+  [[nodiscard]] const RankTree& tree(const Pos& x) const { return plan_.trees[tree_index(x)]; }
+  static std::uint32_t up_indegree(const RankTree& t, int r, bool pipelined) {
+    return static_cast<std::uint32_t>(t.children(r).size()) + (pipelined ? 1U : 0U);
+  }
+  static std::uint32_t down_indegree(const RankTree& t, int r, bool pipelined) {
+    const int p = t.parent(r);
+    return (p != t.root() ? 1U : static_cast<std::uint32_t>(t.children(p).size())) + (pipelined ? 1U : 0U);
+  }
+
+  TreePlan plan_;
+  int n_ = 0;
+  std::uint64_t per_pass_ = 0;
+  std::vector<std::vector<int>> pos_;  // per tree: each rank's breadth-first position
+  std::vector<std::uint8_t> tags_;     // per channel
+};
+
+}  // namespace
+
+std::unique_ptr<GeneratedSchedule> generated_tree(const Collective& c, const AlgorithmOptions& opt) {
+  auto dag = std::make_unique<TreeDag>(c, tree_plan(c, opt));
+  const auto n = static_cast<std::uint64_t>(c.ranks);
+  const std::uint64_t transfers = dag->size();
+  const bool over = transfers > max_replay_work() / std::max<std::uint64_t>(1, n);
+  if (over) {
+    throw LimitError(fmt::format(
+        "tree allreduce on {} ranks: a full replay of {} transfers whose rates are solved over whole trees, "
+        "about {:.2g} transfers x ranks of work, more than the {:.2g} a replay may take (about a quarter of an "
+        "hour); use fewer ranks or a smaller size, or raise the limit with COLLSIM_MAX_REPLAY_WORK",
+        c.ranks, transfers, static_cast<double>(transfers) * static_cast<double>(n),
+        static_cast<double>(max_replay_work())));
+  }
+  if (!dag->fits()) return nullptr;  // a rank with more children than a dependents list holds: built
+  return dag;
 }
 
 const AlgorithmInfo kTreeAlgorithm{
@@ -95,6 +273,7 @@ const AlgorithmInfo kTreeAlgorithm{
     .description = "NCCL's double binary tree: a chain inside each host, two complementary trees across hosts",
     .ops = kAllReduceOnly,
     .build = double_binary_tree_allreduce,
+    .generated = generated_tree,
     .nccl = NcclAlgorithm::Tree,
 };
 

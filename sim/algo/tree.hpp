@@ -5,6 +5,8 @@
 // reduce up and broadcast down concurrently.
 #pragma once
 
+#include <memory>
+
 #include "sim/algo/algorithm_info.hpp"
 #include "sim/algo/algorithm_options.hpp"
 #include "sim/algo/schedule.hpp"
@@ -13,6 +15,9 @@ namespace collsim {
 
 [[nodiscard]] Schedule double_binary_tree_allreduce(const Collective& c, const AlgorithmOptions& opt = {});
 
+// The same schedule computed on demand (GeneratedSchedule), or null for a tree whose ranks
+// have more children than that form holds.
+[[nodiscard]] std::unique_ptr<GeneratedSchedule> generated_tree(const Collective& c, const AlgorithmOptions& opt);
 extern const AlgorithmInfo kTreeAlgorithm;
 
 // The rank-level parents of tree `which` (0 or 1) for the host grouping in `opt`.

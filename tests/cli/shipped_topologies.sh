@@ -5,7 +5,8 @@
 #  - tree and auto (NCCL picks tree) on the 16,384-GPU fat tree: a full replay of 16.8 M
 #    transfers, about 3 minutes each on a 2-core machine (results/bench/shipped.md), too
 #    long for scripts/test.sh; the same tree on 1,024 GPUs is run;
-#  - tree and auto on the 131,072-GPU cluster: refused up front (exit 2) with the figure,
+#  - tree and auto on the 131,072-GPU cluster: refused up front (exit 2) with the figure
+#    (the tree replay's work, transfers x ranks, past COLLSIM_MAX_REPLAY_WORK),
 #    which is checked.
 source "$(dirname "$0")/lib.bash"
 ran=0
@@ -17,7 +18,7 @@ for file in "$SRC"/topologies/*.json; do
         echo "not run here (about 3 minutes): $name $algo"
         continue ;;
       h100-rail-131072/tree | h100-rail-131072/auto)
-        expect_error 2 "tree allreduce on 131072 ranks needs" "transfers" -- collective --topology "$file" --algo "$algo" --sizes 1GiB
+        expect_error 2 "tree allreduce on 131072 ranks: a full replay of 134216704 transfers" "COLLSIM_MAX_REPLAY_WORK" -- collective --topology "$file" --algo "$algo" --sizes 1GiB
         echo "ok $name $algo: refused up front: $(head -1 "$TMP/err")"
         continue ;;
     esac

@@ -1,5 +1,5 @@
-// The ring's schedule computed on demand against the built one: the same DAG, id for id,
-// and the same replay to the picosecond.
+// The ring's and the tree's schedules computed on demand against the built ones: the same
+// DAG, id for id, and the same replay to the picosecond.
 #include <algorithm>
 #include <numeric>
 #include <vector>
@@ -97,6 +97,86 @@ TEST_CASE("the generated ring is the built ring, id for id", "[algo][generated]"
   bad.ring_order = {0, 0, 1};
   CHECK_THROWS_AS(generated_schedule("ring", Collective{CollectiveOp::AllReduce, 3, 0, Bytes{64}}, bad),
                   std::invalid_argument);
+}
+
+TEST_CASE("the generated tree is the built tree, id for id", "[algo][generated]") {
+  int cases = 0;
+  for (int n : {1, 2, 3, 5, 8, 12}) {
+    for (int per_host : {1, 2, 4}) {
+      for (std::int64_t size : {1LL, 1000LL, 1LL << 20}) {
+        for (int channels : {1, 2, 4}) {
+          for (std::int64_t slice : {0LL, 100LL}) {
+            AlgorithmOptions opt;
+            opt.channels = channels;
+            opt.slice_bytes = Bytes{slice};
+            opt.max_slices = 4;
+            for (int r = 0; r < n; ++r) opt.host_of_rank.push_back(r / per_host);
+            if (channels == 4 && n > 2) {  // channel orders: each host's chain in another order
+              std::vector<int> a(static_cast<std::size_t>(n)), b;
+              std::iota(a.begin(), a.end(), 0);
+              b.assign(a.rbegin(), a.rend());
+              opt.channel_orders = {a, b};
+            }
+            const Collective c{CollectiveOp::AllReduce, n, 0, Bytes{size}};
+            INFO(fmt::format("n={} per_host={} size={} channels={} slice={}", n, per_host, size, channels, slice));
+            const auto g = generated_schedule("tree", c, opt);
+            REQUIRE(g);
+            require_same_dag(*g, build_schedule("tree", c, opt));
+            ++cases;
+          }
+        }
+      }
+    }
+  }
+  CHECK(cases == 324);
+}
+
+TEST_CASE("replaying the generated tree equals replaying the built one", "[algo][generated][engine]") {
+  // Ranks in hosts of four (chains inside, trees across) on one switch: a rank's flows up
+  // to its parent and down to its children share its link, at caps that do not all fit.
+  for (int n : {8, 16}) {
+    const Topology t = make_star(StarSpec{n, Bandwidth::gbps(100), Time::from_us(1)});
+    for (std::int64_t size : {999LL, 16LL << 20}) {
+      AlgorithmOptions opt;
+      opt.channels = 2;
+      opt.slice_bytes = Bytes{1 << 20};
+      for (int r = 0; r < n; ++r) opt.host_of_rank.push_back(r / 4);
+      const Collective c{CollectiveOp::AllReduce, n, 0, Bytes{size}};
+      PlayOptions play;
+      play.record_timings = true;
+      play.cost.flow_cap = Bandwidth::gb_per_s(8);
+      LinkGraph g1(t), g2(t);
+      const PlayResult stored = play_schedule(build_schedule("tree", c, opt), g1, play);
+      const PlayResult generated = play_generated(*generated_schedule("tree", c, opt), g2, play);
+      INFO(fmt::format("n={} size={}", n, size));
+      REQUIRE(generated.duration == stored.duration);
+      REQUIRE(generated.flows == stored.flows);
+      REQUIRE(generated.timings.size() == stored.timings.size());
+      for (std::size_t i = 0; i < stored.timings.size(); ++i) {
+        REQUIRE(generated.timings[i].start == stored.timings[i].start);
+        REQUIRE(generated.timings[i].end == stored.timings[i].end);
+      }
+    }
+  }
+}
+
+TEST_CASE("a tree replay past the work limit refuses up front with the figure", "[algo][generated]") {
+  // 8 channels x 64 slices x 2 (N - 1) = 134,216,704 transfers over 2^17 ranks: 1.8e13.
+  AlgorithmOptions opt;
+  opt.channels = 8;
+  opt.slice_bytes = Bytes{1 << 20};
+  const Collective big{CollectiveOp::AllReduce, 1 << 17, 0, Bytes{1LL << 30}};
+  try {
+    (void)generated_schedule("tree", big, opt);
+    FAIL("expected a LimitError");
+  } catch (const LimitError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("134216704 transfers") && Catch::Contains("COLLSIM_MAX_REPLAY_WORK"));
+  }
+  // One slice per channel: 2,097,136 transfers, 2.7e11, runs.
+  const Collective small{CollectiveOp::AllReduce, 1 << 17, 0, Bytes{1 << 20}};
+  const auto g = generated_schedule("tree", small, opt);
+  REQUIRE(g);
+  CHECK(g->size() == 2'097'136ULL);
 }
 
 TEST_CASE("replaying the generated ring equals replaying the built one", "[algo][generated][engine]") {
