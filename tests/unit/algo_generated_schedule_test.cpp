@@ -2,6 +2,7 @@
 // DAG, id for id, and the same replay to the picosecond.
 #include <algorithm>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -54,6 +55,25 @@ void require_same_dag(const GeneratedSchedule& g, const Schedule& s) {
       REQUIRE(out[i].id == dependents[t][i]);
       REQUIRE(out[i].indegree == s.deps(static_cast<TransferId>(out[i].id)).size());
     }
+  }
+}
+
+// Replaying `algo`'s generated schedule gives the built one's times, transfer by transfer,
+// with every flow capped at `cap`.
+void require_same_replay(const std::string& algo, const Topology& t, const Collective& c, const AlgorithmOptions& opt,
+                         Bandwidth cap) {
+  PlayOptions play;
+  play.record_timings = true;
+  play.cost.flow_cap = cap;
+  LinkGraph g1(t), g2(t);
+  const PlayResult stored = play_schedule(build_schedule(algo, c, opt), g1, play);
+  const PlayResult generated = play_generated(*generated_schedule(algo, c, opt), g2, play);
+  REQUIRE(generated.duration == stored.duration);
+  REQUIRE(generated.flows == stored.flows);
+  REQUIRE(generated.timings.size() == stored.timings.size());
+  for (std::size_t i = 0; i < stored.timings.size(); ++i) {
+    REQUIRE(generated.timings[i].start == stored.timings[i].start);
+    REQUIRE(generated.timings[i].end == stored.timings[i].end);
   }
 }
 
@@ -142,20 +162,8 @@ TEST_CASE("replaying the generated tree equals replaying the built one", "[algo]
       opt.slice_bytes = Bytes{1 << 20};
       for (int r = 0; r < n; ++r) opt.host_of_rank.push_back(r / 4);
       const Collective c{CollectiveOp::AllReduce, n, 0, Bytes{size}};
-      PlayOptions play;
-      play.record_timings = true;
-      play.cost.flow_cap = Bandwidth::gb_per_s(8);
-      LinkGraph g1(t), g2(t);
-      const PlayResult stored = play_schedule(build_schedule("tree", c, opt), g1, play);
-      const PlayResult generated = play_generated(*generated_schedule("tree", c, opt), g2, play);
       INFO(fmt::format("n={} size={}", n, size));
-      REQUIRE(generated.duration == stored.duration);
-      REQUIRE(generated.flows == stored.flows);
-      REQUIRE(generated.timings.size() == stored.timings.size());
-      for (std::size_t i = 0; i < stored.timings.size(); ++i) {
-        REQUIRE(generated.timings[i].start == stored.timings[i].start);
-        REQUIRE(generated.timings[i].end == stored.timings[i].end);
-      }
+      require_same_replay("tree", t, c, opt, Bandwidth::gb_per_s(8));
     }
   }
 }
@@ -187,20 +195,8 @@ TEST_CASE("replaying the generated ring equals replaying the built one", "[algo]
       opt.channels = 2;
       opt.slice_bytes = Bytes{1 << 20};
       const Collective c{CollectiveOp::AllReduce, n, 0, Bytes{size}};
-      PlayOptions play;
-      play.record_timings = true;
-      play.cost.flow_cap = Bandwidth::gb_per_s(4);  // two channels' flows share each link
-      LinkGraph g1(t), g2(t);
-      const PlayResult stored = play_schedule(build_schedule("ring", c, opt), g1, play);
-      const PlayResult generated = play_generated(*generated_schedule("ring", c, opt), g2, play);
       INFO(fmt::format("n={} size={}", n, size));
-      REQUIRE(generated.duration == stored.duration);
-      REQUIRE(generated.flows == stored.flows);
-      REQUIRE(generated.timings.size() == stored.timings.size());
-      for (std::size_t i = 0; i < stored.timings.size(); ++i) {
-        REQUIRE(generated.timings[i].start == stored.timings[i].start);
-        REQUIRE(generated.timings[i].end == stored.timings[i].end);
-      }
+      require_same_replay("ring", t, c, opt, Bandwidth::gb_per_s(4));  // two channels' flows share each link
     }
   }
 }
