@@ -130,23 +130,20 @@ class TreeDag final : public GeneratedSchedule {
       : GeneratedSchedule(c, std::string(kTreeAlgorithm.name)), plan_(std::move(plan)), n_(c.ranks) {
     for (const RankTree& t : plan_.trees) {
       std::vector<int> pos(static_cast<std::size_t>(n_));
-      for (std::size_t q = 0; q < t.top_down().size(); ++q) pos[static_cast<std::size_t>(t.top_down()[q])] = static_cast<int>(q);
+      for (std::size_t q = 0; q < t.top_down().size(); ++q) {
+        const int r = t.top_down()[q];
+        pos[static_cast<std::size_t>(r)] = static_cast<int>(q);
+        // A transfer's dependents: a rank's children, and one more for the next slice.
+        fits_ = fits_ && t.children(r).size() + 1 <= kMaxDependents;
+      }
       pos_.push_back(std::move(pos));
     }
     for (int ch = 0; ch < plan_.channels; ++ch) tags_.push_back(channel_tag(ch));
     per_pass_ = n_ > 1 ? 2 * static_cast<std::uint64_t>(n_ - 1) : 0;
   }
 
-  // Whether every transfer's dependents fit GeneratedSchedule::Dependents: a rank's
-  // children, and one more for the next slice.
-  [[nodiscard]] bool fits() const {
-    for (const RankTree& t : plan_.trees) {
-      for (int r = 0; r < n_; ++r) {
-        if (t.children(r).size() + 1 > kMaxDependents) return false;
-      }
-    }
-    return true;
-  }
+  // Whether every transfer's dependents fit GeneratedSchedule::Dependents.
+  [[nodiscard]] bool fits() const { return fits_; }
 
   [[nodiscard]] std::uint64_t size() const override { return per_pass_ * plan_.pass_bytes.size(); }
   // Per tree: r -> parent(r) in slot r, parent(r) -> r in slot n + r.
@@ -155,9 +152,9 @@ class TreeDag final : public GeneratedSchedule {
   [[nodiscard]] Transfer transfer(std::uint64_t id, std::uint64_t& route_slot) const override {
     const Pos x = pos(id);
     const RankTree& t = tree(x);
-    const auto slot0 = static_cast<std::uint64_t>(tree_index(x)) * 2 * static_cast<std::uint64_t>(n_);
+    const auto slot0 = static_cast<std::uint64_t>(x.tree) * 2 * static_cast<std::uint64_t>(n_);
     const Bytes bytes = plan_.pass_bytes[static_cast<std::size_t>(x.pass)];
-    const std::uint8_t tag = tags_[static_cast<std::size_t>(x.pass / plan_.slices)];
+    const std::uint8_t tag = tags_[static_cast<std::size_t>(x.channel)];
     if (x.up) {
       route_slot = slot0 + static_cast<std::uint64_t>(x.rank);
       return Transfer{x.rank, t.parent(x.rank), bytes, x.pass, TransferKind::Reduce, TransferLeg::EndToEnd, x.pipelined(), tag};
@@ -174,7 +171,7 @@ class TreeDag final : public GeneratedSchedule {
   std::size_t dependents(std::uint64_t id, Dependents& out) const override {
     const Pos x = pos(id);
     const RankTree& t = tree(x);
-    const std::vector<int>& at = pos_[tree_index(x)];
+    const std::vector<int>& at = pos_[x.tree];
     const std::uint64_t base = static_cast<std::uint64_t>(x.pass) * per_pass_;
     const auto n1 = static_cast<std::uint64_t>(n_ - 1);
     auto up_id = [&](std::uint64_t b, int r) { return b + n1 - static_cast<std::uint64_t>(at[static_cast<std::size_t>(r)]); };
@@ -215,7 +212,9 @@ class TreeDag final : public GeneratedSchedule {
  private:
   struct Pos {
     int pass;
+    int channel;
     int slice;
+    std::size_t tree;  // index in plan_.trees
     bool up;
     int rank;  // the sender of an up transfer, the receiver of a down one
     [[nodiscard]] bool pipelined() const { return slice > 0; }
@@ -223,17 +222,17 @@ class TreeDag final : public GeneratedSchedule {
   [[nodiscard]] Pos pos(std::uint64_t id) const {
     const std::uint64_t pass = id / per_pass_;
     const std::uint64_t w = id - pass * per_pass_;
-    Pos x{static_cast<int>(pass), static_cast<int>(pass % static_cast<std::uint64_t>(plan_.slices)), false, 0};
+    const auto slices = static_cast<std::uint64_t>(plan_.slices);
+    const auto channel = static_cast<int>(pass / slices);
+    Pos x{static_cast<int>(pass), channel, static_cast<int>(pass % slices),
+          plan_.tree_of_channel[static_cast<std::size_t>(channel)], false, 0};
     const auto n1 = static_cast<std::uint64_t>(n_ - 1);
     const std::vector<int>& order = tree(x).top_down();
     x.up = w < n1;
     x.rank = order[static_cast<std::size_t>(x.up ? n1 - w : w - n1 + 1)];
     return x;
   }
-  [[nodiscard]] std::size_t tree_index(const Pos& x) const {
-    return plan_.tree_of_channel[static_cast<std::size_t>(x.pass / plan_.slices)];
-  }
-  [[nodiscard]] const RankTree& tree(const Pos& x) const { return plan_.trees[tree_index(x)]; }
+  [[nodiscard]] const RankTree& tree(const Pos& x) const { return plan_.trees[x.tree]; }
   static std::uint32_t up_indegree(const RankTree& t, int r, bool pipelined) {
     return static_cast<std::uint32_t>(t.children(r).size()) + (pipelined ? 1U : 0U);
   }
@@ -247,14 +246,16 @@ class TreeDag final : public GeneratedSchedule {
   std::uint64_t per_pass_ = 0;
   std::vector<std::vector<int>> pos_;  // per tree: each rank's breadth-first position
   std::vector<std::uint8_t> tags_;     // per channel
+  bool fits_ = true;
 };
 
 }  // namespace
 
 std::unique_ptr<GeneratedSchedule> generated_tree(const Collective& c, const AlgorithmOptions& opt) {
-  auto dag = std::make_unique<TreeDag>(c, tree_plan(c, opt));
+  TreePlan plan = tree_plan(c, opt);
+  // Refused before the position tables are built.
   const auto n = static_cast<std::uint64_t>(c.ranks);
-  const std::uint64_t transfers = dag->size();
+  const std::uint64_t transfers = plan.pass_bytes.size() * 2 * (n - 1);
   const bool over = transfers > max_replay_work() / std::max<std::uint64_t>(1, n);
   if (over) {
     throw LimitError(fmt::format(
@@ -264,6 +265,7 @@ std::unique_ptr<GeneratedSchedule> generated_tree(const Collective& c, const Alg
         c.ranks, transfers, static_cast<double>(transfers) * static_cast<double>(n),
         static_cast<double>(max_replay_work())));
   }
+  auto dag = std::make_unique<TreeDag>(c, std::move(plan));
   if (!dag->fits()) return nullptr;  // a rank with more children than a dependents list holds: built
   return dag;
 }
