@@ -13,6 +13,15 @@ Topology make_cluster(const ClusterSpec& spec) {
   std::vector<NodeIndex> hosts;
   for (int h = 0; h < spec.hosts; ++h) {
     ServerPorts p = add_server(t, spec.server, fmt::format("h{}/", h));
+    if (h == 0 && spec.hosts > 1) {
+      // Every server is alike: reserve for all of them and the fabric at once, rather than
+      // growing (and copying) vectors of a million links by doubling.
+      const auto hosts = static_cast<std::size_t>(spec.hosts);
+      const FabricSize fabric = fabric_size_bound(spec.fabric, hosts, p.nics.size());
+      t.nodes.reserve(t.nodes.size() * hosts + fabric.nodes);
+      t.links.reserve(t.links.size() * hosts + fabric.links);
+      gpus.reserve(p.gpus.size() * hosts);
+    }
     nics.push_back(std::move(p.nics));
     gpus.insert(gpus.end(), p.gpus.begin(), p.gpus.end());
     hosts.push_back(p.host);

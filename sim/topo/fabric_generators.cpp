@@ -12,6 +12,16 @@
 
 namespace collsim {
 
+FabricSize fabric_size_bound(const FabricSpec& spec, std::size_t hosts, std::size_t nics_per_host) {
+  const std::size_t nics = hosts * nics_per_host;
+  if (spec.kind == FabricKind::Star) return {1, 2 * nics};
+  const auto per_leaf = static_cast<std::size_t>(std::max(1, spec.nics_per_leaf));
+  const std::size_t leaves = spec.kind == FabricKind::FatTree ? (nics + per_leaf - 1) / per_leaf
+                                                              : nics_per_host * ((hosts + per_leaf - 1) / per_leaf);
+  const auto spines = static_cast<std::size_t>(std::max(0, spec.spines));
+  return {leaves + spines, 2 * (nics + leaves * spines)};
+}
+
 FabricSummary add_fabric(Topology& t, const FabricSpec& spec, const std::vector<std::vector<NodeIndex>>& host_nics,
                          const std::string& prefix) {
   const int mtu = spec.link_kind == LinkKind::Ethernet ? (spec.mtu == 0 ? kDefaultMtu : spec.mtu) : 0;

@@ -40,6 +40,14 @@ struct FabricSummary {
 // host order, `nics_per_leaf` each. Rail-optimised: NIC i of hosts g*n..(g+1)*n-1 goes
 // to leaf i.g (n = nics_per_leaf). Every leaf joins every spine with one link of
 // nics_per_leaf x nic_bandwidth / (oversubscription x spines).
+// At most how many nodes and directed links add_fabric adds for `hosts` hosts of
+// `nics_per_host` NICs each (to reserve storage before building a large cluster).
+struct FabricSize {
+  std::size_t nodes = 0;
+  std::size_t links = 0;
+};
+[[nodiscard]] FabricSize fabric_size_bound(const FabricSpec& spec, std::size_t hosts, std::size_t nics_per_host);
+
 FabricSummary add_fabric(Topology& t, const FabricSpec& spec, const std::vector<std::vector<NodeIndex>>& host_nics,
                          const std::string& prefix = "");
 

@@ -8,9 +8,15 @@
 namespace collsim {
 
 LinkGraph::LinkGraph(const Topology& topo)
-    : topo_(topo), graph_(topo.nodes.size()), paths_(topo), ordinal_(topo.nodes.size(), kNoOrdinal) {
-  for (std::uint32_t i = 0; i < topo.links.size(); ++i) {
-    boost::add_edge(topo.links[i].from, topo.links[i].to, i, graph_);
+    : topo_(topo),
+      graph_(make_link_graph(topo)),
+      paths_(topo),
+      ordinal_(topo.nodes.size(), kNoOrdinal),
+      kind_(topo.nodes.size()),
+      host_(topo.nodes.size(), kNoHost) {
+  for (NodeIndex v = 0; v < topo.nodes.size(); ++v) {
+    kind_[v] = topo.nodes[v].kind;
+    host_[v] = topo.nodes[v].host.value_or(kNoHost);
   }
   std::uint32_t nics = 0, hosts = 0;
   for (NodeIndex v = 0; v < topo.nodes.size(); ++v) {
@@ -36,7 +42,7 @@ std::optional<Route> LinkGraph::node_route(NodeIndex a, NodeIndex b, std::uint32
   const Node& nb = topo_.nodes[b];
   const std::uint64_t seed = stable_hash(a, b, flow);
   const ShortestPaths::Choice hashed{seed, std::nullopt};
-  auto any_switch = [&](NodeIndex v) { return can_transit(topo_.nodes[v].kind); };
+  auto any_switch = [this](NodeIndex v) { return can_transit(kind_[v]); };
   const bool other_hosts = na.host && nb.host && *na.host != *nb.host;
   const bool same_host = na.host && nb.host && *na.host == *nb.host;
   bool ok = false;
@@ -45,11 +51,11 @@ std::optional<Route> LinkGraph::node_route(NodeIndex a, NodeIndex b, std::uint32
     // NVSwitch) where there is a path, as NCCL's P2P transport does; else over PCIe and
     // the socket link.
     const NodeIndex h = *na.host;
-    ok = paths_.find(graph_, a, b, [&](NodeIndex v) { return topo_.nodes[v].kind == NodeKind::NvSwitch && topo_.nodes[v].host == h; },
+    ok = paths_.find(graph_, a, b, [&](NodeIndex v) { return kind_[v] == NodeKind::NvSwitch && host_[v] == h; },
                       hashed, r.links);
     if (!ok) {
       r.links.clear();
-      ok = paths_.find(graph_, a, b, [&](NodeIndex v) { return any_switch(v) && topo_.nodes[v].host == h; }, hashed, r.links);
+      ok = paths_.find(graph_, a, b, [&](NodeIndex v) { return any_switch(v) && host_[v] == h; }, hashed, r.links);
     }
     if (!ok) {
       r.links.clear();
@@ -60,9 +66,9 @@ std::optional<Route> LinkGraph::node_route(NodeIndex a, NodeIndex b, std::uint32
     const NodeIndex out_nic = na.nic.value_or(a);
     const NodeIndex in_nic = nb.nic.value_or(b);
     auto inside = [&](NodeIndex h) {
-      return [this, h, any_switch](NodeIndex v) { return any_switch(v) && topo_.nodes[v].host == h; };
+      return [this, h, any_switch](NodeIndex v) { return any_switch(v) && host_[v] == h; };
     };
-    auto fabric = [&](NodeIndex v) { return any_switch(v) && !topo_.nodes[v].host; };
+    auto fabric = [&](NodeIndex v) { return any_switch(v) && host_[v] == kNoHost; };
     ok = true;
     if (na.nic) ok = paths_.find(graph_, a, out_nic, inside(*na.host), hashed, r.links);
     const ShortestPaths::Choice across = choice_towards(in_nic, seed);
@@ -97,9 +103,11 @@ const Route& LinkGraph::route(int src_rank, int dst_rank, std::uint32_t flow) {
   const Route** slot = dense_entry(src_rank, dst_rank, flow);
   if (slot && *slot) return **slot;
   const RouteKey key{src_rank, dst_rank, flow};
-  if (auto it = cache_.find(key); it != cache_.end()) {
-    if (slot) *slot = &it->second;
-    return it->second;
+  Slot& cached = slot_for(key);
+  if (cached.route != kNoRoute) {
+    const Route& known = blocks_[cached.route / kRouteBlock][cached.route % kRouteBlock];
+    if (slot) *slot = &known;
+    return known;
   }
   const NodeIndex a = topo_.ranks.at(static_cast<std::size_t>(src_rank));
   const NodeIndex b = topo_.ranks.at(static_cast<std::size_t>(dst_rank));
@@ -110,8 +118,34 @@ const Route& LinkGraph::route(int src_rank, int dst_rank, std::uint32_t flow) {
                                   topo_.nodes[b].id),
                       "a path of links between every pair of ranks");
   }
-  const Route& stored = cache_.emplace(key, std::move(*r)).first->second;
+  const Route& stored = store(cached, key, std::move(*r));
   if (slot) *slot = &stored;
+  return stored;
+}
+
+LinkGraph::Slot& LinkGraph::slot_for(const RouteKey& key) {
+  if (slots_.empty()) slots_.resize(1024);
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = RouteKeyHash{}(key) & mask;; i = (i + 1) & mask) {
+    if (slots_[i].route == kNoRoute || slots_[i].key == key) return slots_[i];
+  }
+}
+
+const Route& LinkGraph::store(Slot& slot, const RouteKey& key, Route r) {
+  if (routes_ >= std::size_t{kNoRoute}) throw InternalError("LinkGraph: more than 2^32 - 1 cached routes");
+  const auto number = static_cast<std::uint32_t>(routes_);
+  if (routes_ % kRouteBlock == 0) blocks_.push_back(std::make_unique<Route[]>(kRouteBlock));
+  Route& stored = blocks_.back()[routes_ % kRouteBlock];
+  stored = std::move(r);
+  ++routes_;
+  slot = Slot{key, number};
+  if (2 * routes_ > slots_.size()) {  // keep the table at most half full
+    std::vector<Slot> old(2 * slots_.size());
+    old.swap(slots_);
+    for (const Slot& s : old) {
+      if (s.route != kNoRoute) slot_for(s.key) = s;
+    }
+  }
   return stored;
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -43,7 +44,7 @@ class LinkGraph {
   // Route between two nodes (rank or not) under the same rules; nullopt if none.
   [[nodiscard]] std::optional<Route> node_route(NodeIndex from, NodeIndex to, std::uint32_t flow = 0);
 
-  [[nodiscard]] std::size_t cached_routes() const { return cache_.size(); }
+  [[nodiscard]] std::size_t cached_routes() const { return routes_; }
   // Links the last route search looked at (ShortestPaths::last_links_scanned).
   [[nodiscard]] std::size_t last_links_scanned() const { return paths_.last_links_scanned(); }
 
@@ -63,6 +64,11 @@ class LinkGraph {
   // kNoOrdinal for other nodes.
   static constexpr std::uint32_t kNoOrdinal = UINT32_MAX;
   std::vector<std::uint32_t> ordinal_;
+  // Each node's kind and host (kNoHost: none), apart from the nodes' names: what the
+  // route searches' transit rules read, a few bytes per node.
+  static constexpr NodeIndex kNoHost = UINT32_MAX;
+  std::vector<NodeKind> kind_;
+  std::vector<NodeIndex> host_;
   [[nodiscard]] ShortestPaths::Choice choice_towards(NodeIndex to, std::uint64_t seed) const;
   // Looked up once per transfer: hashed (elements never move, so references stay valid).
   struct RouteKey {
@@ -73,9 +79,23 @@ class LinkGraph {
   struct RouteKeyHash {
     std::size_t operator()(const RouteKey& k) const noexcept;
   };
-  std::unordered_map<RouteKey, Route, RouteKeyHash> cache_;
+  // The cache: routes in blocks that never move (a route's address is handed out), found
+  // through an open-addressing table of (key, route number), linear probing, at most
+  // half full. A node-based map cost an allocation per route and most of a 131,072-GPU
+  // prediction's lookups in pointer chasing.
+  static constexpr std::size_t kRouteBlock = 4096;
+  static constexpr std::uint32_t kNoRoute = UINT32_MAX;
+  struct Slot {
+    RouteKey key;
+    std::uint32_t route = kNoRoute;
+  };
+  std::vector<Slot> slots_;
+  std::vector<std::unique_ptr<Route[]>> blocks_;
+  std::size_t routes_ = 0;
+  [[nodiscard]] Slot& slot_for(const RouteKey& key);  // its slot, or the empty one it would take
+  const Route& store(Slot& slot, const RouteKey& key, Route r);
   std::unordered_map<RouteKey, Route, RouteKeyHash> pinned_;  // flow 0: every flow id
-  // Flow 0's routes by src * ranks + dst (pointers into cache_), when the ranks are few
+  // Flow 0's routes by src * ranks + dst (pointers into the cache), when the ranks are few
   // enough for a dense table (kDenseRouteRanks): a replay looks one up per transfer, and an
   // index beats a hash lookup there.
   static constexpr int kDenseRouteRanks = 2048;

@@ -14,20 +14,28 @@ std::uint64_t stable_hash(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
   return mix(mix(mix(a) ^ b) ^ c);
 }
 
+LinkGraphType make_link_graph(const Topology& topo) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> ends;
+  std::vector<LinkEdge> props;
+  ends.reserve(topo.links.size());
+  props.reserve(topo.links.size());
+  for (std::uint32_t i = 0; i < topo.links.size(); ++i) {
+    ends.emplace_back(topo.links[i].from, topo.links[i].to);
+    props.push_back(LinkEdge{i});
+  }
+  // The unsorted-edges constructor places edges by a stable counting sort on their
+  // source, so each vertex's out-edges keep link order (ECMP picks by position in it).
+  return LinkGraphType(boost::edges_are_unsorted_multi_pass, ends.begin(), ends.end(), props.begin(),
+                       static_cast<std::uint32_t>(topo.nodes.size()));
+}
+
 ShortestPaths::ShortestPaths(const Topology& topo)
     : topo_(&topo),
-      fwd_stamp_(topo.nodes.size(), 0),
-      bwd_stamp_(topo.nodes.size(), 0),
-      dist_stamp_(topo.nodes.size(), 0),
-      fwd_(topo.nodes.size(), 0),
-      bwd_(topo.nodes.size(), 0),
-      to_go_(topo.nodes.size(), 0) {}
+      mark_(topo.nodes.size()) {}
 
 void ShortestPaths::reset() {
   if (++stamp_ == 0) {  // wrapped: clear every stamp once in 2^32 queries
-    std::fill(fwd_stamp_.begin(), fwd_stamp_.end(), 0);
-    std::fill(bwd_stamp_.begin(), bwd_stamp_.end(), 0);
-    std::fill(dist_stamp_.begin(), dist_stamp_.end(), 0);
+    std::fill(mark_.begin(), mark_.end(), Mark{});
     stamp_ = 1;
   }
   fwd_order_.clear();
@@ -46,17 +54,19 @@ bool ShortestPaths::find(const LinkGraphType& graph, NodeIndex from, NodeIndex t
   if (from == to) return true;
   reset();
   const std::uint32_t s = stamp_;
-  const auto edge_index = boost::get(boost::edge_index, graph);
   auto passable = [&](NodeIndex v) { return v == from || v == to || transit(v); };
 
-  fwd_stamp_[from] = s;
-  fwd_[from] = 0;
+  mark_[from].fwd_stamp = s;
+  mark_[from].fwd = 0;
   fwd_order_.push_back(from);
-  bwd_stamp_[to] = s;
-  bwd_[to] = 0;
+  mark_[to].bwd_stamp = s;
+  mark_[to].bwd = 0;
   bwd_order_.assign(1, to);
   bwd_level_start_.assign({0, 1});
-  std::vector<NodeIndex> ffront{from}, bfront{to};
+  std::vector<NodeIndex>& ffront = ffront_;
+  std::vector<NodeIndex>& bfront = bfront_;
+  ffront.assign(1, from);
+  bfront.assign(1, to);
   // Expanding a frontier costs the edges it scans: grow the side with fewer, so a hub (a
   // star's switch with 10^6 hosts) is met from both ends instead of being swept.
   auto cost = [&](const std::vector<NodeIndex>& front, bool forward) {
@@ -73,12 +83,12 @@ bool ShortestPaths::find(const LinkGraphType& graph, NodeIndex from, NodeIndex t
         for (auto [e, end] = boost::out_edges(v, graph); e != end; ++e) {
           ++scanned_;
           const auto w = static_cast<NodeIndex>(boost::target(*e, graph));
-          if (fwd_stamp_[w] == s || !passable(w)) continue;
-          fwd_stamp_[w] = s;
-          fwd_[w] = static_cast<std::uint16_t>(fwd_[v] + 1);
+          if (mark_[w].fwd_stamp == s || !passable(w)) continue;
+          mark_[w].fwd_stamp = s;
+          mark_[w].fwd = static_cast<std::uint16_t>(mark_[v].fwd + 1);
           fwd_order_.push_back(w);
           next_.push_back(w);
-          if (bwd_stamp_[w] == s && (best < 0 || fwd_[w] + bwd_[w] < best)) best = fwd_[w] + bwd_[w];
+          if (mark_[w].bwd_stamp == s && (best < 0 || mark_[w].fwd + mark_[w].bwd < best)) best = mark_[w].fwd + mark_[w].bwd;
         }
       }
       ffront.swap(next_);
@@ -88,11 +98,11 @@ bool ShortestPaths::find(const LinkGraphType& graph, NodeIndex from, NodeIndex t
         for (auto [e, end] = boost::in_edges(v, graph); e != end; ++e) {
           ++scanned_;
           const auto u = static_cast<NodeIndex>(boost::source(*e, graph));
-          if (bwd_stamp_[u] == s || !passable(u)) continue;
-          bwd_stamp_[u] = s;
-          bwd_[u] = static_cast<std::uint16_t>(bwd_[v] + 1);
+          if (mark_[u].bwd_stamp == s || !passable(u)) continue;
+          mark_[u].bwd_stamp = s;
+          mark_[u].bwd = static_cast<std::uint16_t>(mark_[v].bwd + 1);
           next_.push_back(u);
-          if (fwd_stamp_[u] == s && (best < 0 || fwd_[u] + bwd_[u] < best)) best = fwd_[u] + bwd_[u];
+          if (mark_[u].fwd_stamp == s && (best < 0 || mark_[u].fwd + mark_[u].bwd < best)) best = mark_[u].fwd + mark_[u].bwd;
         }
       }
       bfront.swap(next_);
@@ -103,27 +113,27 @@ bool ShortestPaths::find(const LinkGraphType& graph, NodeIndex from, NodeIndex t
   if (best < 0) return false;
 
   auto to_go = [&](NodeIndex v) -> int {
-    if (bwd_stamp_[v] == s) return bwd_[v];
-    if (dist_stamp_[v] == s) return to_go_[v];
+    if (mark_[v].bwd_stamp == s) return mark_[v].bwd;
+    if (mark_[v].dist_stamp == s) return mark_[v].to_go;
     return -1;
   };
   for (auto it = fwd_order_.rbegin(); it != fwd_order_.rend(); ++it) {
     const NodeIndex v = *it;
-    if (bwd_stamp_[v] == s || (v != from && !transit(v))) continue;
-    const int want = best - fwd_[v] - 1;
+    if (mark_[v].bwd_stamp == s || (v != from && !transit(v))) continue;
+    const int want = best - mark_[v].fwd - 1;
     if (want < 0) continue;
     for (auto [e, end] = boost::out_edges(v, graph); e != end; ++e) {
       ++scanned_;
       const auto w = static_cast<NodeIndex>(boost::target(*e, graph));
       if (passable(w) && to_go(w) == want) {
-        dist_stamp_[v] = s;
-        to_go_[v] = static_cast<std::uint16_t>(want + 1);
+        mark_[v].dist_stamp = s;
+        mark_[v].to_go = static_cast<std::uint16_t>(want + 1);
         break;
       }
     }
   }
 
-  std::vector<LinkId> choices;
+  std::vector<LinkId>& choices = choices_;
   NodeIndex v = from;
   for (int hop = 0; v != to; ++hop) {
     const int want = to_go(v) - 1;
@@ -134,7 +144,7 @@ bool ShortestPaths::find(const LinkGraphType& graph, NodeIndex from, NodeIndex t
     // same candidates in the same (link) order as v's out-edges give.
     std::size_t level_in = 0;
     const auto level = static_cast<std::size_t>(want);
-    const bool by_level = bwd_stamp_[v] == s && level + 1 < bwd_level_start_.size();
+    const bool by_level = mark_[v].bwd_stamp == s && level + 1 < bwd_level_start_.size();
     const auto first = by_level ? bwd_order_.begin() + static_cast<std::ptrdiff_t>(bwd_level_start_[level]) : bwd_order_.end();
     const auto last = by_level ? bwd_order_.begin() + static_cast<std::ptrdiff_t>(bwd_level_start_[level + 1]) : bwd_order_.end();
     for (auto it = first; it != last; ++it) level_in += boost::in_degree(*it, graph);
@@ -144,7 +154,7 @@ bool ShortestPaths::find(const LinkGraphType& graph, NodeIndex from, NodeIndex t
         if (w != to && !transit(w)) continue;
         for (auto [e, end] = boost::in_edges(w, graph); e != end; ++e) {
           ++scanned_;
-          if (static_cast<NodeIndex>(boost::source(*e, graph)) == v) choices.push_back(edge_index[*e]);
+          if (static_cast<NodeIndex>(boost::source(*e, graph)) == v) choices.push_back(graph[*e].link);
         }
       }
       std::sort(choices.begin(), choices.end());
@@ -152,7 +162,7 @@ bool ShortestPaths::find(const LinkGraphType& graph, NodeIndex from, NodeIndex t
       for (auto [e, end] = boost::out_edges(v, graph); e != end; ++e) {
         ++scanned_;
         const auto w = static_cast<NodeIndex>(boost::target(*e, graph));
-        if (to_go(w) == want && (w == to || transit(w))) choices.push_back(edge_index[*e]);
+        if (to_go(w) == want && (w == to || transit(w))) choices.push_back(graph[*e].link);
       }
     }
     if (choices.empty()) return false;  // cannot happen: every node with to_go >= 1 has a successor

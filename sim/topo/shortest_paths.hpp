@@ -9,15 +9,24 @@
 #include <optional>
 #include <vector>
 
-#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/compressed_sparse_row_graph.hpp>
 
 #include "sim/topo/link_id.hpp"
 #include "sim/topo/topology.hpp"
 
 namespace collsim {
 
-using LinkGraphType = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, boost::no_property,
-                                            boost::property<boost::edge_index_t, std::uint32_t>>;
+// An edge of the link graph carries its link's index in Topology::links.
+struct LinkEdge {
+  LinkId link = 0;
+};
+// Compressed sparse rows both ways (out- and in-edges): built once from the link list, a
+// vertex's out-edges in link order, about 16 bytes per link (an adjacency_list of lists
+// took ~75 and one allocation per link, which dominated loading a 1.7 M-link fabric).
+using LinkGraphType = boost::compressed_sparse_row_graph<boost::bidirectionalS, boost::no_property, LinkEdge,
+                                                         boost::no_property, std::uint32_t, std::uint32_t>;
+// The graph of `topo`'s links.
+[[nodiscard]] LinkGraphType make_link_graph(const Topology& topo);
 
 class ShortestPaths {
  public:
@@ -50,11 +59,16 @@ class ShortestPaths {
   void reset();
 
   const Topology* topo_;
-  // Per-node scratch, valid when the stamp equals the current query's.
-  std::vector<std::uint32_t> fwd_stamp_, bwd_stamp_, dist_stamp_;
-  std::vector<std::uint16_t> fwd_, bwd_, to_go_;  // hops from `from`, hops to `to`, hops left on a shortest path
+  // Per-node scratch, valid when its stamp equals the current query's; kept together so
+  // a visit touches one cache line.
+  struct Mark {
+    std::uint32_t fwd_stamp = 0, bwd_stamp = 0, dist_stamp = 0;
+    std::uint16_t fwd = 0, bwd = 0, to_go = 0;  // hops from `from`, hops to `to`, hops left on a shortest path
+  };
+  std::vector<Mark> mark_;
   std::vector<NodeIndex> fwd_order_;              // forward-visited nodes in discovery order
-  std::vector<NodeIndex> frontier_, next_;
+  std::vector<NodeIndex> ffront_, bfront_, next_;
+  std::vector<LinkId> choices_;
   std::vector<NodeIndex> bwd_order_;             // backward-visited nodes, level by level
   std::vector<std::size_t> bwd_level_start_;     // level k is bwd_order_[start[k], start[k+1])
   std::uint32_t stamp_ = 0;

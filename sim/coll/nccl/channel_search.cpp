@@ -78,14 +78,16 @@ class Searcher {
         }
       }
       nic_gpu_.push_back(own);
-      // The NIC's first network link each way (its own edges only, not every link).
+      // The NIC's first network link each way, in link order (its own edges only, not
+      // every link; in-edges come by source, so the least link id is taken).
       std::optional<LinkId> out, in;
-      const auto index = boost::get(boost::edge_index, graph.graph());
-      for (auto [e, end] = boost::out_edges(host.nics[k], graph.graph()); e != end && !out; ++e) {
-        if (is_network(topo_.links[index[*e]].kind)) out = index[*e];
+      const auto& g = graph.graph();
+      for (auto [e, end] = boost::out_edges(host.nics[k], g); e != end && !out; ++e) {
+        if (is_network(topo_.links[g[*e].link].kind)) out = g[*e].link;
       }
-      for (auto [e, end] = boost::in_edges(host.nics[k], graph.graph()); e != end && !in; ++e) {
-        if (is_network(topo_.links[index[*e]].kind)) in = index[*e];
+      for (auto [e, end] = boost::in_edges(host.nics[k], g); e != end; ++e) {
+        const LinkId l = g[*e].link;
+        if (is_network(topo_.links[l].kind) && (!in || l < *in)) in = l;
       }
       nic_out_.push_back(out);
       nic_in_.push_back(in);
