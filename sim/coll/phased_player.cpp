@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <map>
 #include <optional>
 #include <span>
 #include <utility>
@@ -13,6 +12,7 @@
 #include "sim/coll/flow_driver.hpp"
 #include "sim/coll/flow_plan.hpp"
 #include "sim/core/error.hpp"
+#include "sim/topo/shortest_paths.hpp"
 
 namespace collsim {
 
@@ -36,36 +36,82 @@ struct StepSolve {
   bool independent = true;
 };
 
+struct GroupKeyHash {
+  std::size_t operator()(const GroupKey& k) const noexcept {
+    return stable_hash(static_cast<std::uint32_t>(k.src), static_cast<std::uint32_t>(k.dst), static_cast<std::uint32_t>(k.channel));
+  }
+};
+
+// Per-link state of solve_step, sized once for the fabric and reset only where a step
+// touched it (a step of the 131,072-GPU fabric touches a fraction of its 1.7 M links).
+struct StepScratch {
+  explicit StepScratch(std::size_t links) : link_group(links, -1), shared(links, 0), solo_load(links, 0.0) {}
+  std::vector<std::int32_t> link_group;  // the last group seen on the link; -1: none yet
+  std::vector<std::uint8_t> shared;      // carries two groups or more
+  // The sum of its flows' solo rates (each flow's rate were it alone on the fabric: its
+  // cap or its narrowest link), bytes/s: no flow ever runs faster.
+  std::vector<double> solo_load;
+  std::vector<LinkId> touched;
+  void reset() {
+    for (LinkId l : touched) {
+      link_group[l] = -1;
+      shared[l] = 0;
+      solo_load[l] = 0.0;
+    }
+    touched.clear();
+  }
+};
+
 // All transfers of one step start at 0: each waits its latency, then flows.
-StepSolve solve_step(const std::vector<Transfer>& step, LinkGraph& graph, const StepCost& cost, FlowDriver& driver) {
+StepSolve solve_step(const std::vector<Transfer>& step, LinkGraph& graph, const StepCost& cost, FlowDriver& driver,
+                     StepScratch& scratch) {
   StepSolve out;
   out.end.assign(step.size(), Time{});
-  std::map<GroupKey, std::int32_t> group_of;
+  // Group numbers by key, in order of first appearance: an open-addressing table at most
+  // half full (a step of 131,072 transfers made a node-based map's allocations costly).
+  std::size_t slots = 16;
+  while (slots < 2 * step.size()) slots *= 2;
+  std::vector<std::pair<GroupKey, std::int32_t>> group_of(slots, {GroupKey{}, -1});
+  const auto group_slot = [&](const GroupKey& key) -> std::int32_t& {
+    for (std::size_t i = GroupKeyHash{}(key) & (slots - 1);; i = (i + 1) & (slots - 1)) {
+      if (group_of[i].second < 0 || group_of[i].first == key) {
+        group_of[i].first = key;
+        return group_of[i].second;
+      }
+    }
+  };
   const auto& topo = graph.topology();
-  std::vector<std::int32_t> link_group(topo.links.size(), -1);
-  std::vector<bool> shared(topo.links.size(), false);
-  // Per link, the sum of its flows' solo rates (each flow's rate were it alone on the
-  // fabric: its cap or its narrowest link), bytes/s: no flow ever runs faster.
-  std::vector<double> solo_load(topo.links.size(), 0.0);
+  scratch.reset();
   for (std::size_t j = 0; j < step.size(); ++j) {
     const Transfer& t = step[j];
     const GroupKey key{t.src, t.dst, t.chunk};
-    const auto [it, fresh] = group_of.try_emplace(key, static_cast<std::int32_t>(out.groups.size()));
-    if (fresh) out.groups.push_back(key);
-    out.group.push_back(it->second);
+    std::int32_t& number = group_slot(key);
+    if (number < 0) {
+      number = static_cast<std::int32_t>(out.groups.size());
+      out.groups.push_back(key);
+    }
+    const std::int32_t g = number;
+    out.group.push_back(g);
     const FlowPlan plan = plan_flow(t, graph, cost);
     const double solo = driver.solo_rate(plan);
     for (LinkId l : plan.links) {
-      if (link_group[l] >= 0 && link_group[l] != it->second) shared[l] = true;
-      link_group[l] = it->second;
-      solo_load[l] += solo;
+      if (scratch.link_group[l] < 0) {
+        scratch.touched.push_back(l);
+      } else if (scratch.link_group[l] != g) {
+        scratch.shared[l] = 1;
+      }
+      scratch.link_group[l] = g;
+      scratch.solo_load[l] += solo;
     }
     driver.add(static_cast<std::uint32_t>(j), plan, Time{0});
   }
   // A shared link whose flows all fit at their solo rates, with a margin, never limits
   // one: each group's rate is set by links of its own, whenever the others run.
-  for (LinkId l = 0; l < topo.links.size() && out.independent; ++l) {
-    if (shared[l] && !(solo_load[l] * (1.0 + 1e-9) <= topo.links[l].bandwidth.bytes_per_s)) out.independent = false;
+  for (LinkId l : scratch.touched) {
+    if (scratch.shared[l] && !(scratch.solo_load[l] * (1.0 + 1e-9) <= topo.links[l].bandwidth.bytes_per_s)) {
+      out.independent = false;
+      break;
+    }
   }
   driver.run([&out](std::uint32_t j, Time t) { out.end[j] = t; });
   return out;
@@ -264,9 +310,10 @@ PhasedResult play_phased(const PhasedSchedule& s, LinkGraph& graph, const PlayOp
     driver.rewind();
     return driver;
   };
+  StepScratch scratch(graph.topology().links.size());
   for (const SchedulePhase& phase : s.phases) {
     if (phase.step.empty() || phase.repeats == 0) continue;
-    const StepSolve st = solve_step(phase.step, graph, options.cost, rewound());
+    const StepSolve st = solve_step(phase.step, graph, options.cost, rewound(), scratch);
     result.flows_solved += phase.step.size();
     const auto [first, last] = std::minmax_element(st.end.begin(), st.end.end());
     if (st.independent) {

@@ -38,6 +38,7 @@ bool LinkGraph::can_transit(NodeKind k) {
 std::optional<Route> LinkGraph::node_route(NodeIndex a, NodeIndex b, std::uint32_t flow) {
   Route r;
   if (a == b) return r;
+  r.links.reserve(16);  // one allocation for most routes (trimmed at the end)
   const Node& na = topo_.nodes[a];
   const Node& nb = topo_.nodes[b];
   const std::uint64_t seed = stable_hash(a, b, flow);
@@ -80,6 +81,7 @@ std::optional<Route> LinkGraph::node_route(NodeIndex a, NodeIndex b, std::uint32
   }
   if (!ok) return std::nullopt;
   for (LinkId l : r.links) r.latency += topo_.links[l].latency;
+  r.links.shrink_to_fit();
   return r;
 }
 

@@ -43,8 +43,13 @@ void unreachable(const Topology& t, NodeIndex from, NodeIndex to, Diagnostics& d
 // against all the others costs about the links once, not one route search per rank.
 class RouteExistence {
  public:
-  explicit RouteExistence(const Topology& t) : t_(t), stamp_of_(t.nodes.size(), 0) {
+  explicit RouteExistence(const Topology& t)
+      : t_(t), stamp_of_(t.nodes.size(), 0), transit_(t.nodes.size()), host_(t.nodes.size()) {
     const std::size_t n = t.nodes.size();
+    for (std::size_t v = 0; v < n; ++v) {
+      transit_[v] = LinkGraph::can_transit(t.nodes[v].kind);
+      host_[v] = t.nodes[v].host ? static_cast<std::int64_t>(*t.nodes[v].host) : kNoHost;
+    }
     out_begin_.assign(n + 1, 0);
     in_begin_.assign(n + 1, 0);
     for (const DirectedLink& l : t.links) {
@@ -73,9 +78,9 @@ class RouteExistence {
     if (na.host && nb.host && *na.host != *nb.host && (na.nic || nb.nic)) {
       const NodeIndex out_nic = na.nic.value_or(a);
       const NodeIndex in_nic = nb.nic.value_or(b);
-      if (na.nic && !local(a, out_nic, *na.host)) return false;
+      if (na.nic && !local(a, out_nic, *na.host, forward)) return false;
       if (!wide(out_nic, in_nic, na.nic && nb.nic ? kFabric : kAnySwitch, forward)) return false;
-      return !nb.nic || local(in_nic, b, *nb.host);
+      return !nb.nic || local(in_nic, b, *nb.host, !forward);
     }
     // Same host: NVLink first, then the host's switches, then anything; a path exists
     // under one of the narrower rules only if it exists under the widest.
@@ -90,11 +95,10 @@ class RouteExistence {
   static constexpr int kFabric = -2;     // rule: a transit node outside every host
   // rule >= 0: a transit node of that host.
   [[nodiscard]] bool passes(NodeIndex v, std::int64_t rule) const {
-    const Node& n = t_.nodes[v];
-    if (!LinkGraph::can_transit(n.kind)) return false;
+    if (!transit_[v]) return false;
     if (rule == kAnySwitch) return true;
-    if (rule == kFabric) return !n.host;
-    return n.host && static_cast<std::int64_t>(*n.host) == rule;
+    if (rule == kFabric) return host_[v] == kNoHost;
+    return host_[v] == rule;
   }
 
   // Marks with a fresh stamp every node reachable from `from` (forward) or reaching it
@@ -120,10 +124,17 @@ class RouteExistence {
     return stamp;
   }
 
-  // Inside one host: a small search, not kept.
-  bool local(NodeIndex a, NodeIndex b, NodeIndex host) {
+  // Inside one host: a small search, kept only on the anchor's side (the same question
+  // for every rank).
+  bool local(NodeIndex a, NodeIndex b, NodeIndex host, bool anchor_side) {
+    const auto key = std::make_tuple(a, b);
+    if (anchor_side) {
+      if (auto it = local_kept_.find(key); it != local_kept_.end()) return it->second;
+    }
     const std::uint32_t stamp = search(a, host, true);
-    return stamp_of_[b] == stamp;
+    const bool found = stamp_of_[b] == stamp;
+    if (anchor_side) local_kept_.emplace(key, found);
+    return found;
   }
 
   // Across the fabric: from a kept search of the anchor's end (one per end, rule and
@@ -150,6 +161,11 @@ class RouteExistence {
   std::uint32_t stamp_ = 0;
   std::vector<NodeIndex> todo_;
   std::map<std::tuple<NodeIndex, std::int64_t, bool>, std::vector<bool>> kept_;
+  std::map<std::tuple<NodeIndex, NodeIndex>, bool> local_kept_;
+  // Per node: whether it can transit, and its host (kNoHost: none), apart from the names.
+  static constexpr std::int64_t kNoHost = -1;
+  std::vector<std::uint8_t> transit_;
+  std::vector<std::int64_t> host_;
 };
 
 // Up to 2048 ranks: one search per rank, exact for any link set. Larger (generated)
