@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "sim/core/error.hpp"
@@ -389,7 +390,14 @@ void FlowNetwork::complete_until(Time t, std::vector<FlowId>& done) {
     const Flow& f = flows_[p.flow];
     if (f.active && f.version == p.version) done.push_back(p.flow);
   }
-  std::sort(done.begin() + static_cast<std::ptrdiff_t>(first), done.end());
+  // Often already in order, or in reverse (ids handed out from the back of the free
+  // list): those cost one pass, not a sort.
+  const auto from = done.begin() + static_cast<std::ptrdiff_t>(first);
+  if (std::is_sorted(from, done.end(), std::greater<>{})) {
+    std::reverse(from, done.end());
+  } else if (!std::is_sorted(from, done.end())) {
+    std::sort(from, done.end());
+  }
   for (std::size_t i = first; i < done.size(); ++i) {
     const FlowId id = done[i];
     Flow& f = flows_[id];
