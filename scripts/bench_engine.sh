@@ -42,11 +42,15 @@ command -v taskset >/dev/null || pin=()
 # median of the numbers on stdin
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.6g\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
-# run_timed OUTFILE CMD...: one run; appends "wall_s rss_kb" to OUTFILE.stats, output to OUTFILE
+# run_timed OUTFILE CMD...: one run; appends "wall_s rss_kb" to OUTFILE.stats, output to OUTFILE.
+# Wall time to the millisecond from bash's EPOCHREALTIME around the process (GNU time's %e
+# has 10 ms steps, which decided the ratios of the 10-20 ms cases); peak RSS from GNU time.
 run_timed() {
   local outfile=$1; shift
-  /usr/bin/time -f "%e %M" -o "$work/time" "${pin[@]}" "$@" >"$outfile"
-  cat "$work/time" >>"$outfile.stats"
+  local t0=$EPOCHREALTIME
+  /usr/bin/time -f "%M" -o "$work/time" "${pin[@]}" "$@" >"$outfile"
+  local t1=$EPOCHREALTIME
+  echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}') $(cat "$work/time")" >>"$outfile.stats"
 }
 
 star_file() {  # star_file N -> path of a star topology JSON
@@ -77,7 +81,7 @@ bench_case() {  # bench_case ALGO PEER_ALGO N [--exact]
     s_wall=$(awk '{print $1}' "$work/$tag.s.stats" | median)
     s_rss=$(awk '{print $2}' "$work/$tag.s.stats" | sort -n | tail -1)
     s_pred=$(grep -o 'predicted_s=[^ ]*' "$work/$tag.s" | tail -1 | cut -d= -f2)
-    ratio=$(awk -v a="$s_wall" -v b="$c_wall" 'BEGIN {printf "%.1f", a / (b > 0 ? b : 0.005)}')
+    ratio=$(awk -v a="$s_wall" -v b="$c_wall" 'BEGIN {printf "%.1f", a / (b > 0 ? b : 0.0005)}')
     diff=$(awk -v c="$c_pred" -v s="$s_pred" 'BEGIN {d = (c * 1e-6 - s) / s; if (d < 0) d = -d; printf "%.1e", d}')
     s_rss=$((s_rss / 1024))
   fi
@@ -113,7 +117,7 @@ for n in 256 512 1024 2048 4096; do
   if [[ -n $peer ]]; then
     last=${rows[-1]}
     c_wall=$(cut -d'|' -f5 <<<"$last" | tr -d ' ')
-    ratio=$(awk -v a="$last_simgrid_wall" -v b="$c_wall" 'BEGIN {printf "%.1f", a / (b > 0 ? b : 0.005)}')
+    ratio=$(awk -v a="$last_simgrid_wall" -v b="$c_wall" 'BEGIN {printf "%.1f", a / (b > 0 ? b : 0.0005)}')
     c_pred=$(cut -d'|' -f10 <<<"$last" | tr -d ' ')
     diff=$(awk -v c="$c_pred" -v s="$last_simgrid_pred" 'BEGIN {d = (c * 1e-6 - s) / s; if (d < 0) d = -d; printf "%.1e", d}')
     rows[-1]=$(awk -F'|' -v sw="$last_simgrid_wall" -v sr="$last_simgrid_rss" -v r="$ratio" -v sp="$last_simgrid_pred" -v d="$diff" \
@@ -146,7 +150,7 @@ notes=""
   echo "Reproduce: \`scripts/bench_engine.sh --runs $runs --max-n $max_n\` (writes this file)."
   echo
   echo "Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), load average at start: $(cut -d' ' -f1-3 /proc/loadavg)."
-  echo "Each process pinned to one core (\`taskset -c 0\`); wall time of the whole process (start-up, topology,"
+  echo "Each process pinned to one core (\`taskset -c 0\`); wall time to the millisecond of the whole process (start-up, topology,"
   echo "schedule and simulation), median of $runs runs for collsim and of $runs runs for SimGrid up to N = 1024 (one run above)."
   echo "Star: every host on its own 100 Gb/s (12.5 GB/s) split-duplex link with 1 us latency to a non-blocking switch;"
   echo "all-reduce of 64 MiB. SimGrid runs with \`--cfg=network/model:CM02 --cfg=network/crosstraffic:0\` (pure max-min)."
