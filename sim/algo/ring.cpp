@@ -139,7 +139,13 @@ class RingBlocksDag final : public GeneratedSchedule {
         for (Bytes sl : split_evenly(ch, slices_)) unit_bytes_.push_back(sl);
       }
     }
-    for (int ch = 0; ch < k_channels; ++ch) tags_.push_back(channel_tag(ch));
+    // Each unit's channel facts, so a transfer costs no division for them.
+    units_info_.reserve(static_cast<std::size_t>(units_));
+    for (int u = 0; u < units_; ++u) {
+      const int ch = u / slices_;
+      units_info_.push_back(Unit{static_cast<std::uint32_t>(static_cast<std::size_t>(ch) % rings_.size()),
+                                 channel_tag(ch), u % slices_ != 0});
+    }
     const bool reduce = c.op != CollectiveOp::AllGather;
     const bool gather = c.op != CollectiveOp::ReduceScatter;
     rs_steps_ = reduce && n_ > 1 ? n_ - 1 : 0;
@@ -168,7 +174,7 @@ class RingBlocksDag final : public GeneratedSchedule {
                     rs ? TransferKind::Reduce : TransferKind::Copy,
                     TransferLeg::EndToEnd,
                     pipelined(x.u),
-                    tags_[static_cast<std::size_t>(x.u / slices_)]};
+                    units_info_[static_cast<std::size_t>(x.u)].tag};
   }
 
   [[nodiscard]] std::uint32_t indegree(std::uint64_t id) const override {
@@ -214,8 +220,8 @@ class RingBlocksDag final : public GeneratedSchedule {
     return (static_cast<std::uint64_t>(u) * static_cast<std::uint64_t>(steps_) + static_cast<std::uint64_t>(k)) *
                static_cast<std::uint64_t>(n_) + static_cast<std::uint64_t>(p);
   }
-  [[nodiscard]] bool pipelined(int u) const { return u % slices_ != 0; }
-  [[nodiscard]] std::size_t ring_index(int u) const { return static_cast<std::size_t>(u / slices_) % rings_.size(); }
+  [[nodiscard]] bool pipelined(int u) const { return units_info_[static_cast<std::size_t>(u)].pipelined; }
+  [[nodiscard]] std::size_t ring_index(int u) const { return units_info_[static_cast<std::size_t>(u)].ring; }
 
   std::vector<std::vector<int>> rings_;
   int n_ = 0;
@@ -225,7 +231,12 @@ class RingBlocksDag final : public GeneratedSchedule {
   int steps_ = 0;
   Divider by_n_, by_steps_;
   std::vector<Bytes> unit_bytes_;  // [rank * units + unit]
-  std::vector<std::uint8_t> tags_;  // per channel
+  struct Unit {
+    std::uint32_t ring;   // index into rings_
+    std::uint8_t tag;     // its channel's tag
+    bool pipelined;       // not its channel's first slice
+  };
+  std::vector<Unit> units_info_;
 };
 
 // Broadcast (root first) or reduce (root last) along the ring as a pipelined chain.

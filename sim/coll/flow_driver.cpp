@@ -11,28 +11,6 @@ FlowDriver::FlowDriver(const Topology& topo, const LinkScenario* scenario)
   if (scenario_) failed_.assign(topo.links.size(), false);
 }
 
-void FlowDriver::add(std::uint32_t owner, const FlowPlan& plan, Time now, Time from) {
-  if (plan.latency.ps == 0 && from == now) {
-    launch(owner, plan, now);
-  } else {
-    waiting_.emplace(from + plan.latency, owner, plan);
-  }
-}
-
-void FlowDriver::launch(std::uint32_t owner, const FlowPlan& plan, Time now) {
-  // A flow that starts after a failure takes a detour from the start (its latency is
-  // the planned route's).
-  const std::span<const LinkId> route = last_fail_ ? usable(plan.links, *last_fail_) : plan.links;
-  const FlowId f = net_.start_flow(now, route, plan.wire, plan.cap);
-  if (owner_of_flow_.size() <= f) {
-    owner_of_flow_.resize(f + 1);
-    route_of_flow_.resize(f + 1);
-  }
-  owner_of_flow_[f] = owner;
-  route_of_flow_[f] = route;
-  ++flows_;
-}
-
 void FlowDriver::rewind() {
   if (scenario_) throw InternalError("FlowDriver::rewind under a link scenario");
   net_.rewind();

@@ -28,7 +28,13 @@ class FlowDriver {
 
   // Starts `owner`'s flow at `from` (the current time `now`, or later): after
   // plan.latency its bytes flow.
-  void add(std::uint32_t owner, const FlowPlan& plan, Time now, Time from);
+  void add(std::uint32_t owner, const FlowPlan& plan, Time now, Time from) {
+    if (plan.latency.ps == 0 && from == now) {
+      launch(owner, plan, now);
+    } else {
+      waiting_.emplace(from + plan.latency, owner, plan);
+    }
+  }
   void add(std::uint32_t owner, const FlowPlan& plan, Time now) { add(owner, plan, now, now); }
 
   // Runs until nothing is in flight, calling on_done(owner, t) as each flow ends (the
@@ -103,7 +109,19 @@ class FlowDriver {
     std::uint32_t owner;
     FlowPlan plan;
   };
-  void launch(std::uint32_t owner, const FlowPlan& plan, Time now);
+  void launch(std::uint32_t owner, const FlowPlan& plan, Time now) {
+    // A flow that starts after a failure takes a detour from the start (its latency is
+    // the planned route's).
+    const std::span<const LinkId> route = last_fail_ ? usable(plan.links, *last_fail_) : plan.links;
+    const FlowId f = net_.start_flow(now, route, plan.wire, plan.cap);
+    if (owner_of_flow_.size() <= f) {
+      owner_of_flow_.resize(f + 1);
+      route_of_flow_.resize(f + 1);
+    }
+    owner_of_flow_[f] = owner;
+    route_of_flow_[f] = route;
+    ++flows_;
+  }
   [[nodiscard]] std::optional<Time> next_event_time() const;
   void apply_events_at(Time t);
   // `route`, or a detour around the failed links between its two ends (stored in detours_).

@@ -4,6 +4,7 @@
 // exactly the same.
 #pragma once
 
+#include <cmath>
 #include <optional>
 #include <span>
 
@@ -19,6 +20,15 @@ struct FlowPlan {
   Bytes wire;
   std::optional<Bandwidth> cap;
 };
+
+// The latency a transfer waits before its bytes flow over `links` (unless it is a later
+// pipelined slice): NCCL's per-step latency for the links' class, or the sum of theirs.
+[[nodiscard]] Time plan_latency(std::span<const LinkId> links, const Topology& topo, const StepCost& cost);
+// The bytes a payload puts on the wire under `cost`'s protocol efficiency.
+[[nodiscard]] inline Bytes wire_bytes(Bytes payload, const StepCost& cost) {
+  if (cost.wire_inflation == 1.0) return payload;
+  return Bytes{static_cast<std::int64_t>(std::ceil(static_cast<double>(payload.count) * cost.wire_inflation))};
+}
 
 [[nodiscard]] FlowPlan plan_flow(const Transfer& t, LinkGraph& graph, const StepCost& cost);
 // The same with t's route (graph.route(t.src, t.dst)) already looked up.

@@ -92,16 +92,21 @@ class GeneratedDag {
           std::numeric_limits<std::uint32_t>::max() - 1, static_cast<double>(max_schedule_bytes()) / (1 << 30)));
     }
     met_.assign(n, 0);
-    routes_.assign(g.route_slots(), nullptr);
+    routes_.assign(g.route_slots(), SlotRoute{});
   }
   [[nodiscard]] const std::string& algorithm() const { return g_.algorithm(); }
   [[nodiscard]] std::uint64_t size() const { return g_.size(); }
   [[nodiscard]] Transfer transfer(std::uint64_t t) { return g_.transfer(t, slot_); }
-  // Of the transfer transfer() returned last: its slot's route, looked up once.
+  // Of the transfer transfer() returned last: its slot's route and the route's latency,
+  // found once (plan_flow's, without its per-transfer sum over the links).
   [[nodiscard]] FlowPlan plan(const Transfer& tr, LinkGraph& graph, const StepCost& cost) {
-    const Route*& r = routes_[slot_];
-    if (r == nullptr) r = &graph.route(tr.src, tr.dst);
-    return plan_flow(tr, *r, graph.topology(), cost);
+    SlotRoute& r = routes_[slot_];
+    if (r.route == nullptr) {
+      r.route = &graph.route(tr.src, tr.dst);
+      r.latency = plan_latency(r.route->links, graph.topology(), cost);
+    }
+    if (tr.leg != TransferLeg::EndToEnd) return plan_flow(tr, *r.route, graph.topology(), cost);
+    return FlowPlan{r.route->links, tr.pipelined ? Time{} : r.latency, wire_bytes(tr.bytes, cost), cost.flow_cap};
   }
   template <typename Start>
   void start_roots(Start&& start) {
@@ -119,7 +124,11 @@ class GeneratedDag {
  private:
   const GeneratedSchedule& g_;
   std::vector<std::uint8_t> met_;
-  std::vector<const Route*> routes_;  // per route slot (the LinkGraph's cache never moves them)
+  struct SlotRoute {
+    const Route* route = nullptr;  // the LinkGraph's cache never moves them
+    Time latency;                  // plan_latency of the whole route
+  };
+  std::vector<SlotRoute> routes_;  // per route slot
   std::uint64_t slot_ = 0;
 };
 

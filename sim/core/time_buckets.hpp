@@ -23,7 +23,13 @@ class TimeBuckets {
   // tens of millions).
   template <typename... Args>
   void emplace(Time at, Args&&... args) {
-    if (last_ == buckets_.end() || last_->first != at.ps) last_ = buckets_.try_emplace(at.ps).first;
+    if (last_ == buckets_.end() || last_->first != at.ps) {
+      last_ = buckets_.try_emplace(at.ps).first;
+      if (last_->second.items.capacity() == 0 && !spare_.empty()) {
+        last_->second.items = std::move(spare_.back());
+        spare_.pop_back();
+      }
+    }
     last_->second.items.emplace_back(std::forward<Args>(args)...);
     ++size_;
   }
@@ -47,6 +53,7 @@ class TimeBuckets {
       size_ -= std::erase_if(b.items, drop);
       if (b.items.empty()) {
         if (last_ == it) last_ = buckets_.end();
+        recycle(b);
         it = buckets_.erase(it);
       } else {
         ++it;
@@ -83,6 +90,7 @@ class TimeBuckets {
     --size_;
     if (b.next == b.items.size()) {
       if (last_ == it) last_ = buckets_.end();
+      recycle(b);
       buckets_.erase(it);
     }
     return item;
@@ -93,7 +101,16 @@ class TimeBuckets {
     std::vector<Item> items;
     std::size_t next = 0;
   };
+  // An emptied bucket's storage, kept for the next new time: a replay opens a bucket per
+  // distinct instant, and growing each one from nothing costs allocations and copies.
+  void recycle(Bucket& b) {
+    if (spare_.size() >= kMaxSpare) return;
+    b.items.clear();
+    spare_.push_back(std::move(b.items));
+  }
+  static constexpr std::size_t kMaxSpare = 4;  // a replay has few instants pending at once
   std::map<std::int64_t, Bucket> buckets_;
+  std::vector<std::vector<Item>> spare_;
   typename std::map<std::int64_t, Bucket>::iterator last_ = buckets_.end();
   std::size_t size_ = 0;
 };

@@ -13,6 +13,7 @@ namespace units_detail {
 void time_overflow() {
   throw OverflowError("a simulated time past 2^63 ps (about 106 days), the range of collsim's clock");
 }
+void bad_bandwidth() { throw std::invalid_argument("transfer_time: bandwidth must be positive"); }
 void bytes_overflow() { throw OverflowError("a byte count past 2^63 B, the range of collsim's byte counts"); }
 }  // namespace units_detail
 
@@ -31,17 +32,6 @@ Time Time::scaled(double f) const {
   const double v = std::round(static_cast<double>(ps) * f);
   if (!(v > -kTwoTo63 && v < kTwoTo63)) units_detail::time_overflow();
   return Time{static_cast<std::int64_t>(v)};
-}
-
-Time transfer_time(double bytes, double bytes_per_s) {
-  if (bytes <= 0.0) return Time{0};
-  if (!(bytes_per_s > 0.0)) throw std::invalid_argument("transfer_time: bandwidth must be positive");
-  // Double precision is exact to well under a picosecond up to 2^53 ps (2.5 hours).
-  // A relative tolerance of 1e-14 absorbs the representation error of the division
-  // before rounding up, so 1e9 B at 1e9 B/s is exactly 1 s, not 1 s + 1 ps.
-  const double ps = bytes * 1e12 / bytes_per_s;
-  if (!(ps < kTwoTo63)) units_detail::time_overflow();
-  return Time{static_cast<std::int64_t>(std::ceil(ps - ps * 1e-14))};
 }
 
 Time transfer_time(Bytes bytes, Bandwidth bw) {

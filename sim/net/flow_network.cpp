@@ -32,17 +32,6 @@ namespace collsim {
 // and most links of a big collective are loose most of the time: this is what keeps the
 // components, and the work per completion, small.
 
-namespace {
-
-constexpr double kLooseMargin = 1e-9;
-// Caps are summed in whole bytes/s in 64 bits: exact (modulo 2^64, which adding and
-// removing the same caps respects) while a link carries fewer than 2^24 flows of at most
-// 2^40 B/s. Faster caps count as uncapped; a link with more flows counts as tight.
-constexpr double kMaxExactCap = 1099511627776.0;  // 2^40 B/s
-constexpr std::size_t kMaxExactFlows = std::size_t{1} << 24;
-
-}  // namespace
-
 LinkId FlowNetwork::add_link(Bandwidth capacity) {
   if (!(capacity.bytes_per_s > 0)) throw InternalError("FlowNetwork link capacity must be positive");
   Link link;
@@ -61,23 +50,6 @@ void FlowNetwork::rewind() {
   now_ = Time{};
   free_flows_.clear();
   for (auto f = static_cast<FlowId>(flows_.size()); f-- > 0;) free_flows_.push_back(f);  // popped as 0, 1, 2...
-}
-
-FlowId FlowNetwork::allocate_flow() {
-  if (!free_flows_.empty()) {
-    const FlowId f = free_flows_.back();
-    free_flows_.pop_back();
-    return f;
-  }
-  flows_.emplace_back();
-  return static_cast<FlowId>(flows_.size() - 1);
-}
-
-void FlowNetwork::mark_dirty(LinkId l) {
-  if (!links_[l].dirty) {
-    links_[l].dirty = true;
-    dirty_links_.push_back(l);
-  }
 }
 
 FlowId FlowNetwork::start_flow(Time now, std::span<const LinkId> route, Bytes bytes, std::optional<Bandwidth> cap) {
@@ -109,11 +81,6 @@ FlowId FlowNetwork::start_flow(Time now, std::span<const LinkId> route, Bytes by
   }
   join_links(id);
   return id;
-}
-
-void FlowNetwork::update_tight(Link& link) const {
-  link.tight = link.uncapped > 0 || link.flows.size() >= kMaxExactFlows ||
-               static_cast<double>(link.cap_sum) * (1.0 + kLooseMargin) > link.capacity;
 }
 
 void FlowNetwork::join_links(FlowId id) {
@@ -148,7 +115,12 @@ void FlowNetwork::leave_links(FlowId id) {
   const Flow& f = flows_[id];
   for (LinkId l : f.route) {
     Link& link = links_[l];
-    link.flows.erase(std::find(link.flows.begin(), link.flows.end(), id));
+    // Often the last to join (always when alone): no search, no shift.
+    if (link.flows.back() == id) {
+      link.flows.pop_back();
+    } else {
+      link.flows.erase(std::find(link.flows.begin(), link.flows.end(), id));
+    }
     if (f.cap_units == 0) {
       --link.uncapped;
     } else {
@@ -182,14 +154,6 @@ void FlowNetwork::set_rate(FlowId id, double rate) {
   }
 }
 
-void FlowNetwork::push_pending(Time finish, Pending p) {
-  pending_.push(finish, p);
-}
-
-void FlowNetwork::pop_pending() {
-  pending_.pop_front();
-}
-
 void FlowNetwork::compact_pending() {
   pending_.erase_if([this](const Pending& p) { return !flows_[p.flow].active || flows_[p.flow].version != p.version; });
 }
@@ -215,12 +179,6 @@ void FlowNetwork::reroute(FlowId id, std::span<const LinkId> route) {
   leave_links(id);
   f.route = route;
   join_links(id);
-}
-
-double FlowNetwork::solo_rate(const std::span<const LinkId> route, double cap) const {
-  double rate = cap > 0 ? cap : std::numeric_limits<double>::infinity();
-  for (LinkId l : route) rate = std::min(rate, links_[l].capacity);
-  return rate;
 }
 
 void FlowNetwork::resolve() {

@@ -7,7 +7,9 @@
 // only for the connected component of flows whose links changed since the last query.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <vector>
@@ -82,9 +84,20 @@ class FlowNetwork {
   [[nodiscard]] std::uint64_t rate_solves() const { return solves_; }
   // The rate a flow over `route` with `cap` (0: none) gets alone: its cap or its narrowest
   // link. No flow ever runs faster.
-  [[nodiscard]] double solo_rate(std::span<const LinkId> route, double cap) const;
+  [[nodiscard]] double solo_rate(std::span<const LinkId> route, double cap) const {
+    double rate = cap > 0 ? cap : std::numeric_limits<double>::infinity();
+    for (LinkId l : route) rate = std::min(rate, links_[l].capacity);
+    return rate;
+  }
 
  private:
+  static constexpr double kLooseMargin = 1e-9;  // see "Loose links" in flow_network.cpp
+  // Caps are summed in whole bytes/s in 64 bits: exact (modulo 2^64, which adding and
+  // removing the same caps respects) while a link carries fewer than 2^24 flows of at most
+  // 2^40 B/s. Faster caps count as uncapped; a link with more flows counts as tight.
+  static constexpr double kMaxExactCap = 1099511627776.0;  // 2^40 B/s
+  static constexpr std::size_t kMaxExactFlows = std::size_t{1} << 24;
+
   struct Link {
     double capacity = 0;
     std::vector<FlowId> flows;  // active flows crossing this link
@@ -114,12 +127,20 @@ class FlowNetwork {
     std::uint32_t version;
   };
 
-  void mark_dirty(LinkId l);
+  void mark_dirty(LinkId l) {
+    if (!links_[l].dirty) {
+      links_[l].dirty = true;
+      dirty_links_.push_back(l);
+    }
+  }
   // Adds or removes a flow's cap on its links and marks the links whose flows need their
   // rates solved again (tight ones, and ones that turned loose).
   void join_links(FlowId id);
   void leave_links(FlowId id);
-  void update_tight(Link& link) const;
+  static void update_tight(Link& link) {
+    link.tight = link.uncapped > 0 || link.flows.size() >= kMaxExactFlows ||
+                 static_cast<double>(link.cap_sum) * (1.0 + kLooseMargin) > link.capacity;
+  }
   // Solves the component of flow `seed` (or of link `seed_link`), joined through tight links.
   void solve_from(FlowId seed);
   void solve_from_link(LinkId seed);
@@ -128,7 +149,15 @@ class FlowNetwork {
   void solve_component(std::vector<FlowId>& flows, std::vector<LinkId>& links);
   void set_rate(FlowId f, double rate);
   void compact_pending();  // drops the heap's superseded entries
-  FlowId allocate_flow();
+  FlowId allocate_flow() {
+    if (free_flows_.empty()) {
+      flows_.emplace_back();
+      return static_cast<FlowId>(flows_.size() - 1);
+    }
+    const FlowId f = free_flows_.back();
+    free_flows_.pop_back();
+    return f;
+  }
 
   std::vector<Link> links_;
   std::vector<Flow> flows_;
@@ -141,8 +170,8 @@ class FlowNetwork {
   // pile up (compact_pending). complete_until sorts the flows of one instant by id, so
   // completions come out in a fixed order.
   TimeBuckets<Pending> pending_;
-  void push_pending(Time finish, Pending p);
-  void pop_pending();
+  void push_pending(Time finish, Pending p) { pending_.push(finish, p); }
+  void pop_pending() { pending_.pop_front(); }
   Time now_{};
   std::size_t active_ = 0;
   std::uint64_t stamp_ = 0;
