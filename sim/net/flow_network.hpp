@@ -135,8 +135,8 @@ class FlowNetwork {
   }
   // Adds or removes a flow's cap on its links and marks the links whose flows need their
   // rates solved again (tight ones, and ones that turned loose).
-  void join_links(FlowId id);
-  void leave_links(FlowId id);
+  inline void join_links(FlowId id);  // defined (and only used) in flow_network.cpp
+  inline void leave_links(FlowId id);
   static void update_tight(Link& link) {
     link.tight = link.uncapped > 0 || link.flows.size() >= kMaxExactFlows ||
                  static_cast<double>(link.cap_sum) * (1.0 + kLooseMargin) > link.capacity;
