@@ -1,7 +1,5 @@
 #include "sim/coll/flow_plan.hpp"
 
-#include <cmath>
-
 namespace collsim {
 
 Time plan_latency(std::span<const LinkId> links, const Topology& topo, const StepCost& cost) {

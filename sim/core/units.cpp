@@ -17,20 +17,15 @@ void bad_bandwidth() { throw std::invalid_argument("transfer_time: bandwidth mus
 void bytes_overflow() { throw OverflowError("a byte count past 2^63 B, the range of collsim's byte counts"); }
 }  // namespace units_detail
 
-namespace {
-// 2^63 as a double: every double below it converts to int64 exactly (no undefined cast).
-constexpr double kTwoTo63 = 9223372036854775808.0;
-}  // namespace
-
 Time Time::from_seconds(double s) {
   const double ps = std::round(s * static_cast<double>(kPerS));  // half away from zero, as llround
-  if (!(ps > -kTwoTo63 && ps < kTwoTo63)) units_detail::time_overflow();
+  if (!(ps > -units_detail::kTwoTo63 && ps < units_detail::kTwoTo63)) units_detail::time_overflow();
   return Time{static_cast<std::int64_t>(ps)};
 }
 
 Time Time::scaled(double f) const {
   const double v = std::round(static_cast<double>(ps) * f);
-  if (!(v > -kTwoTo63 && v < kTwoTo63)) units_detail::time_overflow();
+  if (!(v > -units_detail::kTwoTo63 && v < units_detail::kTwoTo63)) units_detail::time_overflow();
   return Time{static_cast<std::int64_t>(v)};
 }
 

@@ -16,6 +16,8 @@ namespace units_detail {
 [[noreturn]] void time_overflow();
 [[noreturn]] void bytes_overflow();
 [[noreturn]] void bad_bandwidth();
+// 2^63 as a double: every double below it converts to int64 exactly (no undefined cast).
+inline constexpr double kTwoTo63 = 9223372036854775808.0;
 constexpr std::int64_t time_add(std::int64_t a, std::int64_t b) {
   std::int64_t r = 0;
   if (__builtin_add_overflow(a, b, &r) || r == INT64_MAX) time_overflow();
@@ -134,7 +136,7 @@ struct Bandwidth {
   // A relative tolerance of 1e-14 absorbs the representation error of the division
   // before rounding up, so 1e9 B at 1e9 B/s is exactly 1 s, not 1 s + 1 ps.
   const double ps = bytes * 1e12 / bytes_per_s;
-  if (!(ps < 9223372036854775808.0)) units_detail::time_overflow();  // 2^63
+  if (!(ps < units_detail::kTwoTo63)) units_detail::time_overflow();
   // ceil(x) for 0 < x < 2^63 without a libm call: truncation is the floor of a positive
   // number, one up if that dropped a fraction (from 2^53 on every double is whole).
   const double x = ps - ps * 1e-14;

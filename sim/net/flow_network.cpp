@@ -87,11 +87,9 @@ FlowId FlowNetwork::start_flow(Time now, std::span<const LinkId> route, Bytes by
 [[gnu::always_inline]] inline void FlowNetwork::join_links(FlowId id) {
   const Flow& f = flows_[id];
   bool alone = true;  // no other flow on any of its links
-  double narrowest = std::numeric_limits<double>::infinity();
   for (LinkId l : f.route) {
     if (l >= links_.size()) throw InternalError("flow route names an unknown link");
     alone = alone && links_[l].flows.empty();
-    narrowest = std::min(narrowest, links_[l].capacity);
   }
   for (LinkId l : f.route) {
     Link& link = links_[l];
@@ -108,7 +106,7 @@ FlowId FlowNetwork::start_flow(Time now, std::span<const LinkId> route, Bytes by
   if (alone) {
     // Its own component: its rate is its solo rate at once, with nothing marked. A flow
     // joining one of its links later marks that link (tight) and re-solves them together.
-    set_rate(id, f.cap > 0 ? std::min(f.cap, narrowest) : narrowest);  // solo_rate
+    set_rate(id, solo_rate(f.route, f.cap));
   } else {
     new_flows_.push_back(id);
   }

@@ -63,9 +63,8 @@ class StreamPlayer {
   // now + dt, for a delay in ps: a step whose tasks add up past the clock's range throws
   // OverflowError instead of wrapping into negative times.
   [[nodiscard]] std::int64_t later(double dt) const {
-    constexpr double kTwoTo63 = 9223372036854775808.0;
     std::int64_t t = 0;
-    if (!(dt < kTwoTo63) || __builtin_add_overflow(now_, static_cast<std::int64_t>(dt), &t) || t == INT64_MAX) {
+    if (!(dt < units_detail::kTwoTo63) || __builtin_add_overflow(now_, static_cast<std::int64_t>(dt), &t) || t == INT64_MAX) {
       units_detail::time_overflow();
     }
     return t;
