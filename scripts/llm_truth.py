@@ -40,8 +40,8 @@ def chunks(row):
     """The row's model chunks per pipeline rank: published, else 3 or 2 where they divide."""
     if "virtual_stages" in row:
         return row["virtual_stages"]
-    if row["pp"] == 1:
-        return 1
+    if row["pp"] <= 2:
+        return 1  # Megatron-LM refuses the interleaved schedule on fewer than 3 stages
     per = row["shape"]["layers"] // row["pp"]
     return 3 if per % 3 == 0 else 2 if per % 2 == 0 else 1
 

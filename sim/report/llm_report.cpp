@@ -59,6 +59,8 @@ std::vector<Column<StageRow>> stage_columns() {
   cols.push_back(gib_column("gradients_bytes", "grads", [](const R& r) { return r.cost->memory.gradients; }));
   cols.push_back(gib_column("optimizer_bytes", "optimizer", [](const R& r) { return r.cost->memory.optimizer; }));
   cols.push_back(gib_column("activations_bytes", "activ.", [](const R& r) { return r.cost->memory.activations + r.cost->memory.logits; }));
+  // The optimizer's fp32 gradient copy (fp16): the total holds it or the activations, whichever is larger.
+  cols.push_back(gib_column("step_gradients_bytes", "fp32 grad", [](const R& r) { return r.cost->memory.step_gradients; }));
   cols.push_back(gib_column("memory_bytes", "total", [](const R& r) { return r.cost->memory.total(); }));
   for (const StageTime& t : kStageTimes) cols.push_back(ps_column<R>(std::string(t.key) + "_ps", t.time));
   return cols;

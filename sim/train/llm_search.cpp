@@ -27,8 +27,9 @@ auto key(const LlmCandidate& c) {
                          t.sequence_parallel, t.distributed_optimizer, t.offload_optimizer);
 }
 
-// The model state alone (16-bit weights, gradients, 12 B of optimizer state unless it is
-// offloaded, each split as the layout splits it) exceeds the HBM: pruned unplayed.
+// The model state alone (16-bit weights, gradients, the optimizer state with its fp32
+// gradient copy unless it is offloaded, each split as the layout splits it) exceeds the HBM:
+// pruned unplayed.
 bool state_exceeds_hbm(const LlmModel& model, const LlmTraining& tr, const DeviceSpec& device) {
   const TransformerShape& s = model.shape;
   const ParallelLayout& l = tr.layout;
@@ -39,7 +40,7 @@ bool state_exceeds_hbm(const LlmModel& model, const LlmTraining& tr, const Devic
   const bool zero = tr.distributed_optimizer;
   const double owned = (dense / (zero ? l.dp : 1) + experts / l.ep / (zero ? l.dp / l.ep : 1)) / split;
   const auto grads = static_cast<double>(model.gradient_bytes());
-  const double state = per_gpu * (2.0 + grads) + (tr.offload_optimizer ? 0.0 : owned * LlmModel::kOptimizerStateBytes);
+  const double state = per_gpu * (2.0 + grads) + (tr.offload_optimizer ? 0.0 : owned * static_cast<double>(LlmModel::kOptimizerStateBytes + model.step_gradient_bytes()));
   return state > static_cast<double>(device.hbm_capacity.count);
 }
 
@@ -54,7 +55,8 @@ struct Options {
 
 std::vector<Options> options(const LlmSearchSpace& space, const TransformerShape& s, int tp, int pp, int dp) {
   std::vector<int> chunk_options{1};
-  if (pp > 1) chunk_options.insert(chunk_options.end(), space.chunks.begin(), space.chunks.end());
+  // Interleaving needs more than 2 stages, as in Megatron-LM (evaluate_llm_step refuses it).
+  if (pp > 2) chunk_options.insert(chunk_options.end(), space.chunks.begin(), space.chunks.end());
   std::vector<Options> out;
   for (std::int64_t mb : space.micro_batches) {
     for (int v : chunk_options) {

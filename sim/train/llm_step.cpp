@@ -49,8 +49,13 @@ void check(const TransformerShape& s, const LlmTraining& tr) {
     bad_layout("global_batch", std::to_string(tr.global_batch), "at most 10^6 micro-batches per replica");
   }
   const bool interleaved = tr.schedule == PipelineKind::Interleaved;
-  if (interleaved && (l.virtual_stages < 2 || l.pp < 2)) {
-    bad_layout("virtual_stages", std::to_string(l.virtual_stages), "at least 2, with pp at least 2, for the interleaved schedule");
+  if (interleaved && l.virtual_stages < 2) {
+    bad_layout("virtual_stages", std::to_string(l.virtual_stages), "at least 2 for the interleaved schedule");
+  }
+  // Megatron-LM refuses the interleaved schedule on fewer than 3 stages
+  // (initialize_model_parallel: "pipeline-model-parallel size should be greater than 2").
+  if (interleaved && l.pp < 3) {
+    bad_layout("pp", std::to_string(l.pp), "greater than 2 for the interleaved schedule (Megatron-LM refuses it on fewer stages)");
   }
   if (!interleaved && l.virtual_stages != 1) {
     bad_layout("virtual_stages", std::to_string(l.virtual_stages), "1 unless the schedule is interleaved");
@@ -284,7 +289,10 @@ LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const De
     most_owned = std::max(most_owned, owned);
     sc.memory.weights = Bytes{2 * params};
     sc.memory.gradients = Bytes{grads};
-    sc.memory.optimizer = tr.offload_optimizer ? Bytes{} : Bytes{static_cast<std::int64_t>(std::ceil(LlmModel::kOptimizerStateBytes * owned))};
+    if (!tr.offload_optimizer) {
+      sc.memory.optimizer = Bytes{static_cast<std::int64_t>(std::ceil(LlmModel::kOptimizerStateBytes * owned))};
+      sc.memory.step_gradients = Bytes{static_cast<std::int64_t>(std::ceil(static_cast<double>(model.step_gradient_bytes()) * owned))};
+    }
     // Selective recompute of a fused attention kernel changes nothing: it recomputes anyway.
     const Recompute kept = tr.recompute == Recompute::Selective && s.flash_attention ? Recompute::None : tr.recompute;
     double act = static_cast<double>(out.run.peak_in_flight[static_cast<std::size_t>(r)]) * static_cast<double>(layers_per_chunk) *

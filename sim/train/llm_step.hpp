@@ -8,6 +8,7 @@
 // CLI gives the flow engine on the topology. Times in ps, sizes in bytes.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -40,6 +41,12 @@ struct LlmModel {
   [[nodiscard]] std::int64_t gradient_bytes() const { return precision == "bf16" ? 4 : 2; }
   // Optimizer state per parameter on the GPU unless offloaded: fp32 master weight, Adam m and v.
   static constexpr std::int64_t kOptimizerStateBytes = 12;
+  // Under fp16 the optimizer steps on an fp32 copy of the gradients, made after the backward
+  // (under bf16 the fp32 main gradients are the gradients themselves). Megatron-LM's
+  // distributed optimizer guide counts 20 B per parameter for fp16 and 18 B for bf16 without
+  // the distributed optimizer, 4 + 16/d and 6 + 12/d with it: 2 B of weights, the gradients,
+  // and the optimizer's state with this copy split over DP.
+  [[nodiscard]] std::int64_t step_gradient_bytes() const { return precision == "fp16" ? 4 : 0; }
 };
 
 struct LlmTraining {
@@ -61,7 +68,10 @@ struct HostLink {
 
 struct LlmMemory {
   Bytes weights, gradients, optimizer, activations, logits;
-  [[nodiscard]] Bytes total() const { return weights + gradients + optimizer + activations + logits; }
+  // The optimizer's fp32 gradient copy (fp16 only): made after the backward has freed the
+  // activations, so the peak holds one or the other.
+  Bytes step_gradients;
+  [[nodiscard]] Bytes total() const { return weights + gradients + optimizer + std::max(activations + logits, step_gradients); }
 };
 
 struct LlmStageCost {

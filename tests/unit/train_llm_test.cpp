@@ -197,6 +197,34 @@ TEST_CASE("full recompute adds the recomputed layers' forward to the step", "[ll
   CHECK(full.model_flops == none.model_flops);
 }
 
+TEST_CASE("model state per parameter is Megatron-LM's: 20 B under fp16, 18 B under bf16", "[llm]") {
+  // Megatron-LM's distributed optimizer guide: fp16 parameters and gradients 20 B per
+  // parameter without the distributed optimizer, 4 + 16/d with it; bf16 parameters with fp32
+  // gradients 18 B, 6 + 12/d. One GPU's share of a 2-replica DP layout.
+  LlmModel m = small_model();
+  const auto params = static_cast<double>(m.shape.parameters());
+  LlmTraining tr;
+  tr.layout = ParallelLayout{1, 1, 2};
+  tr.global_batch = 2;
+  for (const char* precision : {"fp16", "bf16"}) {
+    INFO(precision);
+    m.precision = precision;
+    const bool fp16 = m.precision == "fp16";
+    for (bool zero : {false, true}) {
+      INFO("distributed optimizer " << zero);
+      tr.distributed_optimizer = zero;
+      const LlmMemory mem = evaluate_llm_step(m, tr, round_device(), one_ms, std::nullopt, 8).stages[0].memory;
+      // At the optimizer step: weights, gradients, the optimizer's state and its fp32 gradient copy.
+      const double state = static_cast<double>((mem.weights + mem.gradients + mem.optimizer + mem.step_gradients).count);
+      const double expected = fp16 ? (zero ? 4 + 16.0 / 2 : 20) : (zero ? 6 + 12.0 / 2 : 18);
+      CHECK(state / params == Approx(expected).epsilon(1e-9));
+      // The copy is made once the backward has freed the activations: the peak holds the larger.
+      CHECK(mem.total() == mem.weights + mem.gradients + mem.optimizer + std::max(mem.activations + mem.logits, mem.step_gradients));
+      CHECK((mem.step_gradients > Bytes{}) == fp16);
+    }
+  }
+}
+
 TEST_CASE("optimizer offload moves its bytes over the host link", "[llm]") {
   LlmTraining tr;
   tr.global_batch = 1;
@@ -244,13 +272,15 @@ TEST_CASE("layouts the model or batch cannot take are refused", "[llm]") {
   refused(tr);
   tr.layout = ParallelLayout{1, 1, 3};  // 8 samples over 3 replicas
   refused(tr);
-  tr.layout = ParallelLayout{1, 2, 1, 2};  // chunks without the interleaved schedule
+  tr.layout = ParallelLayout{1, 4, 1, 2};  // chunks without the interleaved schedule
   refused(tr);
   tr.schedule = PipelineKind::Interleaved;
-  tr.global_batch = 3;  // 3 micro-batches, not a multiple of pp
+  tr.global_batch = 6;  // 6 micro-batches, not a multiple of pp
   refused(tr);
   tr.global_batch = 8;
   REQUIRE_NOTHROW(evaluate_llm_step(m, tr, round_device(), one_ms, std::nullopt, 8));
+  tr.layout = ParallelLayout{1, 2, 1, 2};  // interleaved on 2 stages: Megatron-LM refuses it
+  refused(tr);
 }
 
 // A small MoE GPT: 8 layers, h 1024, 4 experts of FFN 4h, top-2.
