@@ -1,5 +1,6 @@
 #include "sim/topo/topology_rules.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <tuple>
@@ -90,6 +91,27 @@ class RouteExistence {
   // Every node reachable from `from` through nodes that can transit (switches, NICs, CPUs).
   std::vector<bool> reachable_from(NodeIndex from) { return marks(search(from, kAnySwitch, true)); }
 
+  // Whether every rank reaches every other, shown in time linear in the links. The transit
+  // nodes that the first transit neighbour of rank 0 (the seed) both reaches and is reached
+  // from, through transit nodes, form a core in which any node reaches any other (through
+  // the seed). A rank with a link into the core and one out of it reaches, through the core,
+  // every rank with the same. False means only "not shown this way": check rank by rank.
+  bool ranks_meet_in_one_core() {
+    const NodeIndex r0 = t_.ranks.front();
+    const auto first = std::find_if(out_.begin() + out_begin_[r0], out_.begin() + out_begin_[r0 + 1],
+                                    [this](NodeIndex w) { return transit_[w] != 0; });
+    if (first == out_.begin() + out_begin_[r0 + 1]) return false;
+    const std::vector<bool> reached = marks(search(*first, kAnySwitch, true));
+    const std::vector<bool> reaching = marks(search(*first, kAnySwitch, false));
+    auto in_core = [&](NodeIndex v) { return transit_[v] != 0 && reached[v] && reaching[v]; };
+    for (NodeIndex r : t_.ranks) {
+      const bool into = std::any_of(out_.begin() + out_begin_[r], out_.begin() + out_begin_[r + 1], in_core);
+      const bool from = std::any_of(in_.begin() + in_begin_[r], in_.begin() + in_begin_[r + 1], in_core);
+      if (!into || !from) return false;
+    }
+    return true;
+  }
+
  private:
   static constexpr int kAnySwitch = -1;  // rule: any node that can transit
   static constexpr int kFabric = -2;     // rule: a transit node outside every host
@@ -168,11 +190,14 @@ class RouteExistence {
   std::vector<std::int64_t> host_;
 };
 
-// Up to 2048 ranks: one search per rank, exact for any link set. Larger (generated)
-// fabrics rely on check_routes below (rank 0 to every rank and back).
+// Up to 2048 ranks: exact for any link set. Usually shown at once (every rank meets the
+// others in one core of switches); otherwise one search per rank, which also names the
+// pairs without a path. Larger (generated) fabrics rely on check_routes below (rank 0 to
+// every rank and back).
 void check_reachable(const Topology& t, Diagnostics& d, Unreachable& u) {
   if (t.ranks.size() > 2048) return;
   RouteExistence g(t);
+  if (g.ranks_meet_in_one_core()) return;
   for (NodeIndex r : t.ranks) {
     const auto seen = g.reachable_from(r);
     for (NodeIndex q : t.ranks) {

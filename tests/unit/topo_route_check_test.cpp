@@ -3,6 +3,7 @@
 // exactly the pairs for which a route search would fail, in the same order.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <utility>
@@ -25,6 +26,31 @@ std::vector<std::pair<NodeIndex, NodeIndex>> by_route_search(const Topology& t, 
       out.emplace_back(anchor, r);
     } else if (!g.node_route(r, anchor)) {
       out.emplace_back(r, anchor);
+    }
+  }
+  return out;
+}
+
+// Ordered pairs of ranks with no path (inner nodes switches, NICs or CPUs), one plain
+// search per rank: what check_topology_rules must report, however it finds them.
+std::vector<std::pair<NodeIndex, NodeIndex>> unreachable_pairs(const Topology& t) {
+  std::vector<std::pair<NodeIndex, NodeIndex>> out;
+  for (NodeIndex r : t.ranks) {
+    std::vector<bool> seen(t.nodes.size());
+    std::vector<NodeIndex> todo{r};
+    seen[r] = true;
+    for (std::size_t k = 0; k < todo.size(); ++k) {
+      const NodeIndex v = todo[k];
+      if (v != r && !LinkGraph::can_transit(t.nodes[v].kind)) continue;
+      for (const DirectedLink& l : t.links) {
+        if (l.from == v && !seen[l.to]) {
+          seen[l.to] = true;
+          todo.push_back(l.to);
+        }
+      }
+    }
+    for (NodeIndex q : t.ranks) {
+      if (!seen[q]) out.emplace_back(r, q);
     }
   }
   return out;
@@ -58,6 +84,9 @@ TEST_CASE("route existence by reachability equals the route search, whole and da
       CHECK(pairs_without_route(whole, anchor).empty());
       CHECK(by_route_search(whole, anchor).empty());
     }
+    Diagnostics none;
+    check_topology_rules(whole, none);
+    CHECK(none.empty());
     // Drop single directed links, then a few at a time: NIC uplinks, PCIe, NVLink, spines.
     for (int trial = 0; trial < 60; ++trial) {
       Topology t = whole;
@@ -70,6 +99,21 @@ TEST_CASE("route existence by reachability equals the route search, whole and da
       const auto expected = by_route_search(t, anchor);
       CHECK(pairs_without_route(t, anchor) == expected);
       damaged_with_failures += !expected.empty();
+      // The whole check: the pairs without a path, listed in rank order up to 20 (then
+      // counted), before any rail-aware route from rank 0 is asked for.
+      const auto cut = unreachable_pairs(t);
+      Diagnostics d;
+      check_topology_rules(t, d);
+      if (cut.empty()) {
+        CHECK(d.size() == std::min<std::size_t>(by_route_search(t, t.ranks.front()).size(), 21));
+      } else {
+        REQUIRE(d.size() == std::min<std::size_t>(cut.size(), 20) + (cut.size() > 20 ? 1 : 0));
+        for (std::size_t i = 0; i < std::min<std::size_t>(cut.size(), 20); ++i) {
+          CHECK_THAT(d[i].what(), Catch::Contains("/nodes/" + std::to_string(cut[i].first) + ":") &&
+                                      Catch::Contains("no path to " + std::string(to_string(t.nodes[cut[i].second].kind)) + " \"" +
+                                                      t.nodes[cut[i].second].id + "\""));
+        }
+      }
     }
   }
   CHECK(damaged_with_failures > 20);  // the damage did cut routes often enough to compare
