@@ -112,13 +112,15 @@ FlowId FlowNetwork::start_flow(Time now, std::span<const LinkId> route, Bytes by
   }
 }
 
-[[gnu::always_inline]] inline void FlowNetwork::leave_links(FlowId id) {
+[[gnu::always_inline]] inline void FlowNetwork::leave_links(FlowId id, bool batch) {
   const Flow& f = flows_[id];
   for (LinkId l : f.route) {
     Link& link = links_[l];
     // Often the last to join (always when alone): no search, no shift.
     if (link.flows.back() == id) {
       link.flows.pop_back();
+    } else if (batch) {
+      if (link.leaving++ == 0) leaving_links_.push_back(l);
     } else {
       link.flows.erase(std::find(link.flows.begin(), link.flows.end(), id));
     }
@@ -130,7 +132,7 @@ FlowId FlowNetwork::start_flow(Time now, std::span<const LinkId> route, Bytes by
     const bool was_tight = link.tight;
     update_tight(link);
     // The others' shares grow (or the link turned loose and its flows may reach their caps).
-    if (was_tight && !link.flows.empty()) mark_dirty(l);
+    if (was_tight && link.flows.size() > link.leaving) mark_dirty(l);
   }
 }
 
@@ -177,7 +179,7 @@ void FlowNetwork::reroute(FlowId id, std::span<const LinkId> route) {
   f.rate = 0;
   f.finish = Time::max();
   ++f.version;
-  leave_links(id);
+  leave_links(id, false);
   f.route = route;
   join_links(id);
 }
@@ -364,10 +366,17 @@ void FlowNetwork::complete_until(Time t, std::vector<FlowId>& done) {
     f.remaining = 0;
     ++f.version;
     --active_;
-    leave_links(id);
+    leave_links(id, true);
     f.route = {};
     released_.push_back(id);
   }
+  // The flows that left a link other than last go in one pass, the rest keeping their order.
+  for (LinkId l : leaving_links_) {
+    Link& link = links_[l];
+    std::erase_if(link.flows, [this](FlowId x) { return !flows_[x].active; });
+    link.leaving = 0;
+  }
+  leaving_links_.clear();
 }
 
 void FlowNetwork::shift(Time d) {

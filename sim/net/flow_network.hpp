@@ -106,6 +106,9 @@ class FlowNetwork {
     // is loose: it never limits a flow, so it joins no component (see resolve()).
     std::uint64_t cap_sum = 0;
     std::uint32_t uncapped = 0;
+    // Flows still listed that left in the current batch of completions (removed together
+    // at its end: an incast's many completions cost one pass, not one shift each).
+    std::uint32_t leaving = 0;
     bool tight = false;
     bool dirty = false;
     std::uint64_t mark = 0;     // component-search stamp
@@ -136,7 +139,9 @@ class FlowNetwork {
   // Adds or removes a flow's cap on its links and marks the links whose flows need their
   // rates solved again (tight ones, and ones that turned loose).
   inline void join_links(FlowId id);  // defined (and only used) in flow_network.cpp
-  inline void leave_links(FlowId id);
+  // `batch`: the flow is already inactive, and flows that are not last on a link stay
+  // listed until complete_until removes them all in one pass per link.
+  inline void leave_links(FlowId id, bool batch);
   static void update_tight(Link& link) {
     link.tight = link.uncapped > 0 || link.flows.size() >= kMaxExactFlows ||
                  static_cast<double>(link.cap_sum) * (1.0 + kLooseMargin) > link.capacity;
@@ -164,6 +169,7 @@ class FlowNetwork {
   std::vector<FlowId> free_flows_;
   std::vector<FlowId> released_;
   std::vector<LinkId> dirty_links_;
+  std::vector<LinkId> leaving_links_;  // links with flows left in the current completion batch
   std::vector<FlowId> new_flows_;  // started or rerouted since the last resolve
   // Finish times, one bucket per distinct picosecond (many flows end at the same one);
   // entries of superseded rates are skipped when popped, and dropped in place when they

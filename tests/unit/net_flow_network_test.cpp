@@ -288,3 +288,24 @@ TEST_CASE("a network shifted in time finishes its flows exactly that much later"
   CHECK(moved.now() == plain.now() + Time::from_ms(7));
   CHECK(*moved.next_completion() == *plain.next_completion() + Time::from_ms(7));
 }
+
+TEST_CASE("flows that end together leave a shared link in one pass, the rest in join order", "[net][maxmin]") {
+  // Five flows into one 1e9 B/s link, 1e6 B each but the 2nd and 4th 2e6 B: at 5 ms the
+  // 1st, 3rd and 5th end together (a batch from the front, middle and back of the list);
+  // the 2nd and 4th stay, in the order they joined, and share the link for 2 ms more.
+  FlowNetwork net;
+  const LinkId l = net.add_link(Bandwidth{1e9});
+  const LinkId route[] = {l};
+  std::vector<FlowId> f;
+  for (std::int64_t bytes : {1'000'000, 2'000'000, 1'000'000, 2'000'000, 1'000'000}) {
+    f.push_back(net.start_flow(Time{}, route, Bytes{bytes}));
+  }
+  std::vector<FlowId> done;
+  net.complete_until(*net.next_completion(), done);
+  CHECK(done == std::vector<FlowId>{f[0], f[2], f[4]});
+  CHECK(net.flows_on(l) == std::vector<FlowId>{f[1], f[3]});
+  CHECK(net.rate(f[1]) == Approx(5e8));
+  const auto finish = run_all(net, 5);
+  CHECK(finish[f[1]] == 7 * Time::kPerMs);
+  CHECK(finish[f[3]] == 7 * Time::kPerMs);
+}
