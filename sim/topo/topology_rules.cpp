@@ -102,8 +102,8 @@ class RouteExistence {
                                     [this](NodeIndex w) { return transit_[w] != 0; });
     if (first == out_.begin() + out_begin_[r0 + 1]) return false;
     const std::vector<bool> reached = marks(search(*first, kAnySwitch, true));
-    const std::vector<bool> reaching = marks(search(*first, kAnySwitch, false));
-    auto in_core = [&](NodeIndex v) { return transit_[v] != 0 && reached[v] && reaching[v]; };
+    const std::uint32_t reaching = search(*first, kAnySwitch, false);  // the last search: its stamps stay
+    auto in_core = [&](NodeIndex v) { return transit_[v] != 0 && reached[v] && stamp_of_[v] == reaching; };
     for (NodeIndex r : t_.ranks) {
       const bool into = std::any_of(out_.begin() + out_begin_[r], out_.begin() + out_begin_[r + 1], in_core);
       const bool from = std::any_of(in_.begin() + in_begin_[r], in_.begin() + in_begin_[r + 1], in_core);

@@ -40,7 +40,7 @@ bool state_exceeds_hbm(const LlmModel& model, const LlmTraining& tr, const Devic
   const bool zero = tr.distributed_optimizer;
   const double owned = (dense / (zero ? l.dp : 1) + experts / l.ep / (zero ? l.dp / l.ep : 1)) / split;
   const auto grads = static_cast<double>(model.gradient_bytes());
-  const double state = per_gpu * (2.0 + grads) + (tr.offload_optimizer ? 0.0 : owned * static_cast<double>(LlmModel::kOptimizerStateBytes + model.step_gradient_bytes()));
+  const double state = per_gpu * (2.0 + grads) + (tr.offload_optimizer ? 0.0 : owned * static_cast<double>(model.optimizer_step_bytes()));
   return state > static_cast<double>(device.hbm_capacity.count);
 }
 

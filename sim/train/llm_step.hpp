@@ -47,6 +47,8 @@ struct LlmModel {
   // the distributed optimizer, 4 + 16/d and 6 + 12/d with it: 2 B of weights, the gradients,
   // and the optimizer's state with this copy split over DP.
   [[nodiscard]] std::int64_t step_gradient_bytes() const { return precision == "fp16" ? 4 : 0; }
+  // All the optimizer holds per parameter it owns at its step.
+  [[nodiscard]] std::int64_t optimizer_step_bytes() const { return kOptimizerStateBytes + step_gradient_bytes(); }
 };
 
 struct LlmTraining {
