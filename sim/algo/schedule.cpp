@@ -33,6 +33,10 @@ std::uint64_t max_replay_work() {
   return env_limit("COLLSIM_MAX_REPLAY_WORK", kDefaultMaxReplayWork, "a positive whole number (transfers x ranks)");
 }
 
+std::uint64_t tree_replay_budget() {
+  return env_limit("COLLSIM_TREE_REPLAY_BUDGET", kDefaultTreeReplayBudget, "a positive whole number (transfers x ranks)");
+}
+
 std::uint64_t schedule_bytes(std::uint64_t transfers, std::uint64_t deps) {
   // A packed transfer, its CSR offset, and a TransferId per dependency. Saturates rather
   // than wraps: the estimate is only compared with the limit.

@@ -30,6 +30,12 @@ inline constexpr std::uint64_t kDefaultMaxScheduleBytes = std::uint64_t{2} << 30
 // the 16,384-GPU fat tree's 1 GiB tree all-reduce (2.7e11) takes about 3 minutes.
 inline constexpr std::uint64_t kDefaultMaxReplayWork = std::uint64_t{1} << 40;
 [[nodiscard]] std::uint64_t max_replay_work();
+// The default path replays such a tree while its work stays within tree_replay_budget()
+// (kDefaultTreeReplayBudget, or $COLLSIM_TREE_REPLAY_BUDGET): a few seconds of replay on
+// one core (the 1,024-GPU fat tree's 1 GiB tree is 1.1e9 and takes 0.3 s). Past it, the
+// tree is timed from its steady state (sim/coll/tree_estimate.hpp); --exact still replays.
+inline constexpr std::uint64_t kDefaultTreeReplayBudget = std::uint64_t{1} << 33;
+[[nodiscard]] std::uint64_t tree_replay_budget();
 // The memory a schedule of this many transfers and dependencies takes, at least.
 [[nodiscard]] std::uint64_t schedule_bytes(std::uint64_t transfers, std::uint64_t deps);
 

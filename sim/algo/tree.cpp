@@ -49,15 +49,7 @@ std::vector<int> double_binary_tree_parents(int ranks, const AlgorithmOptions& o
 
 namespace {
 
-// What the built schedule and its computed twin share: the channel count, slices per
-// channel, the trees, which tree each channel runs, and each pass's (channel x slice) bytes.
-struct TreePlan {
-  int channels = 2;
-  int slices = 1;
-  std::vector<RankTree> trees;
-  std::vector<std::size_t> tree_of_channel;
-  std::vector<Bytes> pass_bytes;  // [channel * slices + slice]
-};
+}  // namespace
 
 TreePlan tree_plan(const Collective& c, const AlgorithmOptions& opt) {
   if (c.op != CollectiveOp::AllReduce) throw std::invalid_argument("tree implements allreduce only");
@@ -88,7 +80,12 @@ TreePlan tree_plan(const Collective& c, const AlgorithmOptions& opt) {
   return plan;
 }
 
-}  // namespace
+std::uint64_t tree_transfers(const Collective& c, const AlgorithmOptions& opt) {
+  const int channels = std::max(2, opt.channels + opt.channels % 2);
+  const int slices = slice_count(split_evenly(c.size, channels).front(), opt);
+  return static_cast<std::uint64_t>(channels) * static_cast<std::uint64_t>(slices) * 2 *
+         static_cast<std::uint64_t>(std::max(0, c.ranks - 1));
+}
 
 Schedule double_binary_tree_allreduce(const Collective& c, const AlgorithmOptions& opt) {
   const TreePlan plan = tree_plan(c, opt);

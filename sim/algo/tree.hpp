@@ -5,13 +5,30 @@
 // reduce up and broadcast down concurrently.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "sim/algo/algorithm_info.hpp"
 #include "sim/algo/algorithm_options.hpp"
 #include "sim/algo/schedule.hpp"
+#include "sim/algo/tree_passes.hpp"
 
 namespace collsim {
+
+// What the built schedule, its computed twin and the steady-state estimate share: the
+// channel count, slices per channel, the trees, which tree each channel runs, and each
+// pass's (channel x slice) bytes.
+struct TreePlan {
+  int channels = 2;
+  int slices = 1;
+  std::vector<RankTree> trees;
+  std::vector<std::size_t> tree_of_channel;
+  std::vector<Bytes> pass_bytes;  // [channel * slices + slice]
+};
+[[nodiscard]] TreePlan tree_plan(const Collective& c, const AlgorithmOptions& opt);
+// How many transfers double_binary_tree_allreduce has, without building anything.
+[[nodiscard]] std::uint64_t tree_transfers(const Collective& c, const AlgorithmOptions& opt);
 
 [[nodiscard]] Schedule double_binary_tree_allreduce(const Collective& c, const AlgorithmOptions& opt = {});
 

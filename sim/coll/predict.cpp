@@ -9,8 +9,10 @@
 #include <spdlog/spdlog.h>
 
 #include "sim/algo/phased_schedule.hpp"
+#include "sim/algo/tree.hpp"
 #include "sim/coll/phased_player.hpp"
 #include "sim/coll/schedule_player.hpp"
+#include "sim/coll/tree_estimate.hpp"
 
 namespace collsim {
 
@@ -23,7 +25,8 @@ struct CommTime {
 };
 
 // The fast path when the algorithm has a phased form (which replays, streamed, any phase it
-// cannot solve from one step); else the full flow-level replay of every transfer.
+// cannot solve from one step) or is the tree (estimate_tree); else the full flow-level
+// replay of every transfer.
 CommTime play_collective(LinkGraph& graph, const Collective& c, const std::string& algo, const CollectiveCost& cost,
                          const CollectiveRequest& request) {
   PlayOptions play;
@@ -33,6 +36,20 @@ CommTime play_collective(LinkGraph& graph, const Collective& c, const std::strin
   if (!request.exact && !request.scenario && !request.rank_arrival) {
     if (const auto phased = phased_schedule(algo, c, cost.options)) {
       return CommTime{play_phased(*phased, graph, play).duration, phased->transfers(), true};
+    }
+    if (algo == kTreeAlgorithm.name) {
+      // The tree timed from its steady state: always when that is the replay's own time,
+      // and in place of a replay too long to wait for (tree_estimate.hpp).
+      const std::uint64_t work = tree_transfers(c, cost.options) * static_cast<std::uint64_t>(c.ranks);
+      const bool affordable = work <= tree_replay_budget();
+      if (const auto e = estimate_tree(c, cost.options, graph, cost.step, affordable)) {
+        if (!e->exact) {
+          spdlog::warn("tree allreduce of {} B on {} ranks: timed from the pipeline's steady state, not replayed "
+                       "({:.2g} transfers x ranks of replay, past COLLSIM_TREE_REPLAY_BUDGET); --exact replays it",
+                       c.size.count, c.ranks, static_cast<double>(work));
+        }
+        return CommTime{e->duration, e->transfers, true};
+      }
     }
   }
   // The full replay: of the schedule computed on demand where the algorithm has that form

@@ -102,6 +102,10 @@ expect_error 2 "ring allreduce on 16384 ranks needs 4294705152 transfers" "GiB" 
 # So does the hierarchical ring's (it counts its transfers first; it used to build 14 GB first).
 expect_error 2 "hier_ring allreduce on 16384 ranks needs 536838144 transfers" "GiB" -- collective --topology h100-fat-tree-16384 --algo hier_ring --exact --sizes 1GiB
 COLLSIM_MAX_SCHEDULE_BYTES=lots expect_error 2 "COLLSIM_MAX_SCHEDULE_BYTES" '"lots"' -- schedule --algo ring --ranks 4
+# The tree's replay budget (past it the default path estimates the tree) is read when a tree
+# is priced: a value that is not a positive whole number is named, not taken as 0.
+COLLSIM_TREE_REPLAY_BUDGET=0 expect_error 2 "COLLSIM_TREE_REPLAY_BUDGET" '"0"' "positive whole number" -- collective --topology dgx-h100 --algo tree --sizes 1MiB
+COLLSIM_TREE_REPLAY_BUDGET=lots expect_error 2 "COLLSIM_TREE_REPLAY_BUDGET" '"lots"' -- collective --topology dgx-h100 --algo tree --sizes 1MiB
 # Memory the machine will not give (here an address-space limit) is exit 2 saying so, not an
 # internal error: the exact hierarchical ring over 2,048 star hosts stores 8.4 M transfers
 # (about 800 MiB).

@@ -1,0 +1,39 @@
+// NCCL's double binary tree timed without replaying its transfers one by one.
+//
+// Every edge of every channel's tree (up and down) is put in flight at once on a flow
+// network of the topology's links and its max-min rate solved: the pipeline's steady
+// state, where each edge carries some slice. The slices are then timed through the tree's
+// dependencies (the DAG of double_binary_tree_allreduce) at those rates, as the replay
+// charges them: the route's latency before a channel's first slice, then its wire bytes
+// at the rate.
+//
+// When every edge gets its solo rate (its cap or its narrowest link) with all of them in
+// flight, no subset of them can slow one down, so the replay would run every transfer at
+// that rate: the estimate is then the replay's time to the picosecond (`exact`). Otherwise
+// edges that share a link are charged their all-in-flight share for the whole collective,
+// which the replay gives them only while the pipeline is full: the estimate is then a
+// bound from above on the pipeline's rates, not the replay's time.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "sim/algo/algorithm_options.hpp"
+#include "sim/algo/collective.hpp"
+#include "sim/coll/schedule_player.hpp"
+#include "sim/topo/link_graph.hpp"
+
+namespace collsim {
+
+struct TreeEstimate {
+  Time duration;
+  bool exact = false;           // every edge ran at its solo rate: the replay's own time
+  std::uint64_t transfers = 0;  // the replay's transfer count
+};
+
+// Null when `only_if_exact` and the estimate is not the replay's time (known after one
+// rate solve, before any timing).
+[[nodiscard]] std::optional<TreeEstimate> estimate_tree(const Collective& c, const AlgorithmOptions& opt,
+                                                        LinkGraph& graph, const StepCost& cost, bool only_if_exact);
+
+}  // namespace collsim
