@@ -2,6 +2,7 @@
 #include "sim/coll/predict.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <stdexcept>
 
@@ -43,9 +44,12 @@ CommTime play_collective(LinkGraph& graph, const Collective& c, const std::strin
       const std::uint64_t work = tree_transfers(c, cost.options) * static_cast<std::uint64_t>(c.ranks);
       const bool affordable = work <= tree_replay_budget();
       if (const auto e = estimate_tree(c, cost.options, graph, cost.step, affordable)) {
-        if (!e->exact) {
-          spdlog::warn("tree allreduce of {} B on {} ranks: timed from the pipeline's steady state, not replayed "
-                       "({:.2g} transfers x ranks of replay, past COLLSIM_TREE_REPLAY_BUDGET); --exact replays it",
+        // Said once a process: a DDP or plan run prices many such trees.
+        static std::atomic<bool> said{false};
+        if (!e->exact && !said.exchange(true)) {
+          spdlog::warn("tree allreduce of {} B on {} ranks (and any other past COLLSIM_TREE_REPLAY_BUDGET in this "
+                       "run): timed from the pipeline's steady state, not replayed ({:.2g} transfers x ranks of "
+                       "replay); --exact replays it",
                        c.size.count, c.ranks, static_cast<double>(work));
         }
         return CommTime{e->duration, e->transfers, true};
