@@ -1,13 +1,13 @@
 #include "sim/coll/tree_estimate.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <optional>
 #include <span>
 #include <vector>
 
 #include "sim/algo/tree.hpp"
 #include "sim/coll/flow_plan.hpp"
+#include "sim/net/solo_rate.hpp"
 #include "sim/net/static_max_min.hpp"
 
 namespace collsim {
@@ -159,10 +159,8 @@ bool solve_rates(const Topology& topo, const std::vector<EdgeFlow>& edges, const
   const std::vector<double> both = static_max_min(capacity, routes, cap_rate);
   bool exact = true;
   for (std::size_t i = 0; i < edges.size(); ++i) {
-    double solo = cap_rate > 0 ? cap_rate : std::numeric_limits<double>::infinity();
-    for (LinkId l : edges[i].route) solo = std::min(solo, capacity[l]);
     edges[i].costs->rate[edges[i].pos] = both[i];
-    exact = exact && both[i] == solo;
+    exact = exact && both[i] == solo_rate(edges[i].route, cap_rate, [&](LinkId l) { return capacity[l]; });
   }
   if (exact) {
     for (const EdgeFlow& e : edges) e.costs->alone[e.pos] = e.costs->rate[e.pos];

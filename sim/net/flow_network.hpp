@@ -16,6 +16,7 @@
 
 #include "sim/core/time_buckets.hpp"
 #include "sim/core/units.hpp"
+#include "sim/net/solo_rate.hpp"
 #include "sim/topo/link_id.hpp"
 
 namespace collsim {
@@ -85,9 +86,7 @@ class FlowNetwork {
   // The rate a flow over `route` with `cap` (0: none) gets alone: its cap or its narrowest
   // link. No flow ever runs faster.
   [[nodiscard]] double solo_rate(std::span<const LinkId> route, double cap) const {
-    double rate = cap > 0 ? cap : std::numeric_limits<double>::infinity();
-    for (LinkId l : route) rate = std::min(rate, links_[l].capacity);
-    return rate;
+    return collsim::solo_rate(route, cap, [this](LinkId l) { return links_[l].capacity; });
   }
 
  private:
