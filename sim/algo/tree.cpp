@@ -49,15 +49,17 @@ std::vector<int> double_binary_tree_parents(int ranks, const AlgorithmOptions& o
 
 namespace {
 
+// An even channel count, at least two, so both trees carry the same share.
+int tree_channels(const AlgorithmOptions& opt) { return std::max(2, opt.channels + opt.channels % 2); }
+
 }  // namespace
 
 TreePlan tree_plan(const Collective& c, const AlgorithmOptions& opt) {
   if (c.op != CollectiveOp::AllReduce) throw std::invalid_argument("tree implements allreduce only");
   TreePlan plan;
-  // An even channel count, at least two, so both trees carry the same share. Channel ch
-  // uses tree ch mod 2 with each host's chain in its channel order (NCCL's channel
-  // graphs: the head is the GPU nearest the channel's NIC).
-  plan.channels = std::max(2, opt.channels + opt.channels % 2);
+  // Channel ch uses tree ch mod 2 with each host's chain in its channel order (NCCL's
+  // channel graphs: the head is the GPU nearest the channel's NIC).
+  plan.channels = tree_channels(opt);
   const std::size_t orders = std::max<std::size_t>(1, opt.channel_orders.size());
   for (std::size_t k = 0; k < 2 * orders; ++k) {
     const std::vector<int> none;
@@ -81,7 +83,7 @@ TreePlan tree_plan(const Collective& c, const AlgorithmOptions& opt) {
 }
 
 std::uint64_t tree_transfers(const Collective& c, const AlgorithmOptions& opt) {
-  const int channels = std::max(2, opt.channels + opt.channels % 2);
+  const int channels = tree_channels(opt);
   const int slices = slice_count(split_evenly(c.size, channels).front(), opt);
   return static_cast<std::uint64_t>(channels) * static_cast<std::uint64_t>(slices) * 2 *
          static_cast<std::uint64_t>(std::max(0, c.ranks - 1));
