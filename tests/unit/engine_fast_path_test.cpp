@@ -12,33 +12,13 @@
 #include "sim/core/json_fields.hpp"
 #include "sim/topo/generators.hpp"
 #include "sim/topo/loader.hpp"
+#include "tests/unit/rail_hosts.hpp"
 
 using namespace collsim;
 
 namespace {
 
-// H hosts x G GPUs: each GPU on its host's NVSwitch (450 GB/s) and on its own NIC (rail
-// i = local GPU i) to one network switch (50 GB/s = 400 Gb/s).
-Topology hosts_with_rails(int hosts, int gpus) {
-  Topology t;
-  t.name = fmt::format("{}x{}-rails", hosts, gpus);
-  t.source = "test";
-  const NodeIndex net = t.add_node("net", NodeKind::Switch);
-  for (int h = 0; h < hosts; ++h) {
-    const NodeIndex host = t.add_node(fmt::format("host{}", h), NodeKind::Host);
-    const NodeIndex nvs = t.add_node(fmt::format("nvs{}", h), NodeKind::NvSwitch);
-    for (int g = 0; g < gpus; ++g) {
-      const NodeIndex gpu = t.add_node(fmt::format("h{}g{}", h, g), NodeKind::Gpu, "H100");
-      const NodeIndex nic = t.add_node(fmt::format("h{}nic{}", h, g), NodeKind::Nic);
-      t.nodes[gpu].host = host;
-      t.add_duplex(gpu, nvs, LinkKind::NvSwitch, Bandwidth::gb_per_s(450), Time::from_ns(250));
-      t.add_duplex(gpu, nic, LinkKind::Pcie, Bandwidth::gb_per_s(64), Time::from_ns(500));
-      t.add_duplex(nic, net, LinkKind::Ib, Bandwidth::gbps(400), Time::from_us(1));
-      t.ranks.push_back(gpu);
-    }
-  }
-  return t;
-}
+using test::rail_hosts;
 
 std::vector<int> host_labels(const Topology& t) {
   std::vector<int> out;
@@ -70,7 +50,7 @@ TEST_CASE("fast path equals the full replay for the hierarchical ring on hosts w
   // 1024 GPUs = 128 hosts x 8 is the issue's size; the full replay there has ~2.4M
   // transfers, so the test runs 16 x 8 and 128 x 8 (the larger one tagged [large]).
   for (int hosts : {2, 3, 16}) {
-    const Topology t = hosts_with_rails(hosts, 8);
+    const Topology t = rail_hosts(hosts, 8);
     LinkGraph g(t);
     AlgorithmOptions opt;
     opt.host_of_rank = host_labels(t);
