@@ -12,6 +12,7 @@
 #             schedule: dependencies, flows, rates)
 #   rates     FlowNetwork::resolve (max-min recomputation, inside replay)
 #   fast      play_phased (the step-per-phase fast path)
+#   estimate  estimate_tree (the tree timed from its steady state)
 # plus wall seconds and peak RSS of a separate run without perf. Needs linux-perf.
 # Usage: scripts/profile_engine.sh [--out FILE] [--quick]   (--quick: skip N = 4096 and 131,072)
 set -euo pipefail
@@ -54,7 +55,7 @@ profile_case() {  # profile_case LABEL ARGS...
     perf record -q --call-graph dwarf,16384 -F 200 -o "$work/perf.data" "$collsim" "$@" >/dev/null 2>&1
     perf report -q -i "$work/perf.data" --children --stdio --percent-limit 0.5 -g none 2>/dev/null |
       sed 's/^ *//' >"$work/report"
-    rows+=("| $label | $wall | $((rss / 1024)) | $(share 'load_topology_file') | $(share 'check_topology_json') | $(share 'LinkGraph::route') | $(share 'build_schedule') | $(share 'play_(schedule|generated)') | $(share 'FlowNetwork::resolve') | $(share 'play_phased') |")
+    rows+=("| $label | $wall | $((rss / 1024)) | $(share 'load_topology_file') | $(share 'check_topology_json') | $(share 'LinkGraph::route') | $(share 'build_schedule') | $(share 'play_(schedule|generated)') | $(share 'FlowNetwork::resolve') | $(share 'play_phased') | $(share 'estimate_tree') |")
   else
     rows+=("| $label | $wall | $((rss / 1024)) | $status | | | | | | |")
   fi
@@ -66,6 +67,7 @@ profile_case "ring --exact, star N=2048, 64 MiB" collective --topology "$(star 2
 profile_case "tree/LL128, 1,024-GPU fat tree, 64 MiB" collective --topology "$root/topologies/h100-fat-tree-1024.json" --algo tree --protocol ll128 --sizes 64MiB --format csv
 profile_case "hier_ring, 16,384-GPU fat tree, 1 GiB" collective --topology "$root/topologies/h100-fat-tree-16384.json" --algo hier_ring --sizes 1GiB --format csv
 ((quick)) || profile_case "hier_ring, 131,072-GPU rail cluster, 1 GiB" collective --topology "$root/topologies/h100-rail-131072.json" --algo hier_ring --sizes 1GiB --format csv
+((quick)) || profile_case "tree (steady-state estimate), 131,072-GPU rail cluster, 1 GiB" collective --topology "$root/topologies/h100-rail-131072.json" --algo tree --sizes 1GiB --format csv
 
 {
   echo "# Engine profile by phase"
@@ -78,11 +80,12 @@ profile_case "hier_ring, 16,384-GPU fat tree, 1 GiB" collective --topology "$roo
   echo "topology = load_topology_file (parse, generate, validate), validate = check_topology_json,"
   echo "routes = LinkGraph::route, schedule = build_schedule, replay = play_schedule or play_generated (the event"
   echo "loop, over a stored or a computed schedule),"
-  echo "rates = FlowNetwork::resolve (max-min recomputation, part of replay), fast = play_phased (the fast path)."
+  echo "rates = FlowNetwork::resolve (max-min recomputation, part of replay), fast = play_phased (the fast path),"
+  echo "estimate = estimate_tree (the tree timed from its steady state, sim/coll/tree_estimate.hpp)."
   echo "Shares overlap where one phase calls another (routes inside replay)."
   echo
-  echo "| case | wall s | peak MiB | topology % | validate % | routes % | schedule % | replay % | rates % | fast % |"
-  echo "|---|---|---|---|---|---|---|---|---|---|"
+  echo "| case | wall s | peak MiB | topology % | validate % | routes % | schedule % | replay % | rates % | fast % | estimate % |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
 } >"$out"
 echo "profile_engine: wrote $out" >&2

@@ -30,8 +30,12 @@ std::vector<double> static_max_min(std::span<const double> capacity, std::span<c
   const std::size_t links = used.size();
   std::vector<std::uint32_t> unfrozen(begin);  // flows per link still rising
   begin.push_back(0);
-  std::uint32_t sum = 0;
-  for (std::size_t i = 0; i <= links; ++i) sum += std::exchange(begin[i], sum);
+  std::uint64_t sum = 0;
+  for (std::size_t i = 0; i <= links; ++i) sum += std::exchange(begin[i], static_cast<std::uint32_t>(sum));
+  // Offsets and flow numbers are 32-bit: checked, not wrapped.
+  if (sum > std::numeric_limits<std::uint32_t>::max() || routes.size() > std::numeric_limits<std::uint32_t>::max()) {
+    throw LimitError("static_max_min: more than 2^32 flow-link pairs");
+  }
   std::vector<std::uint32_t> flows_of(sum), fill(begin.begin(), begin.end() - 1);
   for (std::size_t f = 0; f < routes.size(); ++f) {
     for (LinkId l : routes[f]) flows_of[fill[local[l]]++] = static_cast<std::uint32_t>(f);
