@@ -136,6 +136,18 @@ fi
 cluster_case "hier_ring 1 GiB (fast path)" "$root/topologies/h100-fat-tree-1024.json" collective --algo hier_ring --sizes 1GiB
 cluster_case "hier_ring 1 GiB --exact" "$root/topologies/h100-fat-tree-1024.json" collective --algo hier_ring --sizes 1GiB --exact
 cluster_case "hier_ring 1 GiB (fast path)" "$root/topologies/h100-rail-131072.json" collective --algo hier_ring --sizes 1GiB
+# Contention the fast path cannot solve: an all-to-all on a 2:1 oversubscribed fat tree
+# (1,024 GPUs' flows all in flight over the thin leaf uplinks: a full replay), and many
+# groups' collectives concurrent on one fabric (a Megatron layout's 32 data-parallel groups
+# of 32 ranks, 128 tensor-parallel groups and the pipeline's sends).
+cat >"$work/fat-tree-1024-2to1.json" <<'JSON'
+{"name": "h100-fat-tree-1024-2to1",
+ "generator": {"kind": "cluster", "hosts": 128, "server": {"kind": "dgx_h100"},
+   "fabric": {"kind": "fat_tree", "link_kind": "ib", "nic_bandwidth": "400Gbps", "nics_per_leaf": 32, "spines": 8,
+              "oversubscription": 2}}}
+JSON
+cluster_case "all-to-all 64 MiB (full replay), 2:1 fat tree" "$work/fat-tree-1024-2to1.json" collective --op alltoall --sizes 64MiB
+cluster_case "LLM step, Llama 2 70B t8 p4 d32 (concurrent groups)" "$root/topologies/h100-fat-tree-1024.json" llm --model llama2-70b --tp 8 --pp 4 --dp 32 --global-batch 1024
 if "$collsim" ddp --help >/dev/null 2>&1 && [[ -f $root/workloads/bert-large.json ]]; then
   cluster_case "DDP iteration, BERT-large" "$root/topologies/h100-fat-tree-1024.json" ddp --workload "$root/workloads/bert-large.json"
 fi
@@ -161,7 +173,7 @@ notes=""
   echo
   echo "Large clusters (no SimGrid counterpart; whole process, median of $runs runs):"
   echo
-  echo "| case | topology | wall s | peak MiB | prediction (op ranks size count type redop root time_us) |"
+  echo "| case | topology | wall s | peak MiB | prediction (collective: op ranks size count type redop root time_us; llm: the last stage's first 8 CSV fields) |"
   echo "|---|---|---|---|---|"
   printf '%s\n' "${big_rows[@]}"
   [[ -z $notes ]] || printf '\n%s\n' "$notes"
