@@ -81,33 +81,40 @@ struct Activity {
 Time time_channel(const ChannelShape& s, std::span<const Bytes> slices, const StepCost& cost, const Activity& in,
                   Activity& out) {
   const std::size_t n = s.parent.size();
+  // What one direction of a position's edge needs per slice, side by side: the timing walks
+  // every position once per slice, so it runs at the speed of memory.
+  struct Lane {
+    Span company;       // the other direction's slices that share its ports (from `in`)
+    Time both, alone;   // this slice size's time at each rate
+    Time end;           // its latest slice's end
+  };
+  std::vector<Lane> up(n), down(n);
   // Company of each position's up flow (its children's downs, its parent's down) and of
   // its down flow (its parent's up, its children's ups).
-  std::vector<Span> up_company(n), down_company(n);
   if (!in.up.empty()) {
     for (std::size_t q = 1; q < n; ++q) {
       const std::uint32_t p = s.parent[q];
-      up_company[p].add(in.down[q]);
-      down_company[p].add(in.up[q]);
+      up[p].company.add(in.down[q]);
+      down[p].company.add(in.up[q]);
       if (p != 0) {
-        up_company[q].add(in.down[p]);
-        down_company[q].add(in.up[p]);
+        up[q].company.add(in.down[p]);
+        down[q].company.add(in.up[p]);
       }
     }
   }
   out.up.assign(n, Span{});
   out.down.assign(n, Span{});
-  std::vector<Time> up_end(n), down_end(n), inputs(n), up_both(n), up_alone(n), down_both(n), down_alone(n);
+  std::vector<Time> inputs(n);
   Bytes timed{-1};
   for (std::size_t k = 0; k < slices.size(); ++k) {
     const Bytes wire = wire_bytes(slices[k], cost);
     if (wire != timed) {
       const auto bytes = static_cast<double>(wire.count);
       for (std::size_t q = 1; q < n; ++q) {
-        up_both[q] = transfer_time(bytes, s.up.rate[q]);
-        up_alone[q] = transfer_time(bytes, s.up.alone[q]);
-        down_both[q] = transfer_time(bytes, s.down.rate[q]);
-        down_alone[q] = transfer_time(bytes, s.down.alone[q]);
+        up[q].both = transfer_time(bytes, s.up.rate[q]);
+        up[q].alone = transfer_time(bytes, s.up.alone[q]);
+        down[q].both = transfer_time(bytes, s.down.rate[q]);
+        down[q].alone = transfer_time(bytes, s.down.alone[q]);
       }
       timed = wire;
     }
@@ -115,25 +122,37 @@ Time time_channel(const ChannelShape& s, std::span<const Bytes> slices, const St
     // Children come after their parent breadth first: bottom-up, each position has all its
     // children's ends in inputs[] when it is reached (and clears it for the next slice).
     for (std::size_t q = n; q-- > 1;) {
-      const Time start = std::max(up_end[q], inputs[q]) + (first ? s.up.latency[q] : Time{});
+      Lane& e = up[q];
+      Time start = std::max(e.end, inputs[q]);
+      if (first) {
+        start = start + s.up.latency[q];
+        out.up[q].first = start;
+      }
       inputs[q] = Time{};
-      up_end[q] = start + (up_company[q].during(start) ? up_both[q] : up_alone[q]);
-      out.up[q].add(start, up_end[q]);
+      e.end = start + (e.company.during(start) ? e.both : e.alone);
       Time& parent = inputs[s.parent[q]];
-      parent = std::max(parent, up_end[q]);
+      parent = std::max(parent, e.end);
     }
     const Time root_ready = inputs[0];
     inputs[0] = Time{};
     for (std::size_t q = 1; q < n; ++q) {
       const std::uint32_t p = s.parent[q];
-      const Time input = p == 0 ? root_ready : down_end[p];
-      const Time start = std::max(down_end[q], input) + (first ? s.down.latency[q] : Time{});
-      down_end[q] = start + (down_company[q].during(start) ? down_both[q] : down_alone[q]);
-      out.down[q].add(start, down_end[q]);
+      Lane& e = down[q];
+      Time start = std::max(e.end, p == 0 ? root_ready : down[p].end);
+      if (first) {
+        start = start + s.down.latency[q];
+        out.down[q].first = start;
+      }
+      e.end = start + (e.company.during(start) ? e.both : e.alone);
     }
   }
+  // A lane's slices start and end in order, so its span is its first start to its last end.
   Time end{};
-  for (std::size_t q = 0; q < n; ++q) end = std::max({end, up_end[q], down_end[q]});
+  for (std::size_t q = 1; q < n; ++q) {
+    out.up[q].last = up[q].end;
+    out.down[q].last = down[q].end;
+    end = std::max({end, up[q].end, down[q].end});
+  }
   return end;
 }
 
