@@ -27,14 +27,14 @@ std::vector<std::vector<int>> host_chains(const HostGroups& g, const std::vector
   return chains;
 }
 
-std::vector<int> tree_parents(int ranks, const AlgorithmOptions& opt, int which, const std::vector<int>& order) {
-  const HostGroups g = group_by_host(ranks, opt.host_of_rank);
-  const std::vector<std::vector<int>> chains = host_chains(g, order);
-  const std::vector<int> host_parent = nccl_btree_parents(g.hosts(), which == 1);
+// Each rank's parent: a host's chain head under the head of its host's parent in the tree
+// across hosts (host_parent), every other rank under the one before it in its chain.
+std::vector<int> chained_parents(int ranks, const std::vector<std::vector<int>>& chains,
+                                 const std::vector<int>& host_parent) {
   std::vector<int> parent(static_cast<std::size_t>(ranks));
-  for (int h = 0; h < g.hosts(); ++h) {
-    const auto& chain = chains[static_cast<std::size_t>(h)];
-    const int hp = host_parent[static_cast<std::size_t>(h)];
+  for (std::size_t h = 0; h < chains.size(); ++h) {
+    const auto& chain = chains[h];
+    const int hp = host_parent[h];
     parent[static_cast<std::size_t>(chain.front())] = hp < 0 ? -1 : chains[static_cast<std::size_t>(hp)].front();
     for (std::size_t i = 1; i < chain.size(); ++i) parent[static_cast<std::size_t>(chain[i])] = chain[i - 1];
   }
@@ -44,7 +44,8 @@ std::vector<int> tree_parents(int ranks, const AlgorithmOptions& opt, int which,
 }  // namespace
 
 std::vector<int> double_binary_tree_parents(int ranks, const AlgorithmOptions& opt, int which) {
-  return tree_parents(ranks, opt, which, {});
+  const HostGroups g = group_by_host(ranks, opt.host_of_rank);
+  return chained_parents(ranks, g.ranks, nccl_btree_parents(g.hosts(), which == 1));
 }
 
 namespace {
@@ -61,10 +62,14 @@ TreePlan tree_plan(const Collective& c, const AlgorithmOptions& opt) {
   // channel graphs: the head is the GPU nearest the channel's NIC).
   plan.channels = tree_channels(opt);
   const std::size_t orders = std::max<std::size_t>(1, opt.channel_orders.size());
-  for (std::size_t k = 0; k < 2 * orders; ++k) {
+  // Trees 2k and 2k + 1 share order k's chains; the trees across hosts are the same two
+  // for every order (grouped and built once: a 131,072-rank plan has 8 trees).
+  const HostGroups g = group_by_host(c.ranks, opt.host_of_rank);
+  const std::vector<int> host_parent[2] = {nccl_btree_parents(g.hosts(), false), nccl_btree_parents(g.hosts(), true)};
+  for (std::size_t o = 0; o < orders; ++o) {
     const std::vector<int> none;
-    const std::vector<int>& order = opt.channel_orders.empty() ? none : opt.channel_orders[k / 2];
-    plan.trees.emplace_back(tree_parents(c.ranks, opt, static_cast<int>(k % 2), order));
+    const auto chains = host_chains(g, opt.channel_orders.empty() ? none : opt.channel_orders[o]);
+    for (const auto& hp : host_parent) plan.trees.emplace_back(chained_parents(c.ranks, chains, hp));
   }
   const std::vector<Bytes> pieces = split_evenly(c.size, plan.channels);
   plan.slices = slice_count(pieces.front(), opt);
@@ -82,12 +87,21 @@ TreePlan tree_plan(const Collective& c, const AlgorithmOptions& opt) {
   return plan;
 }
 
+namespace {
+
+std::uint64_t pass_transfers(std::uint64_t passes, int ranks) {
+  return passes * 2 * static_cast<std::uint64_t>(std::max(0, ranks - 1));
+}
+
+}  // namespace
+
 std::uint64_t tree_transfers(const Collective& c, const AlgorithmOptions& opt) {
   const int channels = tree_channels(opt);
   const int slices = slice_count(split_evenly(c.size, channels).front(), opt);
-  return static_cast<std::uint64_t>(channels) * static_cast<std::uint64_t>(slices) * 2 *
-         static_cast<std::uint64_t>(std::max(0, c.ranks - 1));
+  return pass_transfers(static_cast<std::uint64_t>(channels) * static_cast<std::uint64_t>(slices), c.ranks);
 }
+
+std::uint64_t tree_transfers(const TreePlan& plan, int ranks) { return pass_transfers(plan.pass_bytes.size(), ranks); }
 
 Schedule double_binary_tree_allreduce(const Collective& c, const AlgorithmOptions& opt) {
   const TreePlan plan = tree_plan(c, opt);
@@ -103,7 +117,7 @@ Schedule double_binary_tree_allreduce(const Collective& c, const AlgorithmOption
   for (const RankTree& t : plan.trees) most_root_children = std::max(most_root_children, t.children(t.root()).size());
   const auto n = static_cast<std::uint64_t>(c.ranks);
   const auto passes = static_cast<std::uint64_t>(plan.pass_bytes.size());
-  const std::uint64_t transfers = passes * 2 * (n - 1);
+  const std::uint64_t transfers = tree_transfers(plan, c.ranks);
   const std::uint64_t deps = passes * (4 * (n - 1) + most_root_children * most_root_children);
   s.expect(transfers, deps);  // before the casts: size_t is 32 bits in the WebAssembly build
   s.reserve(static_cast<std::size_t>(transfers), static_cast<std::size_t>(deps));
@@ -254,7 +268,7 @@ std::unique_ptr<GeneratedSchedule> generated_tree(const Collective& c, const Alg
   TreePlan plan = tree_plan(c, opt);
   // Refused before the position tables are built.
   const auto n = static_cast<std::uint64_t>(c.ranks);
-  const std::uint64_t transfers = plan.pass_bytes.size() * 2 * (n - 1);
+  const std::uint64_t transfers = tree_transfers(plan, c.ranks);
   const bool over = transfers > max_replay_work() / std::max<std::uint64_t>(1, n);
   if (over) {
     throw LimitError(fmt::format(

@@ -27,8 +27,10 @@ struct TreePlan {
   std::vector<Bytes> pass_bytes;  // [channel * slices + slice]
 };
 [[nodiscard]] TreePlan tree_plan(const Collective& c, const AlgorithmOptions& opt);
-// How many transfers double_binary_tree_allreduce has, without building anything.
+// How many transfers double_binary_tree_allreduce has, without building anything, and
+// for a plan already built: 2 (ranks - 1) per pass (channel x slice).
 [[nodiscard]] std::uint64_t tree_transfers(const Collective& c, const AlgorithmOptions& opt);
+[[nodiscard]] std::uint64_t tree_transfers(const TreePlan& plan, int ranks);
 
 [[nodiscard]] Schedule double_binary_tree_allreduce(const Collective& c, const AlgorithmOptions& opt = {});
 

@@ -205,7 +205,7 @@ std::optional<TreeEstimate> estimate_tree(const Collective& c, const AlgorithmOp
   const TreePlan plan = tree_plan(c, opt);
   const auto n = static_cast<std::size_t>(c.ranks);
   TreeEstimate out;
-  out.transfers = plan.pass_bytes.size() * 2 * (static_cast<std::uint64_t>(n) - 1);
+  out.transfers = tree_transfers(plan, c.ranks);
   out.exact = true;
   if (n < 2) return out;
   const Topology& topo = graph.topology();
