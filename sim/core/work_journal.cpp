@@ -16,9 +16,17 @@ namespace {
 
 constexpr int kJournalFormat = 1;
 
+// A header field as the message shows it: a string as it is, anything else (a damaged or
+// foreign journal's number, array, ...) as its JSON text, "?" when absent.
+std::string header_field(const nlohmann::json& header, const char* key) {
+  const auto it = header.find(key);
+  if (it == header.end()) return "?";
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
 std::string describe(const nlohmann::json& header) {
-  return fmt::format("command \"{}\", fingerprint {}, {} items", header.value("command", "?"),
-                     header.value("fingerprint", "?"), header.value("items", 0));
+  return fmt::format("command \"{}\", fingerprint {}, {} items", header_field(header, "command"),
+                     header_field(header, "fingerprint"), header_field(header, "items"));
 }
 
 }  // namespace

@@ -70,6 +70,7 @@ std::optional<std::string> first_trace_violation(const nlohmann::json& doc) {
     if (!e.contains("ph") || !e["ph"].is_string()) return fmt::format("event {} has no \"ph\" string", i);
     const std::string ph = e["ph"].get<std::string>();
     if (ph == "M") {
+      if (e.contains("name") && !e["name"].is_string()) return fmt::format("event {} (metadata) has a \"name\" that is not a string", i);
       const std::string name = e.value("name", std::string());
       if ((name == "thread_name" || name == "process_name") &&
           !(e.contains("args") && e["args"].contains("name") && e["args"]["name"].is_string())) {

@@ -55,6 +55,10 @@ TEST_CASE("trace check rejects malformed slices", "[report][trace]") {
   CHECK(first_trace_violation(doc({{{"name", "x"}, {"ph", "X"}, {"pid", 1}, {"tid", 1}, {"ts", 0}}})));
   CHECK(first_trace_violation(doc({slice("neg", 1, -1, 2)})));
   CHECK(first_trace_violation(doc({{{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 1}}})));
+  // A metadata event whose name is not a string is a violation, not a JSON type error.
+  const auto v = first_trace_violation(doc({{{"name", 5}, {"ph", "M"}, {"pid", 1}, {"tid", 1}}}));
+  REQUIRE(v);
+  CHECK_THAT(*v, Catch::Contains("\"name\" that is not a string"));
 }
 
 TEST_CASE("perfetto_us turns back into the same ns under truncation and rounding", "[report][trace]") {

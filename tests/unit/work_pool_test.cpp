@@ -210,6 +210,18 @@ TEST_CASE("journals that cannot be continued are refused with the file and line"
       CHECK(e.field() == "line 2");
     }
   }
+  SECTION("a first line whose fields have the wrong types (fuzz finding)") {
+    // libFuzzer's input: "command" a number. Describing it threw nlohmann's type_error,
+    // an internal error, instead of refusing the journal.
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << "{\"collsim_journal\":1,\"command\":3,\"items\":\"x\"}\n";
+    try {
+      (void)ThreadRunner{}.run(items, square, journaled(file, true));
+      FAIL("no error");
+    } catch (const ConfigError& e) {
+      CHECK(e.source() == "--journal");
+      CHECK_THAT(e.expected(), Catch::Contains("command \"3\", fingerprint ?, x items"));
+    }
+  }
   SECTION("not a journal") {
     std::ofstream(file, std::ios::binary | std::ios::trunc) << "{\"name\": \"a plan\"}\n";
     CHECK_THROWS_AS(ThreadRunner{}.run(items, square, journaled(file, true)), ConfigError);
