@@ -53,6 +53,11 @@ namespace {
 // An even channel count, at least two, so both trees carry the same share.
 int tree_channels(const AlgorithmOptions& opt) { return std::max(2, opt.channels + opt.channels % 2); }
 
+// Each pass (channel x slice) sends one transfer up and one down per non-root rank.
+std::uint64_t pass_transfers(std::uint64_t passes, int ranks) {
+  return passes * 2 * static_cast<std::uint64_t>(std::max(0, ranks - 1));
+}
+
 }  // namespace
 
 TreePlan tree_plan(const Collective& c, const AlgorithmOptions& opt) {
@@ -66,8 +71,8 @@ TreePlan tree_plan(const Collective& c, const AlgorithmOptions& opt) {
   // for every order (grouped and built once: a 131,072-rank plan has 8 trees).
   const HostGroups g = group_by_host(c.ranks, opt.host_of_rank);
   const std::vector<int> host_parent[2] = {nccl_btree_parents(g.hosts(), false), nccl_btree_parents(g.hosts(), true)};
+  const std::vector<int> none;
   for (std::size_t o = 0; o < orders; ++o) {
-    const std::vector<int> none;
     const auto chains = host_chains(g, opt.channel_orders.empty() ? none : opt.channel_orders[o]);
     for (const auto& hp : host_parent) plan.trees.emplace_back(chained_parents(c.ranks, chains, hp));
   }
@@ -86,14 +91,6 @@ TreePlan tree_plan(const Collective& c, const AlgorithmOptions& opt) {
   }
   return plan;
 }
-
-namespace {
-
-std::uint64_t pass_transfers(std::uint64_t passes, int ranks) {
-  return passes * 2 * static_cast<std::uint64_t>(std::max(0, ranks - 1));
-}
-
-}  // namespace
 
 std::uint64_t tree_transfers(const Collective& c, const AlgorithmOptions& opt) {
   const int channels = tree_channels(opt);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/core/json_fields.hpp"
 
 namespace collsim {
 
@@ -17,11 +18,11 @@ namespace {
 constexpr int kJournalFormat = 1;
 
 // A header field as the message shows it: a string as it is, anything else (a damaged or
-// foreign journal's number, array, ...) as its JSON text, "?" when absent.
+// foreign journal's number, array, ...) as brief JSON text, "?" when absent.
 std::string header_field(const nlohmann::json& header, const char* key) {
   const auto it = header.find(key);
   if (it == header.end()) return "?";
-  return it->is_string() ? it->get<std::string>() : it->dump();
+  return it->is_string() ? it->get<std::string>() : brief(*it);
 }
 
 std::string describe(const nlohmann::json& header) {
