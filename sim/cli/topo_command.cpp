@@ -48,6 +48,9 @@ void print_summary(std::ostream& os, const Topology& t) {
                ? fmt::format("nics/host  {}\n", s.min_nics_per_host)
                : fmt::format("nics/host  {} to {}\n", s.min_nics_per_host, s.max_nics_per_host));
   }
+  if (s.max_net_latency > Time{}) {
+    os << fmt::format("net lat    {} us per network step (the NICs' plugin latency, net_latency)\n", s.max_net_latency.us());
+  }
   os << "links      kind       directed  lanes    payload per directed link\n";
   for (const auto& l : s.links) {
     const std::string rate = l.min_rate == l.max_rate ? gbs(l.min_rate) : fmt::format("{} to {}", gbs(l.min_rate), gbs(l.max_rate));

@@ -185,6 +185,13 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     const auto net = static_cast<std::size_t>(LinkClass::Net);
     cost.step.step_latency[net] = model.step_latency[net][static_cast<std::size_t>(NcclRow::Tree)][pi];
   }
+  // The NICs' plugin latency (NCCL's graph->latencyInter) on every network step, and once
+  // more for Simple, "the flush extra latency" (tuning.cc).
+  if (facts.hosts > 1 && facts.net_latency > Time{}) {
+    const auto net = static_cast<std::size_t>(LinkClass::Net);
+    cost.step.step_latency[net] += facts.net_latency;
+    if (p == Protocol::Simple) cost.step.step_latency[net] += facts.net_latency;
+  }
   // Payload share of the wire, and payload caps per flow (one flow = one channel's step).
   double eff = model.efficiency[pi];
   std::optional<double> payload_cap;  // GB/s

@@ -22,6 +22,7 @@ struct TopologyFacts {
   bool nvswitch = false;         // every rank's node has a link of kind nvswitch
   Bandwidth injection;           // min over ranks of the sum of the rank node's outgoing links
   Bandwidth nvlink;              // min over ranks of the sum of its outgoing NVLink/NVSwitch links
+  Time net_latency;              // the largest NIC plugin latency (Node::net_latency): NCCL's latencyInter
 };
 
 // `facts.gpu`, or the H100 when no rank names a model (the cost model's Hopper default).

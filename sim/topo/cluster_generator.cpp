@@ -27,6 +27,11 @@ Topology make_cluster(const ClusterSpec& spec) {
     hosts.push_back(p.host);
   }
   add_fabric(t, spec.fabric, nics);
+  if (spec.fabric.net_latency) {
+    for (const auto& host : nics) {
+      for (NodeIndex n : host) t.nodes[n].net_latency = *spec.fabric.net_latency;
+    }
+  }
   if (spec.server.kind == ServerKind::CpuHost || spec.ranks == RankOrder::Hosts) {
     t.ranks = hosts;
   } else {

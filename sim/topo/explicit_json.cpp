@@ -6,6 +6,7 @@
 #include "sim/core/unit_parse.hpp"
 #include "sim/topo/gpu_catalogue.hpp"
 #include "sim/topo/link_overhead.hpp"
+#include "sim/topo/net_transport.hpp"
 #include "sim/topo/topology_rules.hpp"
 
 namespace collsim {
@@ -61,9 +62,15 @@ void read_nodes(const nlohmann::json& nodes, const std::string& source, const st
                        fmt::format("a GPU model, one of: {}", fmt::join(gpu_names(), ", ")));
       }
     }
+    if (auto lat = attempt(d, [&] { return optional_net_latency(f, "net_latency"); }); lat && *lat) {
+      t.nodes[n].net_latency = **lat;
+      if (kind && t.nodes[n].kind != NodeKind::Nic) {
+        d.emplace_back(source, base + "/net_latency", brief(nodes[i]["net_latency"]), "no net_latency except on a nic node");
+      }
+    }
     (void)f.optional("host");  // resolved below, once every id is known
     (void)f.optional("nic");
-    check_keys(nodes[i], {"id", "kind", "model", "host", "nic"}, source, base, d);
+    check_keys(nodes[i], {"id", "kind", "model", "host", "nic", "net_latency"}, source, base, d);
   }
   // Second pass: host membership and a GPU's own NIC, which may name later nodes.
   for (std::size_t i = 0; i < nodes.size(); ++i) {

@@ -11,6 +11,7 @@
 #include "sim/topo/generators.hpp"
 #include "sim/topo/gpu_catalogue.hpp"
 #include "sim/topo/link_overhead.hpp"
+#include "sim/topo/net_transport.hpp"
 
 namespace collsim {
 
@@ -148,7 +149,8 @@ std::optional<FabricSpec> read_fabric(Reader& r) {
     s.mtu = static_cast<int>(**m);
   }
   if (auto v = r.get([](JsonFields& f) { return f.optional_time("latency", kMaxLatency); }); v && *v) s.latency = **v;
-  std::vector<std::string> allowed{"kind", "link_kind", "nic_bandwidth", "mtu", "latency"};
+  if (auto v = r.get([](JsonFields& f) { return optional_net_latency(f, "net_latency"); }); v && *v) s.net_latency = **v;
+  std::vector<std::string> allowed{"kind", "link_kind", "nic_bandwidth", "mtu", "latency", "net_latency"};
   if (!kind || *kind != "star") {
     allowed.insert(allowed.end(), {"nics_per_leaf", "spines", "oversubscription"});
     if (auto n = r.get([](JsonFields& f) { return f.integer("nics_per_leaf", 1, 4096); })) s.nics_per_leaf = static_cast<int>(*n);

@@ -105,6 +105,7 @@ class HostBuilder {
     }
     for (std::size_t n = 0; n < nics.size(); ++n) {
       device_ids_[nics[n]] = node(fmt::format("nic{}", n), "nic");
+      if (const double us = s_.devices[nics[n]].net_latency_us; us > 0) nodes_.back()["net_latency"] = fmt::format("{:.3f}us", us);
       out_.nic_speeds.push_back(Bandwidth::bits_per_second(s_.devices[nics[n]].speed_mbps * 1e6));
     }
     for (std::size_t i = 0; i < s_.devices.size(); ++i) pcie_link(i);

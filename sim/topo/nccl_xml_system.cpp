@@ -189,6 +189,16 @@ class SystemReader {
       const long long speed = integer(k, "speed", "the port speed in Mb/s, a positive integer");
       if (speed <= 0) fail(k, "speed", quoted(*k.attribute("speed")), "the port speed in Mb/s, a positive integer");
       d.speed_mbps = static_cast<double>(speed);
+      // The plugin's latency in us (NCCL writes it since 2.12; older dumps lack it: 0).
+      if (const std::string* v = k.attribute("latency")) {
+        const char* what = "the net plugin's latency in us, a number from 0 to 10000";
+        double us = -1.0;
+        const auto [ptr, ec] = chars_to_double(v->data(), v->data() + v->size(), us);
+        if (ec != std::errc() || ptr != v->data() + v->size() || v->empty() || !(us >= 0.0 && us <= 10000.0)) {
+          fail(k, "latency", quoted(*v), what);
+        }
+        d.net_latency_us = us;
+      }
       out_.devices.push_back(std::move(d));
     }
   }

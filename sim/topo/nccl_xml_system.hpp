@@ -53,6 +53,7 @@ struct NcclDevice {
   std::string net_name;
   int net_dev = 0;
   double speed_mbps = 0.0;
+  double net_latency_us = 0.0;  // <net latency="...">: what the net plugin reported (0 for IB)
 };
 
 struct NcclSystem {

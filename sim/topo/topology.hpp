@@ -31,6 +31,7 @@ struct Node {
   std::string model;                  // GPU model (gpu_catalogue.hpp's spelling, "H100"), empty when not stated
   std::optional<NodeIndex> host;      // the host (server) this node belongs to, if any
   std::optional<NodeIndex> nic;       // a GPU's own NIC: its traffic leaves the host there
+  Time net_latency{};                 // a NIC's: what its NCCL net plugin reports (net_transport.hpp)
 };
 
 // One direction of a physical link.

@@ -10,7 +10,9 @@ namespace collsim {
 namespace {
 
 std::string node_class(const Node& n) {
-  return n.model.empty() ? std::string(to_string(n.kind)) : fmt::format("{} ({})", to_string(n.kind), n.model);
+  std::string c = n.model.empty() ? std::string(to_string(n.kind)) : fmt::format("{} ({})", to_string(n.kind), n.model);
+  if (n.net_latency > Time{}) c += fmt::format(" (net latency {} us)", n.net_latency.us());
+  return c;
 }
 
 // A link without its endpoints: kind, lanes, rates, latency, MTU.

@@ -1,5 +1,5 @@
-// Whether two topologies describe the same machine up to node ids: the same nodes by kind
-// and GPU model, the same links (kinds of endpoints, kind, lanes, payload and line rate,
+// Whether two topologies describe the same machine up to node ids: the same nodes by kind,
+// GPU model and NIC plugin latency, the same links (kinds of endpoints, kind, lanes, payload and line rate,
 // latency, MTU), the same structure and the same ranks. Structure is compared by colour
 // refinement (1-dimensional Weisfeiler-Leman): every node is labelled by its kind, then
 // repeatedly by its label and the multiset of (link, neighbour label) around it, its host

@@ -34,6 +34,7 @@ struct TopologySummary {
   std::map<std::string, int> gpus_by_model;  // "" for a GPU without a model
   std::vector<LinkKindStats> links;          // kinds present, in enum order
   int min_nics_per_host = 0, max_nics_per_host = 0;
+  Time max_net_latency;             // the largest NIC plugin latency (Node::net_latency)
   Injection first_rank_injection;   // rank 0's
   bool uniform_injection = true;    // every rank the same as rank 0
   Bandwidth bisection;              // see bisection.hpp

@@ -46,6 +46,10 @@ expect_error 2 "does not exist" -- topo validate "$TMP/missing.json"
 expect_error 2 "required" -- topo show
 # The collective command reports a bad topology the same way.
 expect_error 2 "/generator/nics" -- collective --topology "$TMP/one.json" --sizes 1MiB
+# A NIC plugin latency that is neither a named transport nor a time: exit 2, with the
+# names and the range it expected.
+echo '{"generator": {"kind": "cluster", "hosts": 2, "server": {"kind": "dgx_a100"}, "fabric": {"kind": "star", "nic_bandwidth": "200Gbps", "net_latency": "efa"}}}' >"$TMP/net.json"
+expect_error 2 "net.json: /generator/fabric/net_latency: got \"efa\", expected a transport (ib-verbs, socket, tcpxo, efa-p4d, efa-p5, efa-p5en, efa-p3dn) or a time up to 10 ms" -- collective --topology "$TMP/net.json" --sizes 1MiB
 
 # dot: Graphviz accepts it; the DGX-1 picture has 16 NVLink edges (the hybrid cube-mesh).
 "$COLLSIM" topo dot "$T/dgx1-v100.json" >"$TMP/g.dot" || fail "topo dot exited $?"
