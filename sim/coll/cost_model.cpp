@@ -72,6 +72,32 @@ int channels_for_size(int channels, Bytes size, Protocol p, NcclRow row, int ran
   return nc;
 }
 
+namespace {
+
+// NCCL's ring latency for all-reduce, all-gather and reduce-scatter (tuning.cc), without
+// baseLat: (steps - netSteps) x intraLat + netSteps x interLat, with steps = 2 (n - 1)
+// (n - 1 for the gathers), netSteps = 2 (nodes - 1) (nodes - 1), intraLat NVLink's when
+// the graph's (or the ranks') intra path is NVLink, else PCI's.
+struct RingLatency {
+  double total_us = 0;
+  int steps = 0;
+};
+std::optional<RingLatency> nccl_ring_latency(const TopologyFacts& facts, const Collective& c, const StepCost& step,
+                                             const NcclGraph* graph) {
+  if (c.op != CollectiveOp::AllReduce && c.op != CollectiveOp::AllGather && c.op != CollectiveOp::ReduceScatter) {
+    return std::nullopt;
+  }
+  const int nodes = std::max(1, facts.hosts);
+  const bool nvlink = graph ? graph->type_intra == PathType::Nvl : facts.nvlink.bytes_per_s > 0;
+  const double intra = step.step_latency[static_cast<std::size_t>(nvlink ? LinkClass::NvLink : LinkClass::Pci)].us();
+  const double inter = step.step_latency[static_cast<std::size_t>(LinkClass::Net)].us();
+  const int factor = c.op == CollectiveOp::AllReduce ? 2 : 1;
+  const int steps = factor * (c.ranks - 1), net_steps = factor * (nodes - 1);
+  return RingLatency{(steps - net_steps) * intra + net_steps * inter, steps};
+}
+
+}  // namespace
+
 CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, std::string_view algo, Protocol p,
                                const ProtocolModel& model, const CostOverrides& user, const NcclGraph* graph) {
   CollectiveCost cost;
@@ -192,6 +218,17 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     cost.step.step_latency[net] += facts.net_latency;
     if (p == Protocol::Simple) cost.step.step_latency[net] += facts.net_latency;
   }
+  // A ring across hosts: NCCL prices its latency as the sum over its steps above, each
+  // hop at its own class. The replay orders a rank's sends on one connection (step k after
+  // step k - 1), so a step priced by its route would make the rank before a network hop
+  // pay interLat on every one of its steps, where NCCL's sender keeps up to NCCL_STEPS in
+  // flight and overlaps them. Each step pays the sum's average instead: every path of
+  // `steps` steps through the ring, that rank's included, then adds up to NCCL's sum.
+  if (counterpart == NcclAlgorithm::Ring && facts.hosts > 1 && c.ranks > 1) {
+    if (const auto ring = nccl_ring_latency(facts, c, cost.step, graph); ring && ring->steps > 0) {
+      cost.step.uniform_step_latency = Time::from_seconds(ring->total_us / ring->steps * 1e-6);
+    }
+  }
   // Payload share of the wire, and payload caps per flow (one flow = one channel's step).
   double eff = model.efficiency[pi];
   std::optional<double> payload_cap;  // GB/s
@@ -288,13 +325,11 @@ std::optional<Time> nccl_model_time(const TopologyFacts& facts, const Collective
   double lat = base;
   double alg = cost.nccl_busbw_gbps;
   if (ring) {
-    int steps = n - 1, net_steps = nodes - 1;
-    if (c.op == CollectiveOp::AllReduce) steps = 2 * (n - 1), net_steps = 2 * (nodes - 1);
-    if (c.op == CollectiveOp::Broadcast || c.op == CollectiveOp::Reduce) {
-      lat += nodes > 1 ? inter : intra;  // sameChannels: one step's latency
+    if (const auto r = nccl_ring_latency(facts, c, cost.step, graph)) {
+      lat += r->total_us;
+      alg *= static_cast<double>(n) / r->steps;
     } else {
-      lat += (steps - net_steps) * intra + net_steps * inter;
-      alg *= static_cast<double>(n) / steps;
+      lat += nodes > 1 ? inter : intra;  // broadcast, reduce: sameChannels, one step's latency
     }
     // The ring's plateau: Simple all-reduce across nodes once a channel's share is >= 64 B.
     if (p == Protocol::Simple && nodes > 1 && c.op == CollectiveOp::AllReduce &&

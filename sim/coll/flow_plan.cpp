@@ -4,7 +4,10 @@ namespace collsim {
 
 Time plan_latency(std::span<const LinkId> links, const Topology& topo, const StepCost& cost) {
   // NCCL's per-step latency covers the wire.
-  if (cost.protocol_latency) return cost.step_latency[static_cast<std::size_t>(route_class(topo, links))];
+  if (cost.protocol_latency) {
+    if (cost.uniform_step_latency) return *cost.uniform_step_latency;
+    return cost.step_latency[static_cast<std::size_t>(route_class(topo, links))];
+  }
   Time sum{};
   for (LinkId l : links) sum += topo.links[l].latency;
   return sum;

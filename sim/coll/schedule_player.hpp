@@ -30,6 +30,9 @@ struct StepCost {
   // (NCCL's hwLat is end to end, wire included).
   bool protocol_latency = false;
   std::array<Time, kLinkClasses> step_latency{};
+  // Set (with protocol_latency): every step pays this, whatever its route's class. A ring
+  // across hosts gets NCCL's ring latency spread evenly over its steps (cost_model.hpp).
+  std::optional<Time> uniform_step_latency;
   double wire_inflation = 1.0;        // wire bytes per payload byte (1 / efficiency), >= 1
   std::optional<Bandwidth> flow_cap;  // per-flow wire rate cap (a channel's bandwidth)
 };
