@@ -77,19 +77,24 @@ namespace {
 // NCCL's ring latency for all-reduce, all-gather and reduce-scatter (tuning.cc), without
 // baseLat: (steps - netSteps) x intraLat + netSteps x interLat, with steps = 2 (n - 1)
 // (n - 1 for the gathers), netSteps = 2 (nodes - 1) (nodes - 1), intraLat NVLink's when
-// the graph's (or the ranks') intra path is NVLink, else PCI's.
+// the graph's (or the ranks') intra path is NVLink, else PCI's. Across hosts intraLat is
+// at least the network's per-step post overhead ("inter-node rings still have to launch
+// nsteps x net overhead"): getNetOverhead's 1 us (Intel x86 and non-x86 hosts; AMD x86
+// gets 2 us, which collsim does not model: topologies do not name the CPU vendor), x 3
+// for Simple.
 struct RingLatency {
   double total_us = 0;
   int steps = 0;
 };
 std::optional<RingLatency> nccl_ring_latency(const TopologyFacts& facts, const Collective& c, const StepCost& step,
-                                             const NcclGraph* graph) {
+                                             bool simple, const NcclGraph* graph) {
   if (c.op != CollectiveOp::AllReduce && c.op != CollectiveOp::AllGather && c.op != CollectiveOp::ReduceScatter) {
     return std::nullopt;
   }
   const int nodes = std::max(1, facts.hosts);
   const bool nvlink = graph ? graph->type_intra == PathType::Nvl : facts.nvlink.bytes_per_s > 0;
-  const double intra = step.step_latency[static_cast<std::size_t>(nvlink ? LinkClass::NvLink : LinkClass::Pci)].us();
+  double intra = step.step_latency[static_cast<std::size_t>(nvlink ? LinkClass::NvLink : LinkClass::Pci)].us();
+  if (nodes > 1) intra = std::max(intra, simple ? 3.0 : 1.0);
   const double inter = step.step_latency[static_cast<std::size_t>(LinkClass::Net)].us();
   const int factor = c.op == CollectiveOp::AllReduce ? 2 : 1;
   const int steps = factor * (c.ranks - 1), net_steps = factor * (nodes - 1);
@@ -225,7 +230,7 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
   // flight and overlaps them. Each step pays the sum's average instead: every path of
   // `steps` steps through the ring, that rank's included, then adds up to NCCL's sum.
   if (counterpart == NcclAlgorithm::Ring && facts.hosts > 1 && c.ranks > 1) {
-    if (const auto ring = nccl_ring_latency(facts, c, cost.step, graph); ring && ring->steps > 0) {
+    if (const auto ring = nccl_ring_latency(facts, c, cost.step, p == Protocol::Simple, graph); ring && ring->steps > 0) {
       cost.step.uniform_step_latency = Time::from_seconds(ring->total_us / ring->steps * 1e-6);
     }
   }
@@ -325,7 +330,7 @@ std::optional<Time> nccl_model_time(const TopologyFacts& facts, const Collective
   double lat = base;
   double alg = cost.nccl_busbw_gbps;
   if (ring) {
-    if (const auto r = nccl_ring_latency(facts, c, cost.step, graph)) {
+    if (const auto r = nccl_ring_latency(facts, c, cost.step, p == Protocol::Simple, graph)) {
       lat += r->total_us;
       alg *= static_cast<double>(n) / r->steps;
     } else {
