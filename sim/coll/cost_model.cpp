@@ -170,6 +170,18 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
   cost.options.slice_bytes = user.slice.count > 0 ? user.slice
                              : nccl_protocol      ? model.slice[static_cast<std::size_t>(nccl_index(p))]
                                                   : Bytes{0};
+  if (p == Protocol::LL && (row == NcclRow::Tree || row == NcclRow::Ring) && user.slice.count == 0) {
+    // LL forwards line by line: each of the block's threads waits for its 16-byte line's
+    // flag, then reduces it and stores it to the next peer (prims_ll.h), so a hop passes
+    // data on after one sweep of nthreads x 8 B (4 KiB at 512 threads), not after a whole
+    // 32 KiB step: the replay's pipeline slice is that sweep (NCCL's own minChunkSize for
+    // LL, all_reduce.h), coarsened to at most 256 slices per channel's chunk to bound the
+    // replay's work (the pipeline's fill then errs by at most depth / 256 of the chunk).
+    const std::int64_t grain = std::int64_t{model.threads[static_cast<std::size_t>(nccl_index(p))]} * 8;
+    const std::int64_t per_channel = c.size.count / std::max(1, channels) / (row == NcclRow::Ring ? std::max(1, c.ranks) : 1);
+    const std::int64_t step = cost.options.slice_bytes.count;
+    cost.options.slice_bytes = Bytes{std::clamp((per_channel + 255) / 256, std::min(grain, step), step)};
+  }
   if (row == NcclRow::Tree && p == Protocol::Simple && user.slice.count == 0) {
     // NCCL (enqueue.cc, tree up/down pattern) halves the tree chunk until every channel
     // has about 8 x depth of them, so the pipeline fills quickly.

@@ -99,6 +99,24 @@ TEST_CASE("calibration files override the model", "[coll][cost]") {
   REQUIRE(plan.per_channel.gb_per_s() == Approx(20));
 }
 
+TEST_CASE("LL pipelines by the block's 4 KiB sweep, at most 256 slices per channel", "[coll][cost]") {
+  const ProtocolModel m = nccl_default_model();
+  const TopologyFacts facts = topology_facts(make_star(StarSpec{16}));
+  auto slice = [&](const char* algo, std::int64_t bytes, Protocol p = Protocol::LL) {
+    return collective_cost(facts, Collective{CollectiveOp::AllReduce, 16, 0, Bytes{bytes}}, algo, p, m).options.slice_bytes;
+  };
+  const int ch = collective_cost(facts, Collective{CollectiveOp::AllReduce, 16, 0, Bytes{1 << 30}}, "tree", Protocol::LL, m).channels;
+  // 512 threads x 8 B: a channel's chunk of up to 1 MiB goes in 4 KiB slices.
+  CHECK(slice("tree", std::int64_t{ch} << 20) == Bytes{4096});
+  // Larger chunks: 256 slices, up to LL's 32 KiB step.
+  CHECK(slice("tree", std::int64_t{ch} << 22) == Bytes{16384});
+  CHECK(slice("tree", std::int64_t{1} << 30) == Bytes{32 * 1024});
+  // The ring's chunk is a channel's share of one rank's block.
+  CHECK(slice("ring", std::int64_t{ch} * 16 << 22) == Bytes{16384});
+  // Other protocols keep their step.
+  CHECK(slice("tree", std::int64_t{1} << 30, Protocol::Simple) == Bytes{512 * 1024});
+}
+
 TEST_CASE("calibration errors name the file and field", "[coll][cost]") {
   const ProtocolModel m = nccl_default_model();
   REQUIRE_THROWS_AS(load_calibration(write_file("unknown", R"({"latency": {}})"), m), ConfigError);
