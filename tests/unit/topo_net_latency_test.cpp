@@ -152,7 +152,8 @@ nlohmann::json imported(const std::string& xml) {
 TEST_CASE("net_latency: topo import-nccl keeps the latency a dump's <net> reports", "[topo][net_latency]") {
   const std::string xml = dgx_a100_dump();
   // The IB dump reports 0: no field.
-  for (const auto& n : imported(xml)["nodes"]) CHECK(!n.contains("net_latency"));
+  const nlohmann::json ib = imported(xml);
+  for (const auto& n : ib["nodes"]) CHECK(!n.contains("net_latency"));
   // An EFA-like dump: every <net latency="75.000000"> becomes the NIC's net_latency.
   const std::string efa = std::regex_replace(xml, std::regex("latency=\"0\\.000000\""), "latency=\"75.000000\"");
   REQUIRE(efa != xml);
