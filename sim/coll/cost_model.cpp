@@ -74,14 +74,20 @@ int channels_for_size(int channels, Bytes size, Protocol p, NcclRow row, int ran
 
 namespace {
 
+// NCCL's intraHw: NVLink's latency row when the graph's (or the ranks') intra path is
+// NVLink, else PCI's.
+LinkClass intra_class(const TopologyFacts& facts, const NcclGraph* graph) {
+  const bool nvlink = graph ? graph->type_intra == PathType::Nvl : facts.nvlink.bytes_per_s > 0;
+  return nvlink ? LinkClass::NvLink : LinkClass::Pci;
+}
+
 // NCCL's ring latency for all-reduce, all-gather and reduce-scatter (tuning.cc), without
 // baseLat: (steps - netSteps) x intraLat + netSteps x interLat, with steps = 2 (n - 1)
-// (n - 1 for the gathers), netSteps = 2 (nodes - 1) (nodes - 1), intraLat NVLink's when
-// the graph's (or the ranks') intra path is NVLink, else PCI's. Across hosts intraLat is
-// at least the network's per-step post overhead ("inter-node rings still have to launch
-// nsteps x net overhead"): getNetOverhead's 1 us (Intel x86 and non-x86 hosts; AMD x86
-// gets 2 us, which collsim does not model: topologies do not name the CPU vendor), x 3
-// for Simple.
+// (n - 1 for the gathers), netSteps = 2 (nodes - 1) (nodes - 1), intraLat of intra_class.
+// Across hosts intraLat is at least the network's per-step post overhead ("inter-node
+// rings still have to launch nsteps x net overhead"): getNetOverhead's 1 us (Intel x86
+// and non-x86 hosts; AMD x86 gets 2 us, which collsim does not model: topologies do not
+// name the CPU vendor), x 3 for Simple.
 struct RingLatency {
   double total_us = 0;
   int steps = 0;
@@ -92,8 +98,7 @@ std::optional<RingLatency> nccl_ring_latency(const TopologyFacts& facts, const C
     return std::nullopt;
   }
   const int nodes = std::max(1, facts.hosts);
-  const bool nvlink = graph ? graph->type_intra == PathType::Nvl : facts.nvlink.bytes_per_s > 0;
-  double intra = step.step_latency[static_cast<std::size_t>(nvlink ? LinkClass::NvLink : LinkClass::Pci)].us();
+  double intra = step.step_latency[static_cast<std::size_t>(intra_class(facts, graph))].us();
   if (nodes > 1) intra = std::max(intra, simple ? 3.0 : 1.0);
   const double inter = step.step_latency[static_cast<std::size_t>(LinkClass::Net)].us();
   const int factor = c.op == CollectiveOp::AllReduce ? 2 : 1;
@@ -242,7 +247,7 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
   // flight and overlaps them. Each step pays the sum's average instead: every path of
   // `steps` steps through the ring, that rank's included, then adds up to NCCL's sum.
   if (counterpart == NcclAlgorithm::Ring && facts.hosts > 1 && c.ranks > 1) {
-    if (const auto ring = nccl_ring_latency(facts, c, cost.step, p == Protocol::Simple, graph); ring && ring->steps > 0) {
+    if (const auto ring = nccl_ring_latency(facts, c, cost.step, p == Protocol::Simple, graph)) {
       cost.step.uniform_step_latency = Time::from_seconds(ring->total_us / ring->steps * 1e-6);
     }
   }
@@ -333,9 +338,8 @@ std::optional<Time> nccl_model_time(const TopologyFacts& facts, const Collective
   const int n = c.ranks;
   const int nodes = std::max(1, facts.hosts);
   const int ppn = std::max(1, n / nodes);
-  const bool nvlink = graph ? graph->type_intra == PathType::Nvl : facts.nvlink.bytes_per_s > 0;
   auto lat_us = [&](LinkClass k) { return cost.step.step_latency[static_cast<std::size_t>(k)].us(); };
-  const double intra = lat_us(nvlink ? LinkClass::NvLink : LinkClass::Pci);
+  const double intra = lat_us(intra_class(facts, graph));
   const double inter = lat_us(LinkClass::Net);
   const double base = cost.base_latency.us();
   const auto bytes = static_cast<double>(c.size.count);

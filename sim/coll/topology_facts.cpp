@@ -55,9 +55,7 @@ TopologyFacts topology_facts(const Topology& topo, std::optional<int> hosts_over
   if (f.gpu != nullptr) f.arch = gpu_arch_from_sm(f.gpu->compute_capability.sm());
   f.injection = Bandwidth{n > 0 ? inj : 0.0};
   f.nvlink = Bandwidth{n > 0 ? nvl : 0.0};
-  for (const Node& node : topo.nodes) {
-    if (node.kind == NodeKind::Nic) f.net_latency = std::max(f.net_latency, node.net_latency);
-  }
+  f.net_latency = topo.max_net_latency();
   return f;
 }
 

@@ -1,11 +1,20 @@
 #include "sim/topo/topology.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "sim/core/name_table.hpp"
 #include "sim/topo/link_overhead.hpp"
 
 namespace collsim {
+
+Time Topology::max_net_latency() const {
+  Time out{};
+  for (const Node& n : nodes) {
+    if (n.kind == NodeKind::Nic) out = std::max(out, n.net_latency);
+  }
+  return out;
+}
 
 std::optional<NodeIndex> Topology::find(std::string_view id) const {
   for (NodeIndex i = 0; i < nodes.size(); ++i) {

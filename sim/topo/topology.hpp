@@ -55,6 +55,8 @@ struct Topology {
 
   [[nodiscard]] int rank_count() const { return static_cast<int>(ranks.size()); }
   [[nodiscard]] std::optional<NodeIndex> find(std::string_view id) const;
+  // The largest Node::net_latency of its NICs (0 when none reports one): NCCL's latencyInter.
+  [[nodiscard]] Time max_net_latency() const;
   // Adds both directions with the same bandwidth and latency (one lane, no MTU: the
   // payload rate is the line rate).
   void add_duplex(NodeIndex a, NodeIndex b, LinkKind kind, Bandwidth bw, Time latency);

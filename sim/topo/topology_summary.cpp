@@ -83,8 +83,8 @@ TopologySummary summarize(const Topology& t) {
     if (node.kind == NodeKind::Gpu) ++s.gpus_by_model[node.model];
     if (node.kind == NodeKind::Host) nics_per_host.try_emplace(n, 0);
     if (node.kind == NodeKind::Nic && node.host) ++nics_per_host[*node.host];
-    if (node.kind == NodeKind::Nic) s.max_net_latency = std::max(s.max_net_latency, node.net_latency);
   }
+  s.max_net_latency = t.max_net_latency();
   if (!nics_per_host.empty()) {
     s.min_nics_per_host = s.max_nics_per_host = nics_per_host.begin()->second;
     for (const auto& [h, c] : nics_per_host) {
