@@ -31,11 +31,17 @@ struct ChannelShape {
   [[nodiscard]] bool operator==(const ChannelShape&) const = default;
 };
 
-ChannelShape shape_of(const RankTree& t) {
+// Each rank's breadth-first position in `t`.
+std::vector<std::uint32_t> positions(const RankTree& t) {
+  const std::vector<int>& order = t.top_down();
+  std::vector<std::uint32_t> pos(order.size());
+  for (std::size_t q = 0; q < order.size(); ++q) pos[static_cast<std::size_t>(order[q])] = static_cast<std::uint32_t>(q);
+  return pos;
+}
+
+ChannelShape shape_of(const RankTree& t, std::span<const std::uint32_t> pos) {
   const std::vector<int>& order = t.top_down();
   const std::size_t n = order.size();
-  std::vector<std::uint32_t> pos(n);
-  for (std::size_t q = 0; q < n; ++q) pos[static_cast<std::size_t>(order[q])] = static_cast<std::uint32_t>(q);
   ChannelShape s;
   s.parent.assign(n, 0);
   for (std::size_t q = 1; q < n; ++q) s.parent[q] = pos[static_cast<std::size_t>(t.parent(order[q]))];
@@ -213,23 +219,51 @@ std::optional<TreeEstimate> estimate_tree(const Collective& c, const AlgorithmOp
   const auto slices = static_cast<std::size_t>(plan.slices);
   std::vector<ChannelShape> shapes;
   shapes.reserve(channels);  // edges point into them
-  std::vector<EdgeFlow> edges;  // both directions of every edge of the channels that carry bytes
+  // Every edge's route, both ways, in one array (offsets per edge of the channels that
+  // carry bytes). When the replay may follow (only_if_exact) they come from the graph's
+  // route cache, which the replay reuses; otherwise this is the only use of each, and
+  // searching them uncached spares filling the cache (2 x 10^6 routes on a 131,072-rank
+  // plan).
+  std::vector<LinkId> links;
+  struct Edge {
+    EdgeCosts* costs;
+    std::size_t pos, begin, end;
+  };
+  std::vector<Edge> loaded;
+  auto add = [&](int from, int to, EdgeCosts& costs, std::size_t q, bool loads) {
+    const std::size_t begin = links.size();
+    if (only_if_exact) {
+      const Route& r = graph.route(from, to);
+      links.insert(links.end(), r.links.begin(), r.links.end());
+    } else {
+      graph.append_route(from, to, links);
+    }
+    costs.latency[q] = plan_latency(std::span<const LinkId>(links).subspan(begin), topo, cost);
+    if (loads) {
+      loaded.push_back({&costs, q, begin, links.size()});
+    } else {
+      links.resize(begin);
+    }
+  };
   for (std::size_t ch = 0; ch < channels; ++ch) {
     const RankTree& t = plan.trees[plan.tree_of_channel[ch]];
-    ChannelShape& s = shapes.emplace_back(shape_of(t));
+    const std::vector<std::uint32_t> pos = positions(t);
+    ChannelShape& s = shapes.emplace_back(shape_of(t, pos));
     const bool loads = wire_bytes(plan.pass_bytes[ch * slices], cost).count > 0;
-    for (std::size_t q = 1; q < n; ++q) {
-      const int me = t.top_down()[q], parent = t.parent(me);
-      const Route& up = graph.route(me, parent);
-      const Route& down = graph.route(parent, me);
-      s.up.latency[q] = plan_latency(up.links, topo, cost);
-      s.down.latency[q] = plan_latency(down.links, topo, cost);
-      if (loads) {
-        edges.push_back({&s.up, q, up.links});
-        edges.push_back({&s.down, q, down.links});
-      }
+    // Edges by rank, not by breadth-first position: neighbouring ranks share hosts and
+    // nodes, so their route searches hit memory the previous one brought in (a third of
+    // the routes' time on the 131,072-GPU cluster).
+    for (int me = 0; me < c.ranks; ++me) {
+      const int parent = t.parent(me);
+      if (parent < 0) continue;
+      const std::size_t q = pos[static_cast<std::size_t>(me)];
+      add(me, parent, s.up, q, loads);
+      add(parent, me, s.down, q, loads);
     }
   }
+  std::vector<EdgeFlow> edges;  // both directions of every edge of the channels that carry bytes
+  edges.reserve(loaded.size());
+  for (const Edge& e : loaded) edges.push_back({e.costs, e.pos, std::span<const LinkId>(links).subspan(e.begin, e.end - e.begin)});
   out.exact = solve_rates(topo, edges, cost.flow_cap, only_if_exact);
   if (!out.exact && only_if_exact) return std::nullopt;
   // Channels alike in shape and bytes take the same time: each is timed once.

@@ -37,8 +37,16 @@ bool LinkGraph::can_transit(NodeKind k) {
 
 std::optional<Route> LinkGraph::node_route(NodeIndex a, NodeIndex b, std::uint32_t flow) {
   Route r;
-  if (a == b) return r;
   r.links.reserve(16);  // one allocation for most routes (trimmed at the end)
+  if (!append_node_route(a, b, flow, r.links)) return std::nullopt;
+  for (LinkId l : r.links) r.latency += topo_.links[l].latency;
+  r.links.shrink_to_fit();
+  return r;
+}
+
+bool LinkGraph::append_node_route(NodeIndex a, NodeIndex b, std::uint32_t flow, std::vector<LinkId>& out) {
+  if (a == b) return true;
+  const std::size_t start = out.size();  // a failed search is cut back to here
   const Node& na = topo_.nodes[a];
   const Node& nb = topo_.nodes[b];
   const std::uint64_t seed = stable_hash(a, b, flow);
@@ -53,14 +61,14 @@ std::optional<Route> LinkGraph::node_route(NodeIndex a, NodeIndex b, std::uint32
     // the socket link.
     const NodeIndex h = *na.host;
     ok = paths_.find(graph_, a, b, [&](NodeIndex v) { return kind_[v] == NodeKind::NvSwitch && host_[v] == h; },
-                      hashed, r.links);
+                      hashed, out);
     if (!ok) {
-      r.links.clear();
-      ok = paths_.find(graph_, a, b, [&](NodeIndex v) { return any_switch(v) && host_[v] == h; }, hashed, r.links);
+      out.resize(start);
+      ok = paths_.find(graph_, a, b, [&](NodeIndex v) { return any_switch(v) && host_[v] == h; }, hashed, out);
     }
     if (!ok) {
-      r.links.clear();
-      ok = paths_.find(graph_, a, b, any_switch, hashed, r.links);
+      out.resize(start);
+      ok = paths_.find(graph_, a, b, any_switch, hashed, out);
     }
   } else if (other_hosts && (na.nic || nb.nic)) {
     // Rail-aware: leave through the source GPU's own NIC, arrive through the peer's.
@@ -71,18 +79,16 @@ std::optional<Route> LinkGraph::node_route(NodeIndex a, NodeIndex b, std::uint32
     };
     auto fabric = [&](NodeIndex v) { return any_switch(v) && host_[v] == kNoHost; };
     ok = true;
-    if (na.nic) ok = paths_.find(graph_, a, out_nic, inside(*na.host), hashed, r.links);
+    if (na.nic) ok = paths_.find(graph_, a, out_nic, inside(*na.host), hashed, out);
     const ShortestPaths::Choice across = choice_towards(in_nic, seed);
-    if (ok && na.nic && nb.nic) ok = paths_.find(graph_, out_nic, in_nic, fabric, across, r.links);
-    if (ok && !(na.nic && nb.nic)) ok = paths_.find(graph_, out_nic, in_nic, any_switch, across, r.links);
-    if (ok && nb.nic) ok = paths_.find(graph_, in_nic, b, inside(*nb.host), hashed, r.links);
+    if (ok && na.nic && nb.nic) ok = paths_.find(graph_, out_nic, in_nic, fabric, across, out);
+    if (ok && !(na.nic && nb.nic)) ok = paths_.find(graph_, out_nic, in_nic, any_switch, across, out);
+    if (ok && nb.nic) ok = paths_.find(graph_, in_nic, b, inside(*nb.host), hashed, out);
   } else {
-    ok = paths_.find(graph_, a, b, any_switch, choice_towards(b, seed), r.links);
+    ok = paths_.find(graph_, a, b, any_switch, choice_towards(b, seed), out);
   }
-  if (!ok) return std::nullopt;
-  for (LinkId l : r.links) r.latency += topo_.links[l].latency;
-  r.links.shrink_to_fit();
-  return r;
+  if (!ok) out.resize(start);
+  return ok;
 }
 
 const Route& LinkGraph::route(int src_rank, int dst_rank) { return route(src_rank, dst_rank, 0); }
@@ -111,18 +117,39 @@ const Route& LinkGraph::route(int src_rank, int dst_rank, std::uint32_t flow) {
     if (slot) *slot = &known;
     return known;
   }
-  const NodeIndex a = topo_.ranks.at(static_cast<std::size_t>(src_rank));
-  const NodeIndex b = topo_.ranks.at(static_cast<std::size_t>(dst_rank));
-  auto r = node_route(a, b, flow);
-  if (!r) {
-    throw ConfigError(topo_.source, "/ranks",
-                      fmt::format("rank {} ({}) and rank {} ({})", src_rank, topo_.nodes[a].id, dst_rank,
-                                  topo_.nodes[b].id),
-                      "a path of links between every pair of ranks");
-  }
+  auto r = node_route(topo_.ranks.at(static_cast<std::size_t>(src_rank)), topo_.ranks.at(static_cast<std::size_t>(dst_rank)), flow);
+  if (!r) throw_no_route(src_rank, dst_rank);
   const Route& stored = store(cached, key, std::move(*r));
   if (slot) *slot = &stored;
   return stored;
+}
+
+void LinkGraph::append_route(int src_rank, int dst_rank, std::vector<LinkId>& out) {
+  const Route* known = nullptr;
+  if (!pinned_.empty()) {
+    if (auto it = pinned_.find({src_rank, dst_rank, 0}); it != pinned_.end()) known = &it->second;
+  }
+  if (!known && routes_ > 0) {
+    if (const Slot& cached = slot_for({src_rank, dst_rank, 0}); cached.route != kNoRoute) {
+      known = &blocks_[cached.route / kRouteBlock][cached.route % kRouteBlock];
+    }
+  }
+  if (known) {
+    out.insert(out.end(), known->links.begin(), known->links.end());
+    return;
+  }
+  if (!append_node_route(topo_.ranks.at(static_cast<std::size_t>(src_rank)),
+                         topo_.ranks.at(static_cast<std::size_t>(dst_rank)), 0, out)) {
+    throw_no_route(src_rank, dst_rank);
+  }
+}
+
+void LinkGraph::throw_no_route(int src_rank, int dst_rank) const {
+  const NodeIndex a = topo_.ranks.at(static_cast<std::size_t>(src_rank));
+  const NodeIndex b = topo_.ranks.at(static_cast<std::size_t>(dst_rank));
+  throw ConfigError(topo_.source, "/ranks",
+                     fmt::format("rank {} ({}) and rank {} ({})", src_rank, topo_.nodes[a].id, dst_rank, topo_.nodes[b].id),
+                     "a path of links between every pair of ranks");
 }
 
 LinkGraph::Slot& LinkGraph::slot_for(const RouteKey& key) {

@@ -1,5 +1,6 @@
 // Routing over the link graph: NVLink before PCIe inside a host, rail-aware NIC choice,
-// ECMP spreading by a stable hash, and the cached two-argument route().
+// ECMP spreading by a stable hash, the cached two-argument route() and the uncached
+// append_route().
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -164,6 +165,41 @@ TEST_CASE("a route across a star's hub looks at a handful of links, not the hub'
     CHECK(r.links.size() == 2);
     CHECK(g.last_links_scanned() <= 8);
   }
+}
+
+TEST_CASE("append_route gives route()'s links without caching them, and copies cached and pinned routes",
+          "[topo][routing]") {
+  const Topology t = dgx_fat_tree(LinkKind::Roce);  // ECMP by hash: a search's choice shows
+  LinkGraph cached(t);
+  LinkGraph uncached(t);
+  std::vector<LinkId> links;
+  for (int a = 0; a < t.rank_count(); a += 5) {
+    for (int b = 0; b < t.rank_count(); b += 3) {
+      links.assign({LinkId{7}});  // appended after what is there
+      uncached.append_route(a, b, links);
+      const Route& r = cached.route(a, b);
+      REQUIRE(links.size() == r.links.size() + 1);
+      CHECK(std::equal(r.links.begin(), r.links.end(), links.begin() + 1));
+    }
+  }
+  CHECK(uncached.cached_routes() == 0);
+  // A pinned route is what it gives.
+  uncached.pin_route(0, 9, Route{{LinkId{3}, LinkId{4}}, Time{}});
+  links.clear();
+  uncached.append_route(0, 9, links);
+  CHECK(links == std::vector<LinkId>{3, 4});
+}
+
+TEST_CASE("append_route names the pair that has no path", "[topo][routing]") {
+  Topology t;
+  t.source = "two.json";
+  const NodeIndex g0 = t.add_node("g0", NodeKind::Gpu);
+  const NodeIndex g1 = t.add_node("g1", NodeKind::Gpu);
+  t.ranks = {g0, g1};
+  LinkGraph g(t);
+  std::vector<LinkId> links;
+  REQUIRE_THROWS_WITH(g.append_route(0, 1, links), Catch::Contains("two.json") && Catch::Contains("rank 0 (g0) and rank 1 (g1)"));
+  CHECK(links.empty());
 }
 
 }  // namespace collsim
