@@ -6,7 +6,7 @@
 # share is the inclusive share of the samples of the function that does it:
 #   topology  load_topology_file (JSON, generation, validation: check_topology_json)
 #   validate  check_topology_json (route and reachability checks of the loaded file)
-#   routes    LinkGraph::route (route searches and cache lookups of the replay)
+#   routes    LinkGraph::route and append_route (route searches, cache lookups)
 #   schedule  build_schedule
 #   replay    play_schedule or play_generated (the event loop over a stored or computed
 #             schedule: dependencies, flows, rates)
@@ -37,8 +37,10 @@ star() {
 }
 
 # share FUNCTION: inclusive percentage of the samples in FUNCTION (0 when absent)
+# (summed over the distinct functions matching, which do not call each other; an overload's
+# name counts once, by its first line, the largest)
 share() {
-  awk -v f="$1" '$0 ~ "\\] collsim::" f "$" && !seen {print $1; seen = 1} END {if (!seen) print "0%"}' "$work/report" | tr -d '%'
+  awk -v f="$1" '$0 ~ "\\] collsim::" f "$" && !seen[$NF]++ {sub("%", "", $1); s += $1} END {printf "%.2f\n", s}' "$work/report"
 }
 
 rows=()
@@ -55,7 +57,7 @@ profile_case() {  # profile_case LABEL ARGS...
     perf record -q --call-graph dwarf,16384 -F 200 -o "$work/perf.data" "$collsim" "$@" >/dev/null 2>&1
     perf report -q -i "$work/perf.data" --children --stdio --percent-limit 0.5 -g none 2>/dev/null |
       sed 's/^ *//' >"$work/report"
-    rows+=("| $label | $wall | $((rss / 1024)) | $(share 'load_topology_file') | $(share 'check_topology_json') | $(share 'LinkGraph::route') | $(share 'build_schedule') | $(share 'play_(schedule|generated)') | $(share 'FlowNetwork::resolve') | $(share 'play_phased') | $(share 'estimate_tree') |")
+    rows+=("| $label | $wall | $((rss / 1024)) | $(share 'load_topology_file') | $(share 'check_topology_json') | $(share 'LinkGraph::(route|append_route)') | $(share 'build_schedule') | $(share 'play_(schedule|generated)') | $(share 'FlowNetwork::resolve') | $(share 'play_phased') | $(share 'estimate_tree') |")
   else
     rows+=("| $label | $wall | $((rss / 1024)) | $status | | | | | | |")
   fi
@@ -78,7 +80,7 @@ profile_case "hier_ring, 16,384-GPU fat tree, 1 GiB" collective --topology "$roo
   echo "Commit: $(git -C "$root" rev-parse --short HEAD). Each case: wall seconds and peak RSS of one run, then the"
   echo "inclusive share of \`perf record\` samples (DWARF call graphs, 200 Hz) in the function that does each phase:"
   echo "topology = load_topology_file (parse, generate, validate), validate = check_topology_json,"
-  echo "routes = LinkGraph::route, schedule = build_schedule, replay = play_schedule or play_generated (the event"
+  echo "routes = LinkGraph::route and append_route (uncached, the tree estimate's), schedule = build_schedule, replay = play_schedule or play_generated (the event"
   echo "loop, over a stored or a computed schedule),"
   echo "rates = FlowNetwork::resolve (max-min recomputation, part of replay), fast = play_phased (the fast path),"
   echo "estimate = estimate_tree (the tree timed from its steady state, sim/coll/tree_estimate.hpp)."
