@@ -274,8 +274,11 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     const double nvl = facts.nvlink.gb_per_s() * nccl_nvlink_scale(model_gpu(facts));
     for (double s : nccl_speed_list(arch, true)) {
       if (nch * s <= nvl + 1e-9) {
-        // NVLSTree: the switch's peers are a host's other GPUs.
-        nvls_wire_cap = nch * s / std::max(1, (nvls_tree ? facts.max_ranks_per_host : c.ranks) - 1);
+        // NVLSTree: the switch's peers are a host's other GPUs, and each pair carries two
+        // streams (a block's halves, one per tree) on the same nch channels (NCCL's
+        // NVLSTree splits its NVLS channels between the two trees).
+        nvls_wire_cap = nvls_tree ? nch * s / (2.0 * std::max(1, facts.max_ranks_per_host - 1))
+                                  : nch * s / std::max(1, c.ranks - 1);
         break;
       }
     }

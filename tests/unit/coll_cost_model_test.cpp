@@ -141,4 +141,22 @@ TEST_CASE("calibration errors name the file and field", "[coll][cost]") {
 }
 
 }  // namespace
+TEST_CASE("NVLSTree's two trees share a GPU's NVLS channels: half nvls's cap per stream", "[coll][cost]") {
+  const ProtocolModel m = nccl_default_model();
+  const TopologyFacts one = topology_facts(load_topology_file(std::string(COLLSIM_SOURCE_DIR) + "/topologies/dgx-h100.json"));
+  const TopologyFacts four = topology_facts(load_topology_file(std::string(COLLSIM_SOURCE_DIR) +
+                                                               "/topologies/4x-dgx-h100-rail-8x400g-ib.json"));
+  // One host: a GPU's 7 contributions (and 7 multicasts) share nvls's 16 channels of
+  // 20 GB/s (16 x 20 <= H100's NVLink as NCCL counts it): 320 / 7 each. Across hosts each
+  // pair carries a block's two halves, one per tree: 320 / 14 each, the same 320 a GPU.
+  const Collective local{CollectiveOp::AllReduce, 8, 0, Bytes{1 << 30}};
+  const Collective wide{CollectiveOp::AllReduce, 32, 0, Bytes{1 << 30}};
+  const auto nvls = collective_cost(one, local, "nvls", Protocol::Simple, m).step.flow_cap;
+  const auto tree = collective_cost(four, wide, "nvls_tree", Protocol::Simple, m).step.flow_cap;
+  REQUIRE(nvls);
+  REQUIRE(tree);
+  CHECK(nvls->gb_per_s() == Approx(320.0 / 7));
+  CHECK(tree->gb_per_s() == Approx(320.0 / 14));
+}
+
 }  // namespace collsim
