@@ -39,7 +39,6 @@ void ShortestPaths::reset() {
     stamp_ = 1;
   }
   fwd_order_.clear();
-  scanned_ = 0;
 }
 
 // Bidirectional BFS. Both searches grow one whole level at a time, the smaller frontier
@@ -49,9 +48,62 @@ void ShortestPaths::reset() {
 // along a shortest path): its backward distance, or for forward-only nodes d - fwd when
 // one successor has to_go = d - fwd - 1 (filled deepest level first). The path walks from
 // `from`, each hop choosing (by `choice`) among successors with to_go one less.
+LinkId ShortestPaths::pick(const std::vector<LinkId>& candidates, const Choice& choice, int hop) const {
+  const std::size_t n = candidates.size();
+  if (n == 1) return candidates[0];
+  if (choice.destination && topo_->links[candidates[0]].kind == LinkKind::Ib) return candidates[*choice.destination % n];
+  return candidates[stable_hash(choice.seed, static_cast<std::uint64_t>(hop), n) % n];
+}
+
+// The search below, for paths of 1 or 2 hops: it would find every link from -> to (a
+// distance of 1), else every from -> w -> to with w passable (a distance of 2), and offer
+// each hop's candidates in link order: the links from `from` (out-edges are in link
+// order), then the links from the chosen w to `to` (sorted here: in-edges are not).
+bool ShortestPaths::find_short(const LinkGraphType& graph, NodeIndex from, NodeIndex to, const TransitRule& transit,
+                               Choice choice, std::vector<LinkId>& out) {
+  // Each candidate w costs a scan of `to`'s in-edges: only where both ends are small.
+  constexpr std::size_t kMostPairs = 256;
+  if (boost::out_degree(from, graph) * boost::in_degree(to, graph) > kMostPairs) return false;
+  std::vector<LinkId>& choices = choices_;
+  choices.clear();
+  for (auto [e, end] = boost::out_edges(from, graph); e != end; ++e) {
+    ++scanned_;
+    if (static_cast<NodeIndex>(boost::target(*e, graph)) == to) choices.push_back(graph[*e].link);
+  }
+  if (!choices.empty()) {
+    out.push_back(pick(choices, choice, 0));
+    return true;
+  }
+  auto links_into_to = [&](NodeIndex w, std::vector<LinkId>& into) {
+    for (auto [e, end] = boost::in_edges(to, graph); e != end; ++e) {
+      ++scanned_;
+      if (static_cast<NodeIndex>(boost::source(*e, graph)) == w) into.push_back(graph[*e].link);
+    }
+  };
+  std::vector<LinkId> second;
+  for (auto [e, end] = boost::out_edges(from, graph); e != end; ++e) {
+    ++scanned_;
+    const auto w = static_cast<NodeIndex>(boost::target(*e, graph));
+    if (w == from || !transit(w)) continue;
+    second.clear();
+    links_into_to(w, second);
+    if (!second.empty()) choices.push_back(graph[*e].link);
+  }
+  if (choices.empty()) return false;
+  const LinkId first = pick(choices, choice, 0);
+  second.clear();
+  links_into_to(topo_->links[first].to, second);
+  std::sort(second.begin(), second.end());
+  out.push_back(first);
+  out.push_back(pick(second, choice, 1));
+  return true;
+}
+
 bool ShortestPaths::find(const LinkGraphType& graph, NodeIndex from, NodeIndex to, const TransitRule& transit,
                          Choice choice, std::vector<LinkId>& out) {
   if (from == to) return true;
+  scanned_ = 0;
+  if (shortcut_ && find_short(graph, from, to, transit, choice, out)) return true;
   reset();
   const std::uint32_t s = stamp_;
   auto passable = [&](NodeIndex v) { return v == from || v == to || transit(v); };
@@ -166,11 +218,9 @@ bool ShortestPaths::find(const LinkGraphType& graph, NodeIndex from, NodeIndex t
       }
     }
     if (choices.empty()) return false;  // cannot happen: every node with to_go >= 1 has a successor
-    const LinkId pick = choices.size() == 1                                                  ? choices[0]
-                        : choice.destination && topo_->links[choices[0]].kind == LinkKind::Ib ? choices[*choice.destination % choices.size()]
-                        : choices[stable_hash(choice.seed, static_cast<std::uint64_t>(hop), choices.size()) % choices.size()];
-    out.push_back(pick);
-    v = topo_->links[pick].to;
+    const LinkId next = pick(choices, choice, hop);
+    out.push_back(next);
+    v = topo_->links[next].to;
   }
   return true;
 }

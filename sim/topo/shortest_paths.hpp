@@ -55,8 +55,19 @@ class ShortestPaths {
   // a star's hub looks at a handful, not at the hub's link to every host).
   [[nodiscard]] std::size_t last_links_scanned() const { return scanned_; }
 
+  // Paths of one or two hops (a direct link, or one switch between: most routes inside a
+  // host, and a GPU's way to its NIC) are found without the search, with the same links
+  // it would pick. Off: every query searches (to check the shortcut against the search).
+  void set_shortcut(bool on) { shortcut_ = on; }
+
  private:
   void reset();
+  // The shortcut: true with the links appended when the fewest hops are 1 or 2, false
+  // (nothing appended) when they are more, or when the ends' degrees make it no cheaper.
+  bool find_short(const LinkGraphType& graph, NodeIndex from, NodeIndex to, const TransitRule& transit, Choice choice,
+                  std::vector<LinkId>& out);
+  // Among candidate links in link order, the one a hop takes (Choice's rule).
+  [[nodiscard]] LinkId pick(const std::vector<LinkId>& candidates, const Choice& choice, int hop) const;
 
   const Topology* topo_;
   // Per-node scratch, valid when its stamp equals the current query's; kept together so
@@ -73,6 +84,7 @@ class ShortestPaths {
   std::vector<std::size_t> bwd_level_start_;     // level k is bwd_order_[start[k], start[k+1])
   std::uint32_t stamp_ = 0;
   std::size_t scanned_ = 0;  // links looked at by the current query
+  bool shortcut_ = true;
 };
 
 // A stable 64-bit mix (splitmix64 finaliser) of a few integers; the same inputs give the
