@@ -41,13 +41,6 @@ void ShortestPaths::reset() {
   fwd_order_.clear();
 }
 
-// Bidirectional BFS. Both searches grow one whole level at a time, the smaller frontier
-// first; the first level at which they share a node fixes the distance d = F + B (F, B:
-// levels searched forward and backward), and every node of every shortest path has then
-// been seen by one search or the other. Each node then gets `to_go` (hops left to `to`
-// along a shortest path): its backward distance, or for forward-only nodes d - fwd when
-// one successor has to_go = d - fwd - 1 (filled deepest level first). The path walks from
-// `from`, each hop choosing (by `choice`) among successors with to_go one less.
 LinkId ShortestPaths::pick(const std::vector<LinkId>& candidates, const Choice& choice, int hop) const {
   const std::size_t n = candidates.size();
   if (n == 1) return candidates[0];
@@ -80,7 +73,7 @@ bool ShortestPaths::find_short(const LinkGraphType& graph, NodeIndex from, NodeI
       if (static_cast<NodeIndex>(boost::source(*e, graph)) == w) into.push_back(graph[*e].link);
     }
   };
-  std::vector<LinkId> second;
+  std::vector<LinkId>& second = second_;
   for (auto [e, end] = boost::out_edges(from, graph); e != end; ++e) {
     ++scanned_;
     const auto w = static_cast<NodeIndex>(boost::target(*e, graph));
@@ -99,6 +92,13 @@ bool ShortestPaths::find_short(const LinkGraphType& graph, NodeIndex from, NodeI
   return true;
 }
 
+// Bidirectional BFS. Both searches grow one whole level at a time, the smaller frontier
+// first; the first level at which they share a node fixes the distance d = F + B (F, B:
+// levels searched forward and backward), and every node of every shortest path has then
+// been seen by one search or the other. Each node then gets `to_go` (hops left to `to`
+// along a shortest path): its backward distance, or for forward-only nodes d - fwd when
+// one successor has to_go = d - fwd - 1 (filled deepest level first). The path walks from
+// `from`, each hop choosing (by `choice`) among successors with to_go one less.
 bool ShortestPaths::find(const LinkGraphType& graph, NodeIndex from, NodeIndex to, const TransitRule& transit,
                          Choice choice, std::vector<LinkId>& out) {
   if (from == to) return true;

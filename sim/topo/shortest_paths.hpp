@@ -79,7 +79,7 @@ class ShortestPaths {
   std::vector<Mark> mark_;
   std::vector<NodeIndex> fwd_order_;              // forward-visited nodes in discovery order
   std::vector<NodeIndex> ffront_, bfront_, next_;
-  std::vector<LinkId> choices_;
+  std::vector<LinkId> choices_, second_;  // a hop's candidate links; the shortcut's second hop's
   std::vector<NodeIndex> bwd_order_;             // backward-visited nodes, level by level
   std::vector<std::size_t> bwd_level_start_;     // level k is bwd_order_[start[k], start[k+1])
   std::uint32_t stamp_ = 0;
