@@ -163,29 +163,29 @@ Time time_channel(const ChannelShape& s, std::span<const Bytes> slices, const St
 }
 
 struct EdgeFlow {
-  EdgeCosts* costs;  // its direction of its channel
-  std::size_t pos;   // the position below the edge
-  std::span<const LinkId> route;
+  EdgeCosts* costs;         // its direction of its channel
+  std::size_t pos;          // the position below the edge
+  std::size_t begin, end;   // its route: links[begin, end) of the edges' one array
 };
 
 // Each edge's max-min rates with every edge in flight, and with only its direction's
 // (edges alternate up and down). Returns whether every edge gets its solo rate with all
 // in flight: then alone it gets the same, and when `only_if_exact` and not, the alone rates
 // are left unsolved.
-bool solve_rates(const Topology& topo, const std::vector<EdgeFlow>& edges, const std::optional<Bandwidth>& cap,
-                 bool only_if_exact) {
+bool solve_rates(const Topology& topo, const std::vector<EdgeFlow>& edges, std::span<const LinkId> links,
+                 const std::optional<Bandwidth>& cap, bool only_if_exact) {
   std::vector<double> capacity;
   capacity.reserve(topo.links.size());
   for (const auto& link : topo.links) capacity.push_back(link.bandwidth.bytes_per_s);
   const double cap_rate = cap ? cap->bytes_per_s : 0.0;
   std::vector<std::span<const LinkId>> routes;
   routes.reserve(edges.size());
-  for (const EdgeFlow& e : edges) routes.push_back(e.route);
+  for (const EdgeFlow& e : edges) routes.push_back(links.subspan(e.begin, e.end - e.begin));
   const std::vector<double> both = static_max_min(capacity, routes, cap_rate);
   bool exact = true;
   for (std::size_t i = 0; i < edges.size(); ++i) {
     edges[i].costs->rate[edges[i].pos] = both[i];
-    exact = exact && both[i] == solo_rate(edges[i].route, cap_rate, [&](LinkId l) { return capacity[l]; });
+    exact = exact && both[i] == solo_rate(routes[i], cap_rate, [&](LinkId l) { return capacity[l]; });
   }
   if (exact) {
     for (const EdgeFlow& e : edges) e.costs->alone[e.pos] = e.costs->rate[e.pos];
@@ -195,7 +195,7 @@ bool solve_rates(const Topology& topo, const std::vector<EdgeFlow>& edges, const
   for (std::size_t from : {0, 1}) {
     std::vector<std::span<const LinkId>> one;
     one.reserve(edges.size() / 2);
-    for (std::size_t i = from; i < edges.size(); i += 2) one.push_back(edges[i].route);
+    for (std::size_t i = from; i < edges.size(); i += 2) one.push_back(routes[i]);
     const std::vector<double> alone = static_max_min(capacity, one, cap_rate);
     for (std::size_t i = from, k = 0; i < edges.size(); i += 2, ++k) edges[i].costs->alone[edges[i].pos] = alone[k];
   }
@@ -219,17 +219,13 @@ std::optional<TreeEstimate> estimate_tree(const Collective& c, const AlgorithmOp
   const auto slices = static_cast<std::size_t>(plan.slices);
   std::vector<ChannelShape> shapes;
   shapes.reserve(channels);  // edges point into them
-  // Every edge's route, both ways, in one array (offsets per edge of the channels that
-  // carry bytes). When the replay may follow (only_if_exact) they come from the graph's
+  // Every edge's route, both ways, in one array; the edges of the channels that carry
+  // bytes keep their offsets into it. When the replay may follow (only_if_exact) they come from the graph's
   // route cache, which the replay reuses; otherwise this is the only use of each, and
   // searching them uncached spares filling the cache (2 x 10^6 routes on a 131,072-rank
   // plan).
   std::vector<LinkId> links;
-  struct Edge {
-    EdgeCosts* costs;
-    std::size_t pos, begin, end;
-  };
-  std::vector<Edge> loaded;
+  std::vector<EdgeFlow> edges;
   auto add = [&](int from, int to, EdgeCosts& costs, std::size_t q, bool loads) {
     const std::size_t begin = links.size();
     if (only_if_exact) {
@@ -240,7 +236,7 @@ std::optional<TreeEstimate> estimate_tree(const Collective& c, const AlgorithmOp
     }
     costs.latency[q] = plan_latency(std::span<const LinkId>(links).subspan(begin), topo, cost);
     if (loads) {
-      loaded.push_back({&costs, q, begin, links.size()});
+      edges.push_back({&costs, q, begin, links.size()});
     } else {
       links.resize(begin);
     }
@@ -261,10 +257,7 @@ std::optional<TreeEstimate> estimate_tree(const Collective& c, const AlgorithmOp
       add(parent, me, s.down, q, loads);
     }
   }
-  std::vector<EdgeFlow> edges;  // both directions of every edge of the channels that carry bytes
-  edges.reserve(loaded.size());
-  for (const Edge& e : loaded) edges.push_back({e.costs, e.pos, std::span<const LinkId>(links).subspan(e.begin, e.end - e.begin)});
-  out.exact = solve_rates(topo, edges, cost.flow_cap, only_if_exact);
+  out.exact = solve_rates(topo, edges, links, cost.flow_cap, only_if_exact);
   if (!out.exact && only_if_exact) return std::nullopt;
   // Channels alike in shape and bytes take the same time: each is timed once.
   std::vector<std::size_t> timed;

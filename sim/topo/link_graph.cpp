@@ -104,10 +104,14 @@ std::size_t LinkGraph::RouteKeyHash::operator()(const RouteKey& k) const noexcep
 
 void LinkGraph::pin_route(int src_rank, int dst_rank, Route r) { pinned_[{src_rank, dst_rank, 0}] = std::move(r); }
 
+const Route* LinkGraph::pinned(int src_rank, int dst_rank) const {
+  if (pinned_.empty()) return nullptr;
+  const auto it = pinned_.find({src_rank, dst_rank, 0});
+  return it != pinned_.end() ? &it->second : nullptr;
+}
+
 const Route& LinkGraph::route(int src_rank, int dst_rank, std::uint32_t flow) {
-  if (!pinned_.empty()) {
-    if (auto it = pinned_.find({src_rank, dst_rank, 0}); it != pinned_.end()) return it->second;
-  }
+  if (const Route* fixed = pinned(src_rank, dst_rank)) return *fixed;
   const Route** slot = dense_entry(src_rank, dst_rank, flow);
   if (slot && *slot) return **slot;
   const RouteKey key{src_rank, dst_rank, flow};
@@ -125,10 +129,7 @@ const Route& LinkGraph::route(int src_rank, int dst_rank, std::uint32_t flow) {
 }
 
 void LinkGraph::append_route(int src_rank, int dst_rank, std::vector<LinkId>& out) {
-  const Route* known = nullptr;
-  if (!pinned_.empty()) {
-    if (auto it = pinned_.find({src_rank, dst_rank, 0}); it != pinned_.end()) known = &it->second;
-  }
+  const Route* known = pinned(src_rank, dst_rank);
   if (!known && routes_ > 0) {
     if (const Slot& cached = slot_for({src_rank, dst_rank, 0}); cached.route != kNoRoute) {
       known = &blocks_[cached.route / kRouteBlock][cached.route % kRouteBlock];

@@ -43,8 +43,6 @@ class LinkGraph {
 
   // Route between two nodes (rank or not) under the same rules; nullopt if none.
   [[nodiscard]] std::optional<Route> node_route(NodeIndex from, NodeIndex to, std::uint32_t flow = 0);
-  // The same search, its links appended to `out`; false if none (`out` unchanged).
-  bool append_node_route(NodeIndex from, NodeIndex to, std::uint32_t flow, std::vector<LinkId>& out);
   // route(src_rank, dst_rank)'s links appended to `out` without adding the route to the
   // cache (a pinned or cached one is copied), for a caller that uses each route once: the
   // tree's steady state over 10^5 ranks, whose 2 x 10^6 routes would only fill the cache.
@@ -110,6 +108,10 @@ class LinkGraph {
   // The table's entry for (src, dst, flow); nullptr where the table does not apply.
   [[nodiscard]] const Route** dense_entry(int src_rank, int dst_rank, std::uint32_t flow);
   [[noreturn]] void throw_no_route(int src_rank, int dst_rank) const;  // ConfigError naming the pair
+  // node_route's search, its links appended to `out`; false if none (`out` unchanged).
+  bool append_node_route(NodeIndex from, NodeIndex to, std::uint32_t flow, std::vector<LinkId>& out);
+  // The pinned route between two ranks (every flow id), or null.
+  [[nodiscard]] const Route* pinned(int src_rank, int dst_rank) const;
 };
 
 }  // namespace collsim
