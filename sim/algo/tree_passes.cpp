@@ -7,8 +7,10 @@
 
 namespace collsim {
 
-RankTree::RankTree(std::vector<int> parent) : parent_(std::move(parent)), children_(parent_.size()) {
+RankTree::RankTree(std::vector<int> parent) : parent_(std::move(parent)) {
   const int n = static_cast<int>(parent_.size());
+  const auto size = static_cast<std::size_t>(n);
+  first_child_.assign(size + 1, 0);
   int roots = 0;
   for (int r = 0; r < n; ++r) {
     const int p = parent_[static_cast<std::size_t>(r)];
@@ -18,15 +20,23 @@ RankTree::RankTree(std::vector<int> parent) : parent_(std::move(parent)), childr
     } else if (p < 0 || p >= n || p == r) {
       throw std::invalid_argument(fmt::format("rank {} has parent {} outside 0..{}", r, p, n - 1));
     } else {
-      children_[static_cast<std::size_t>(p)].push_back(r);
+      ++first_child_[static_cast<std::size_t>(p) + 1];
     }
   }
   if (roots != 1) throw std::invalid_argument(fmt::format("a tree needs one root, found {}", roots));
+  for (std::size_t r = 0; r < size; ++r) first_child_[r + 1] += first_child_[r];
+  // Each rank's children in rank order: filled in rank order from each parent's first slot.
+  child_.resize(size - 1);
+  std::vector<std::size_t> next(first_child_.begin(), first_child_.end() - 1);
+  for (int r = 0; r < n; ++r) {
+    const int p = parent_[static_cast<std::size_t>(r)];
+    if (p >= 0) child_[next[static_cast<std::size_t>(p)]++] = r;
+  }
   std::vector<int> depth(static_cast<std::size_t>(n), 0);
   order_.reserve(static_cast<std::size_t>(n));
   order_.push_back(root_);
   for (std::size_t i = 0; i < order_.size(); ++i) {
-    for (int c : children_[static_cast<std::size_t>(order_[i])]) {
+    for (int c : children(order_[i])) {
       depth[static_cast<std::size_t>(c)] = depth[static_cast<std::size_t>(order_[i])] + 1;
       depth_ = std::max(depth_, depth[static_cast<std::size_t>(c)]);
       order_.push_back(c);

@@ -4,6 +4,7 @@
 // Slices of one pipelined stream pass the same edge in order.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "sim/algo/schedule.hpp"
@@ -17,14 +18,21 @@ class RankTree {
 
   [[nodiscard]] int root() const { return root_; }
   [[nodiscard]] int parent(int r) const { return parent_[static_cast<std::size_t>(r)]; }
-  [[nodiscard]] const std::vector<int>& children(int r) const { return children_[static_cast<std::size_t>(r)]; }
+  // r's children, in rank order.
+  [[nodiscard]] std::span<const int> children(int r) const {
+    const auto i = static_cast<std::size_t>(r);
+    return std::span<const int>(child_).subspan(first_child_[i], first_child_[i + 1] - first_child_[i]);
+  }
   // Ranks root first, each after its parent (breadth first).
   [[nodiscard]] const std::vector<int>& top_down() const { return order_; }
   [[nodiscard]] int depth() const { return depth_; }  // edges on the longest root-leaf path
 
  private:
   std::vector<int> parent_;
-  std::vector<std::vector<int>> children_;
+  // Children of every rank in one array (rank r's: child_[first_child_[r], first_child_[r + 1])):
+  // a 131,072-rank plan builds 8 trees, and a vector per rank cost a million allocations.
+  std::vector<std::size_t> first_child_;
+  std::vector<int> child_;
   std::vector<int> order_;
   int root_ = 0;
   int depth_ = 0;
