@@ -2,11 +2,13 @@
 
 namespace collsim {
 
-Time plan_latency(std::span<const LinkId> links, const Topology& topo, const StepCost& cost) {
+Time plan_latency(std::span<const LinkId> links, const Topology& topo, const StepCost& cost,
+                  const LinkClassTable* classes) {
   // NCCL's per-step latency covers the wire.
   if (cost.protocol_latency) {
     if (cost.uniform_step_latency) return *cost.uniform_step_latency;
-    return cost.step_latency[static_cast<std::size_t>(route_class(topo, links))];
+    const LinkClass c = classes ? classes->route_class(links) : route_class(topo, links);
+    return cost.step_latency[static_cast<std::size_t>(c)];
   }
   Time sum{};
   for (LinkId l : links) sum += topo.links[l].latency;

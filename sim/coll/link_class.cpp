@@ -18,10 +18,32 @@ LinkClass link_class(LinkKind kind) {
   return LinkClass::Net;
 }
 
-LinkClass route_class(const Topology& topo, std::span<const LinkId> links) {
+namespace {
+
+// The highest class of `links`, each class given by `of`.
+template <class ClassOf>
+LinkClass highest(std::span<const LinkId> links, ClassOf of) {
   LinkClass out = LinkClass::NvLink;
-  for (LinkId l : links) out = std::max(out, link_class(topo.links[l].kind));
+  for (LinkId l : links) {
+    out = std::max(out, of(l));
+    if (out == LinkClass::Net) break;  // the highest: the rest cannot raise it
+  }
   return out;
+}
+
+}  // namespace
+
+LinkClass route_class(const Topology& topo, std::span<const LinkId> links) {
+  return highest(links, [&](LinkId l) { return link_class(topo.links[l].kind); });
+}
+
+LinkClassTable::LinkClassTable(const Topology& topo) {
+  of_.reserve(topo.links.size());
+  for (const auto& link : topo.links) of_.push_back(link_class(link.kind));
+}
+
+LinkClass LinkClassTable::route_class(std::span<const LinkId> links) const {
+  return highest(links, [&](LinkId l) { return of_[l]; });
 }
 
 }  // namespace collsim

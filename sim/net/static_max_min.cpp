@@ -8,14 +8,18 @@
 
 namespace collsim {
 
-std::vector<double> static_max_min(std::span<const double> capacity, std::span<const std::span<const LinkId>> routes,
-                                   double cap) {
+namespace {
+
+// Routes: size() and operator[] giving flow f's links.
+template <class Routes>
+std::vector<double> solve(std::span<const double> capacity, const Routes& routes, double cap) {
   // The links in use, numbered densely, with their flows (CSR).
   constexpr std::uint32_t kUnused = std::numeric_limits<std::uint32_t>::max();
   std::vector<std::uint32_t> local(capacity.size(), kUnused);
   std::vector<LinkId> used;
   std::vector<std::uint32_t> begin;
-  for (const auto& route : routes) {
+  for (std::size_t f = 0; f < routes.size(); ++f) {
+    const std::span<const LinkId> route = routes[f];
     if (route.empty()) throw InternalError("static_max_min: a flow with no link");
     for (LinkId l : route) {
       if (l >= capacity.size()) throw InternalError("static_max_min: a route names an unknown link");
@@ -77,6 +81,17 @@ std::vector<double> static_max_min(std::span<const double> capacity, std::span<c
     }
   }
   return rate;
+}
+
+}  // namespace
+
+std::vector<double> static_max_min(std::span<const double> capacity, std::span<const std::span<const LinkId>> routes,
+                                   double cap) {
+  return solve(capacity, routes, cap);
+}
+
+std::vector<double> static_max_min(std::span<const double> capacity, const RouteTable& routes, double cap) {
+  return solve(capacity, routes, cap);
 }
 
 }  // namespace collsim
