@@ -60,3 +60,39 @@ TEST_CASE("static max-min gives the flow network's rates on random flow sets", "
     }
   }
 }
+
+TEST_CASE("static max-min over a route table: the same rates as over spans, for every stride and start",
+          "[net][maxmin]") {
+  std::mt19937 rng(23);
+  for (int trial = 0; trial < 100; ++trial) {
+    const int links = 2 + static_cast<int>(rng() % 20);
+    std::vector<double> capacity;
+    for (int l = 0; l < links; ++l) capacity.push_back(1e9 * static_cast<double>(1 + rng() % 4));
+    // Routes laid end to end in one array, as the tree estimate keeps them.
+    std::vector<LinkId> all;
+    std::vector<std::size_t> offsets{0};
+    const int flows = 1 + static_cast<int>(rng() % 40);
+    for (int f = 0; f < flows; ++f) {
+      const std::size_t begin = all.size();
+      for (int h = 0, hops = 1 + static_cast<int>(rng() % 4); h < hops; ++h) {
+        const auto l = static_cast<LinkId>(rng() % static_cast<unsigned>(links));
+        if (std::find(all.begin() + static_cast<std::ptrdiff_t>(begin), all.end(), l) == all.end()) all.push_back(l);
+      }
+      offsets.push_back(all.size());
+    }
+    const double cap = rng() % 3 == 0 ? 1.5e9 : 0.0;
+    for (std::size_t stride : {1, 2, 3}) {
+      for (std::size_t first = 0; first < stride; ++first) {
+        const RouteTable table{all, offsets, first, stride};
+        std::vector<std::span<const LinkId>> spans;
+        for (std::size_t i = first; i + 1 < offsets.size(); i += stride) {
+          spans.push_back(std::span<const LinkId>(all).subspan(offsets[i], offsets[i + 1] - offsets[i]));
+        }
+        INFO("trial " << trial << ", every " << stride << " from " << first);
+        REQUIRE(table.size() == spans.size());
+        if (spans.empty()) continue;
+        CHECK(static_max_min(capacity, table, cap) == static_max_min(capacity, spans, cap));
+      }
+    }
+  }
+}
