@@ -1,8 +1,11 @@
 #include "sim/coll/tree_estimate.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <optional>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/algo/tree.hpp"
@@ -77,6 +80,22 @@ struct Span {
 struct Activity {
   std::vector<Span> up, down;  // per position: its edge's slices each way
   [[nodiscard]] bool operator==(const Activity&) const = default;
+};
+
+// Each position's children (CSR): position q's are child[first[q], first[q + 1]).
+struct Children {
+  std::vector<std::uint32_t> first, child;
+  explicit Children(std::span<const std::uint32_t> parent) : first(parent.size() + 1, 0) {
+    const std::size_t n = parent.size();
+    child.resize(n > 0 ? n - 1 : 0);
+    for (std::size_t q = 1; q < n; ++q) ++first[parent[q] + 1];
+    for (std::size_t q = 0; q < n; ++q) first[q + 1] += first[q];
+    std::vector<std::uint32_t> next(first.begin(), first.end() - 1);
+    for (std::size_t q = 1; q < n; ++q) child[next[parent[q]]++] = static_cast<std::uint32_t>(q);
+  }
+  [[nodiscard]] std::span<const std::uint32_t> of(std::uint32_t q) const {
+    return std::span<const std::uint32_t>(child).subspan(first[q], first[q + 1] - first[q]);
+  }
 };
 
 // Slice after slice through the tree's dependencies (double_binary_tree_allreduce's DAG):
@@ -162,42 +181,147 @@ Time time_channel(const ChannelShape& s, std::span<const Bytes> slices, const St
   return end;
 }
 
-struct EdgeFlow {
-  EdgeCosts* costs;         // its direction of its channel
-  std::size_t pos;          // the position below the edge
-  std::size_t begin, end;   // its route: links[begin, end) of the edges' one array
+// Two positions of a tree whose subtrees are the same up to the order of siblings, with the
+// same costs on matching edges, get the same subtree id: ids are given bottom-up, equal for
+// equal (edge costs both ways, children's ids as a multiset), and shared by every tree
+// asked about. Keys are compared whole, not by hash alone.
+//
+// Two channels whose roots have equal ids take the same time (a timing takes only maxima
+// over a position's children and its parent): on a rail-optimised cluster a tree and its
+// mirror often do, channel orders swapping which sibling's subtree holds which rail.
+class SubtreeIds {
+ public:
+  // Each position's subtree id.
+  std::vector<std::uint32_t> of(const ChannelShape& s) {
+    const std::size_t n = s.parent.size();
+    const Children tree(s.parent);
+    std::vector<std::uint32_t> id(n, 0);
+    // Positions are breadth first: a child after its parent, so bottom-up is backwards.
+    for (std::size_t q = n; q-- > 0;) {
+      key_.clear();
+      for (const EdgeCosts* e : {&s.up, &s.down}) {
+        key_.push_back(static_cast<std::uint64_t>(e->latency[q].ps));
+        key_.push_back(std::bit_cast<std::uint64_t>(e->rate[q]));
+        key_.push_back(std::bit_cast<std::uint64_t>(e->alone[q]));
+      }
+      const std::size_t head = key_.size();
+      for (std::uint32_t c : tree.of(static_cast<std::uint32_t>(q))) key_.push_back(id[c]);
+      std::sort(key_.begin() + static_cast<std::ptrdiff_t>(head), key_.end());
+      id[q] = intern();
+    }
+    return id;
+  }
+
+ private:
+  struct Entry {
+    std::size_t begin, size;  // its key: keys_[begin, begin + size)
+    std::uint32_t next;       // the next entry with the same hash, or kNone
+  };
+  static constexpr std::uint32_t kNone = UINT32_MAX;
+
+  std::uint32_t intern() {
+    std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ key_.size();
+    for (std::uint64_t w : key_) h = (h ^ w) * 0xff51afd7ed558ccdULL, h ^= h >> 32;
+    auto [it, fresh] = first_.try_emplace(h, kNone);
+    for (std::uint32_t e = it->second; e != kNone; e = entries_[e].next) {
+      const Entry& x = entries_[e];
+      if (x.size == key_.size() && std::equal(key_.begin(), key_.end(), keys_.begin() + static_cast<std::ptrdiff_t>(x.begin))) return e;
+    }
+    const auto e = static_cast<std::uint32_t>(entries_.size());
+    entries_.push_back({keys_.size(), key_.size(), it->second});
+    keys_.insert(keys_.end(), key_.begin(), key_.end());
+    it->second = e;
+    return e;
+  }
+
+  std::vector<std::uint64_t> key_;             // the key being built
+  std::vector<std::uint64_t> keys_;            // every id's key, concatenated
+  std::vector<Entry> entries_;                 // by id
+  std::unordered_map<std::uint64_t, std::uint32_t> first_;  // hash -> latest entry with it
 };
 
-// Each edge's max-min rates with every edge in flight, and with only its direction's
-// (edges alternate up and down). Returns whether every edge gets its solo rate with all
-// in flight: then alone it gets the same, and when `only_if_exact` and not, the alone rates
-// are left unsolved.
-bool solve_rates(const Topology& topo, const std::vector<EdgeFlow>& edges, std::span<const LinkId> links,
-                 const std::optional<Bandwidth>& cap, bool only_if_exact) {
+// The tree of s's positions up to symmetry. Two positions are alike when the paths from the
+// root to them pass subtrees with the same ids, level by level: a symmetry of the tree (one
+// that keeps its costs) then maps one to the other, so every timing gives them the same
+// slices, ends and activity. Alike positions become one, under the one their parents became;
+// a position's children then stand for all of its children (equal ones add nothing to a
+// maximum or a span), so timing this tree gives s's time exactly, round by round. A 131,072-
+// rank tree over a regular fabric keeps a few hundred positions.
+ChannelShape symmetry_quotient(const ChannelShape& s, std::span<const std::uint32_t> subtree) {
+  const std::size_t n = s.parent.size();
+  ChannelShape out;
+  if (n == 0) return out;
+  std::vector<std::uint32_t> cls(n, 0);
+  std::vector<std::size_t> first{0};  // each class's first position (breadth first)
+  std::unordered_map<std::uint64_t, std::uint32_t> index;
+  for (std::size_t q = 1; q < n; ++q) {
+    const std::uint64_t key = (std::uint64_t{cls[s.parent[q]]} << 32) | subtree[q];
+    const auto [it, fresh] = index.try_emplace(key, static_cast<std::uint32_t>(first.size()));
+    if (fresh) first.push_back(q);
+    cls[q] = it->second;
+  }
+  // Classes are numbered as they first appear breadth first, so a parent's comes first.
+  const std::size_t m = first.size();
+  out.parent.assign(m, 0);
+  for (EdgeCosts* e : {&out.up, &out.down}) {
+    e->latency.assign(m, Time{});
+    e->rate.assign(m, 0.0);
+    e->alone.assign(m, 0.0);
+  }
+  for (std::size_t k = 0; k < m; ++k) {
+    const std::size_t q = first[k];
+    out.parent[k] = k == 0 ? 0 : cls[s.parent[q]];
+    for (auto [to, from] : {std::pair{&out.up, &s.up}, std::pair{&out.down, &s.down}}) {
+      to->latency[k] = from->latency[q];
+      to->rate[k] = from->rate[q];
+      to->alone[k] = from->alone[q];
+    }
+  }
+  return out;
+}
+
+// The edges that carry bytes, as flows: edge i's route is links[offsets[i], offsets[i + 1])
+// of one array, and its costs are at position pos[i] of costs[side[i]] (a channel's up or
+// down). Edges alternate up and down. 16 bytes an edge: a 131,072-rank plan has 2 x 10^6.
+struct EdgeFlows {
+  std::vector<LinkId> links;
+  std::vector<std::size_t> offsets{0};
+  std::vector<std::uint32_t> pos, side;
+  std::vector<EdgeCosts*> costs;
+
+  [[nodiscard]] std::size_t size() const { return pos.size(); }
+  [[nodiscard]] EdgeCosts& costs_of(std::size_t i) const { return *costs[side[i]]; }
+  [[nodiscard]] RouteTable routes(std::size_t first = 0, std::size_t stride = 1) const {
+    return RouteTable{links, offsets, first, stride};
+  }
+};
+
+// Each edge's max-min rates with every edge in flight, and with only its direction's.
+// Returns whether every edge gets its solo rate with all in flight: then alone it gets the
+// same, and when `only_if_exact` and not, the alone rates are left unsolved.
+bool solve_rates(const Topology& topo, const EdgeFlows& edges, const std::optional<Bandwidth>& cap, bool only_if_exact) {
   std::vector<double> capacity;
   capacity.reserve(topo.links.size());
   for (const auto& link : topo.links) capacity.push_back(link.bandwidth.bytes_per_s);
   const double cap_rate = cap ? cap->bytes_per_s : 0.0;
-  std::vector<std::span<const LinkId>> routes;
-  routes.reserve(edges.size());
-  for (const EdgeFlow& e : edges) routes.push_back(links.subspan(e.begin, e.end - e.begin));
+  const RouteTable routes = edges.routes();
   const std::vector<double> both = static_max_min(capacity, routes, cap_rate);
   bool exact = true;
   for (std::size_t i = 0; i < edges.size(); ++i) {
-    edges[i].costs->rate[edges[i].pos] = both[i];
+    edges.costs_of(i).rate[edges.pos[i]] = both[i];
     exact = exact && both[i] == solo_rate(routes[i], cap_rate, [&](LinkId l) { return capacity[l]; });
   }
   if (exact) {
-    for (const EdgeFlow& e : edges) e.costs->alone[e.pos] = e.costs->rate[e.pos];
+    for (std::size_t i = 0; i < edges.size(); ++i) {
+      EdgeCosts& c = edges.costs_of(i);
+      c.alone[edges.pos[i]] = c.rate[edges.pos[i]];
+    }
     return true;
   }
   if (only_if_exact) return false;
   for (std::size_t from : {0, 1}) {
-    std::vector<std::span<const LinkId>> one;
-    one.reserve(edges.size() / 2);
-    for (std::size_t i = from; i < edges.size(); i += 2) one.push_back(routes[i]);
-    const std::vector<double> alone = static_max_min(capacity, one, cap_rate);
-    for (std::size_t i = from, k = 0; i < edges.size(); i += 2, ++k) edges[i].costs->alone[edges[i].pos] = alone[k];
+    const std::vector<double> alone = static_max_min(capacity, edges.routes(from, 2), cap_rate);
+    for (std::size_t i = from, k = 0; i < edges.size(); i += 2, ++k) edges.costs_of(i).alone[edges.pos[i]] = alone[k];
   }
   return false;
 }
@@ -207,7 +331,7 @@ constexpr int kMaxRounds = 8;
 }  // namespace
 
 std::optional<TreeEstimate> estimate_tree(const Collective& c, const AlgorithmOptions& opt, LinkGraph& graph,
-                                          const StepCost& cost, bool only_if_exact) {
+                                          const StepCost& cost, bool only_if_exact, bool by_symmetry) {
   const TreePlan plan = tree_plan(c, opt);
   const auto n = static_cast<std::size_t>(c.ranks);
   TreeEstimate out;
@@ -224,57 +348,112 @@ std::optional<TreeEstimate> estimate_tree(const Collective& c, const AlgorithmOp
   // route cache, which the replay reuses; otherwise this is the only use of each, and
   // searching them uncached spares filling the cache (2 x 10^6 routes on a 131,072-rank
   // plan).
-  std::vector<LinkId> links;
-  std::vector<EdgeFlow> edges;
-  auto add = [&](int from, int to, EdgeCosts& costs, std::size_t q, bool loads) {
+  EdgeFlows edges;
+  std::vector<LinkId>& links = edges.links;
+  std::optional<LinkClassTable> classes;
+  if (cost.protocol_latency && !cost.uniform_step_latency) classes.emplace(topo);
+  // side: the edge's index in edges.costs, when its channel carries bytes; same: an edge
+  // already routed between the same two ranks, whose route and latency are copied.
+  auto add = [&](int from, int to, EdgeCosts& costs, std::size_t q, std::optional<std::uint32_t> side,
+                 std::optional<std::size_t> same) {
     const std::size_t begin = links.size();
-    if (only_if_exact) {
-      const Route& r = graph.route(from, to);
-      links.insert(links.end(), r.links.begin(), r.links.end());
+    if (same) {
+      links.insert(links.end(), links.begin() + static_cast<std::ptrdiff_t>(edges.offsets[*same]),
+                   links.begin() + static_cast<std::ptrdiff_t>(edges.offsets[*same + 1]));
+      costs.latency[q] = edges.costs_of(*same).latency[edges.pos[*same]];
     } else {
-      graph.append_route(from, to, links);
+      if (only_if_exact) {
+        const Route& r = graph.route(from, to);
+        links.insert(links.end(), r.links.begin(), r.links.end());
+      } else {
+        graph.append_route(from, to, links);
+      }
+      costs.latency[q] = plan_latency(std::span<const LinkId>(links).subspan(begin), topo, cost, classes ? &*classes : nullptr);
     }
-    costs.latency[q] = plan_latency(std::span<const LinkId>(links).subspan(begin), topo, cost);
-    if (loads) {
-      edges.push_back({&costs, q, begin, links.size()});
+    if (side) {
+      edges.pos.push_back(static_cast<std::uint32_t>(q));
+      edges.side.push_back(*side);
+      edges.offsets.push_back(links.size());
     } else {
       links.resize(begin);
     }
   };
+  std::size_t loading = 0;
+  for (std::size_t ch = 0; ch < channels; ++ch) loading += wire_bytes(plan.pass_bytes[ch * slices], cost).count > 0;
+  edges.pos.reserve(loading * 2 * (n - 1));
+  edges.side.reserve(loading * 2 * (n - 1));
+  edges.offsets.reserve(loading * 2 * (n - 1) + 1);
+  // The trees of the channels routed so far that carry bytes, and each rank's up edge in
+  // each (its down edge follows it). Channels share chains inside hosts (trees 2k and 2k + 1
+  // have order k's), so most of a later channel's edges were routed before: copied, not
+  // searched again (half the routes of a 131,072-rank plan).
+  std::vector<const RankTree*> routed;
+  std::vector<std::vector<std::size_t>> up_edge;
   for (std::size_t ch = 0; ch < channels; ++ch) {
     const RankTree& t = plan.trees[plan.tree_of_channel[ch]];
     const std::vector<std::uint32_t> pos = positions(t);
     ChannelShape& s = shapes.emplace_back(shape_of(t, pos));
-    const bool loads = wire_bytes(plan.pass_bytes[ch * slices], cost).count > 0;
+    std::optional<std::uint32_t> up, down;
+    std::vector<std::size_t>* mine = nullptr;
+    if (wire_bytes(plan.pass_bytes[ch * slices], cost).count > 0) {
+      up = static_cast<std::uint32_t>(edges.costs.size());
+      down = *up + 1;
+      edges.costs.push_back(&s.up);
+      edges.costs.push_back(&s.down);
+      mine = &up_edge.emplace_back(n, 0);
+    }
     // Edges by rank, not by breadth-first position: neighbouring ranks share hosts and
     // nodes, so their route searches hit memory the previous one brought in (a third of
     // the routes' time on the 131,072-GPU cluster).
     for (int me = 0; me < c.ranks; ++me) {
       const int parent = t.parent(me);
       if (parent < 0) continue;
-      const std::size_t q = pos[static_cast<std::size_t>(me)];
-      add(me, parent, s.up, q, loads);
-      add(parent, me, s.down, q, loads);
+      const auto r = static_cast<std::size_t>(me);
+      std::optional<std::size_t> same;
+      for (std::size_t o = 0; o < routed.size() && !same; ++o) {
+        if (routed[o]->parent(me) == parent) same = up_edge[o][r];
+      }
+      if (mine) (*mine)[r] = edges.size();
+      const std::size_t q = pos[r];
+      add(me, parent, s.up, q, up, same);
+      add(parent, me, s.down, q, down, same ? std::optional<std::size_t>(*same + 1) : std::nullopt);
     }
+    if (mine) routed.push_back(&t);
+    // The other channels' routes are about as long: one allocation, not a doubling that
+    // holds the array twice.
+    if (ch == 0 && up) links.reserve(links.size() * loading + links.size() / 16);
   }
-  out.exact = solve_rates(topo, edges, links, cost.flow_cap, only_if_exact);
+  out.exact = solve_rates(topo, edges, cost.flow_cap, only_if_exact);
   if (!out.exact && only_if_exact) return std::nullopt;
-  // Channels alike in shape and bytes take the same time: each is timed once.
+  // Channels alike in bytes and in shape, or in shape up to the order of siblings, take the
+  // same time: each is timed once, on its tree up to symmetry.
   std::vector<std::size_t> timed;
+  SubtreeIds ids;
+  std::vector<std::vector<std::uint32_t>> subtree(channels);
+  auto subtree_of = [&](std::size_t ch) -> const std::vector<std::uint32_t>& {
+    if (subtree[ch].empty()) subtree[ch] = ids.of(shapes[ch]);
+    return subtree[ch];
+  };
   for (std::size_t ch = 0; ch < channels; ++ch) {
     const std::span<const Bytes> mine(plan.pass_bytes.data() + ch * slices, slices);
-    const bool seen = std::any_of(timed.begin(), timed.end(), [&](std::size_t o) {
-      return shapes[o] == shapes[ch] &&
-             std::equal(mine.begin(), mine.end(), plan.pass_bytes.begin() + static_cast<std::ptrdiff_t>(o * slices));
-    });
+    auto same_bytes = [&](std::size_t o) {
+      return std::equal(mine.begin(), mine.end(), plan.pass_bytes.begin() + static_cast<std::ptrdiff_t>(o * slices));
+    };
+    const bool seen =
+        std::any_of(timed.begin(), timed.end(), [&](std::size_t o) { return same_bytes(o) && shapes[o] == shapes[ch]; }) ||
+        (by_symmetry && std::any_of(timed.begin(), timed.end(), [&](std::size_t o) {
+           return same_bytes(o) && subtree_of(o).front() == subtree_of(ch).front();
+         }));
     if (seen) continue;
     timed.push_back(ch);
+    const ChannelShape reduced = by_symmetry ? symmetry_quotient(shapes[ch], subtree_of(ch)) : shapes[ch];
+    out.timed += reduced.parent.size();
     // Company depends on the times it gives: from none, timed again until it no longer
     // moves (a few rounds).
     Activity in, out2;
     Time d{};
     for (int round = 0; round < kMaxRounds; ++round) {
-      d = time_channel(shapes[ch], mine, cost, in, out2);
+      d = time_channel(reduced, mine, cost, in, out2);
       if (out2 == in) break;
       std::swap(in, out2);
     }

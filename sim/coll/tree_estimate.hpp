@@ -13,6 +13,11 @@
 // edges that share a link are charged their all-in-flight share for the whole collective,
 // which the replay gives them only while the pipeline is full: the estimate is then a
 // bound from above on the pipeline's rates, not the replay's time.
+//
+// A channel's tree is timed up to its symmetries: positions whose paths from the root pass
+// alike subtrees (same shape and costs) get the same times in every round, so one of each
+// is timed (a 131,072-rank tree keeps a few hundred). Channels alike up to the order of
+// siblings are timed once. Both leave the result unchanged to the picosecond.
 #pragma once
 
 #include <cstdint>
@@ -29,11 +34,14 @@ struct TreeEstimate {
   Time duration;
   bool exact = false;           // every edge ran at its solo rate: the replay's own time
   std::uint64_t transfers = 0;  // the replay's transfer count
+  std::uint64_t timed = 0;      // positions timed per round, over the channels timed
 };
 
 // Null when `only_if_exact` and the estimate is not the replay's time (known after one
-// rate solve, before any timing).
+// rate solve, before any timing). `by_symmetry`: time each channel's tree up to its
+// symmetries, and once for channels alike up to them (the same result; off for tests).
 [[nodiscard]] std::optional<TreeEstimate> estimate_tree(const Collective& c, const AlgorithmOptions& opt,
-                                                        LinkGraph& graph, const StepCost& cost, bool only_if_exact);
+                                                        LinkGraph& graph, const StepCost& cost, bool only_if_exact,
+                                                        bool by_symmetry = true);
 
 }  // namespace collsim
