@@ -332,7 +332,7 @@ constexpr int kMaxRounds = 8;
 
 std::optional<TreeEstimate> estimate_tree(const Collective& c, const AlgorithmOptions& opt, LinkGraph& graph,
                                           const StepCost& cost, bool only_if_exact, bool by_symmetry) {
-  const TreePlan plan = tree_plan(c, opt);
+  TreePlan plan = tree_plan(c, opt);
   const auto n = static_cast<std::size_t>(c.ranks);
   TreeEstimate out;
   out.transfers = tree_transfers(plan, c.ranks);
@@ -423,6 +423,10 @@ std::optional<TreeEstimate> estimate_tree(const Collective& c, const AlgorithmOp
     // holds the array twice.
     if (ch == 0 && up) links.reserve(links.size() * loading + links.size() / 16);
   }
+  // The trees are routed: their memory goes to the rate solve (a peak of 10^5-rank plans).
+  std::vector<RankTree>().swap(plan.trees);
+  std::vector<std::vector<std::size_t>>().swap(up_edge);
+  routed.clear();
   out.exact = solve_rates(topo, edges, cost.flow_cap, only_if_exact);
   if (!out.exact && only_if_exact) return std::nullopt;
   // Channels alike in bytes and in shape, or in shape up to the order of siblings, take the
