@@ -358,8 +358,12 @@ std::optional<TreeEstimate> estimate_tree(const Collective& c, const AlgorithmOp
                  std::optional<std::size_t> same) {
     const std::size_t begin = links.size();
     if (same) {
-      links.insert(links.end(), links.begin() + static_cast<std::ptrdiff_t>(edges.offsets[*same]),
-                   links.begin() + static_cast<std::ptrdiff_t>(edges.offsets[*same + 1]));
+      // Copied by index after growing: the source is in the same array (insert's range
+      // may not be).
+      const std::size_t from_begin = edges.offsets[*same], length = edges.offsets[*same + 1] - from_begin;
+      links.resize(begin + length);
+      std::copy_n(links.begin() + static_cast<std::ptrdiff_t>(from_begin), length,
+                  links.begin() + static_cast<std::ptrdiff_t>(begin));
       costs.latency[q] = edges.costs_of(*same).latency[edges.pos[*same]];
     } else {
       if (only_if_exact) {
