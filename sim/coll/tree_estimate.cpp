@@ -1,8 +1,8 @@
 #include "sim/coll/tree_estimate.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <unordered_map>
@@ -201,8 +201,8 @@ class SubtreeIds {
       key_.clear();
       for (const EdgeCosts* e : {&s.up, &s.down}) {
         key_.push_back(static_cast<std::uint64_t>(e->latency[q].ps));
-        key_.push_back(std::bit_cast<std::uint64_t>(e->rate[q]));
-        key_.push_back(std::bit_cast<std::uint64_t>(e->alone[q]));
+        key_.push_back(bits(e->rate[q]));
+        key_.push_back(bits(e->alone[q]));
       }
       const std::size_t head = key_.size();
       for (std::uint32_t c : tree.of(static_cast<std::uint32_t>(q))) key_.push_back(id[c]);
@@ -213,6 +213,13 @@ class SubtreeIds {
   }
 
  private:
+  // A rate's bits (emscripten's library lacks std::bit_cast).
+  static std::uint64_t bits(double v) {
+    std::uint64_t out = 0;
+    std::memcpy(&out, &v, sizeof out);
+    return out;
+  }
+
   struct Entry {
     std::size_t begin, size;  // its key: keys_[begin, begin + size)
     std::uint32_t next;       // the next entry with the same hash, or kNone
