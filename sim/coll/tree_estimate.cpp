@@ -23,6 +23,12 @@ struct EdgeCosts {
   std::vector<Time> latency;
   std::vector<double> rate;   // with both directions in flight
   std::vector<double> alone;  // with only this direction in flight
+  // n positions, all zero.
+  void assign(std::size_t n) {
+    latency.assign(n, Time{});
+    rate.assign(n, 0.0);
+    alone.assign(n, 0.0);
+  }
   [[nodiscard]] bool operator==(const EdgeCosts&) const = default;
 };
 
@@ -48,11 +54,8 @@ ChannelShape shape_of(const RankTree& t, std::span<const std::uint32_t> pos) {
   ChannelShape s;
   s.parent.assign(n, 0);
   for (std::size_t q = 1; q < n; ++q) s.parent[q] = pos[static_cast<std::size_t>(t.parent(order[q]))];
-  for (EdgeCosts* e : {&s.up, &s.down}) {
-    e->latency.assign(n, Time{});
-    e->rate.assign(n, 0.0);
-    e->alone.assign(n, 0.0);
-  }
+  s.up.assign(n);
+  s.down.assign(n);
   return s;
 }
 
@@ -80,22 +83,6 @@ struct Span {
 struct Activity {
   std::vector<Span> up, down;  // per position: its edge's slices each way
   [[nodiscard]] bool operator==(const Activity&) const = default;
-};
-
-// Each position's children (CSR): position q's are child[first[q], first[q + 1]).
-struct Children {
-  std::vector<std::uint32_t> first, child;
-  explicit Children(std::span<const std::uint32_t> parent) : first(parent.size() + 1, 0) {
-    const std::size_t n = parent.size();
-    child.resize(n > 0 ? n - 1 : 0);
-    for (std::size_t q = 1; q < n; ++q) ++first[parent[q] + 1];
-    for (std::size_t q = 0; q < n; ++q) first[q + 1] += first[q];
-    std::vector<std::uint32_t> next(first.begin(), first.end() - 1);
-    for (std::size_t q = 1; q < n; ++q) child[next[parent[q]]++] = static_cast<std::uint32_t>(q);
-  }
-  [[nodiscard]] std::span<const std::uint32_t> of(std::uint32_t q) const {
-    return std::span<const std::uint32_t>(child).subspan(first[q], first[q + 1] - first[q]);
-  }
 };
 
 // Slice after slice through the tree's dependencies (double_binary_tree_allreduce's DAG):
@@ -194,7 +181,10 @@ class SubtreeIds {
   // Each position's subtree id.
   std::vector<std::uint32_t> of(const ChannelShape& s) {
     const std::size_t n = s.parent.size();
-    const Children tree(s.parent);
+    // The positions' own tree (position 0 the root), for its children lists.
+    std::vector<int> parent(s.parent.begin(), s.parent.end());
+    if (n > 0) parent[0] = -1;
+    const RankTree tree(std::move(parent));
     std::vector<std::uint32_t> id(n, 0);
     // Positions are breadth first: a child after its parent, so bottom-up is backwards.
     for (std::size_t q = n; q-- > 0;) {
@@ -205,9 +195,9 @@ class SubtreeIds {
         key_.push_back(bits(e->alone[q]));
       }
       const std::size_t head = key_.size();
-      for (std::uint32_t c : tree.of(static_cast<std::uint32_t>(q))) key_.push_back(id[c]);
+      for (int c : tree.children(static_cast<int>(q))) key_.push_back(id[static_cast<std::size_t>(c)]);
       std::sort(key_.begin() + static_cast<std::ptrdiff_t>(head), key_.end());
-      id[q] = intern();
+      id[q] = ids_.try_emplace(key_, static_cast<std::uint32_t>(ids_.size())).first->second;
     }
     return id;
   }
@@ -220,31 +210,16 @@ class SubtreeIds {
     return out;
   }
 
-  struct Entry {
-    std::size_t begin, size;  // its key: keys_[begin, begin + size)
-    std::uint32_t next;       // the next entry with the same hash, or kNone
-  };
-  static constexpr std::uint32_t kNone = UINT32_MAX;
-
-  std::uint32_t intern() {
-    std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ key_.size();
-    for (std::uint64_t w : key_) h = (h ^ w) * 0xff51afd7ed558ccdULL, h ^= h >> 32;
-    auto [it, fresh] = first_.try_emplace(h, kNone);
-    for (std::uint32_t e = it->second; e != kNone; e = entries_[e].next) {
-      const Entry& x = entries_[e];
-      if (x.size == key_.size() && std::equal(key_.begin(), key_.end(), keys_.begin() + static_cast<std::ptrdiff_t>(x.begin))) return e;
+  struct KeyHash {
+    std::size_t operator()(const std::vector<std::uint64_t>& key) const noexcept {
+      std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ key.size();
+      for (std::uint64_t w : key) h = (h ^ w) * 0xff51afd7ed558ccdULL, h ^= h >> 32;
+      return static_cast<std::size_t>(h);
     }
-    const auto e = static_cast<std::uint32_t>(entries_.size());
-    entries_.push_back({keys_.size(), key_.size(), it->second});
-    keys_.insert(keys_.end(), key_.begin(), key_.end());
-    it->second = e;
-    return e;
-  }
+  };
 
-  std::vector<std::uint64_t> key_;             // the key being built
-  std::vector<std::uint64_t> keys_;            // every id's key, concatenated
-  std::vector<Entry> entries_;                 // by id
-  std::unordered_map<std::uint64_t, std::uint32_t> first_;  // hash -> latest entry with it
+  std::vector<std::uint64_t> key_;  // the key being built
+  std::unordered_map<std::vector<std::uint64_t>, std::uint32_t, KeyHash> ids_;  // key -> its id
 };
 
 // The tree of s's positions up to symmetry. Two positions are alike when the paths from the
@@ -270,11 +245,8 @@ ChannelShape symmetry_quotient(const ChannelShape& s, std::span<const std::uint3
   // Classes are numbered as they first appear breadth first, so a parent's comes first.
   const std::size_t m = first.size();
   out.parent.assign(m, 0);
-  for (EdgeCosts* e : {&out.up, &out.down}) {
-    e->latency.assign(m, Time{});
-    e->rate.assign(m, 0.0);
-    e->alone.assign(m, 0.0);
-  }
+  out.up.assign(m);
+  out.down.assign(m);
   for (std::size_t k = 0; k < m; ++k) {
     const std::size_t q = first[k];
     out.parent[k] = k == 0 ? 0 : cls[s.parent[q]];
@@ -389,8 +361,9 @@ std::optional<TreeEstimate> estimate_tree(const Collective& c, const AlgorithmOp
       links.resize(begin);
     }
   };
+  auto carries = [&](std::size_t ch) { return wire_bytes(plan.pass_bytes[ch * slices], cost).count > 0; };
   std::size_t loading = 0;
-  for (std::size_t ch = 0; ch < channels; ++ch) loading += wire_bytes(plan.pass_bytes[ch * slices], cost).count > 0;
+  for (std::size_t ch = 0; ch < channels; ++ch) loading += carries(ch);
   edges.pos.reserve(loading * 2 * (n - 1));
   edges.side.reserve(loading * 2 * (n - 1));
   edges.offsets.reserve(loading * 2 * (n - 1) + 1);
@@ -406,7 +379,7 @@ std::optional<TreeEstimate> estimate_tree(const Collective& c, const AlgorithmOp
     ChannelShape& s = shapes.emplace_back(shape_of(t, pos));
     std::optional<std::uint32_t> up, down;
     std::vector<std::size_t>* mine = nullptr;
-    if (wire_bytes(plan.pass_bytes[ch * slices], cost).count > 0) {
+    if (carries(ch)) {
       up = static_cast<std::uint32_t>(edges.costs.size());
       down = *up + 1;
       edges.costs.push_back(&s.up);
@@ -437,7 +410,6 @@ std::optional<TreeEstimate> estimate_tree(const Collective& c, const AlgorithmOp
   // The trees are routed: their memory goes to the rate solve (a peak of 10^5-rank plans).
   std::vector<RankTree>().swap(plan.trees);
   std::vector<std::vector<std::size_t>>().swap(up_edge);
-  routed.clear();
   out.exact = solve_rates(topo, edges, cost.flow_cap, only_if_exact);
   if (!out.exact && only_if_exact) return std::nullopt;
   // Channels alike in bytes and in shape, or in shape up to the order of siblings, take the
