@@ -1,5 +1,6 @@
 #include "sim/coll/group_collective_cost.hpp"
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 
@@ -10,6 +11,8 @@
 #include "sim/algo/registry.hpp"
 #include "sim/coll/cost_model.hpp"
 #include "sim/coll/group_isomorphism.hpp"
+#include "sim/coll/nccl/channel_search.hpp"
+#include "sim/coll/nccl_env.hpp"
 #include "sim/coll/predict.hpp"
 #include "sim/coll/schedule_player.hpp"
 #include "sim/coll/topology_facts.hpp"
@@ -22,15 +25,18 @@ namespace {
 
 // `one` (a schedule over ranks 0..m-1 of a group) copied once per group onto the job's
 // ranks: group g's transfers move between its ranks, on chunks and dependencies of its own.
-Schedule merge(const Schedule& one, const std::vector<std::vector<int>>& groups, int job_ranks) {
+// `own[k]`, where it is not empty, replaces `one` for group k.
+Schedule merge(const Schedule& one, const std::vector<Schedule>& own, const std::vector<std::vector<int>>& groups, int job_ranks) {
   Collective c = one.collective();
   c.ranks = job_ranks;
   Schedule merged(c, one.algorithm());
-  const auto transfers = static_cast<TransferId>(one.size());
   merged.reserve(one.size() * groups.size(), one.dependency_count() * groups.size());
-  for (const auto& group : groups) {
+  for (std::size_t k = 0; k < groups.size(); ++k) {
+    const auto& group = groups[k];
+    const Schedule& one_k = k < own.size() && own[k].size() > 0 ? own[k] : one;
+    const auto transfers = static_cast<TransferId>(one_k.size());
     const std::int32_t chunk_base = static_cast<std::int32_t>(merged.chunks().size());
-    for (const ChunkSpec& spec : one.chunks()) {
+    for (const ChunkSpec& spec : one_k.chunks()) {
       ChunkSpec s = spec;
       if (s.origin != ChunkSpec::kEveryRank) s.origin = group[static_cast<std::size_t>(s.origin)];
       if (s.destination != ChunkSpec::kEveryRank) s.destination = group[static_cast<std::size_t>(s.destination)];
@@ -39,12 +45,12 @@ Schedule merge(const Schedule& one, const std::vector<std::vector<int>>& groups,
     const auto base = static_cast<TransferId>(merged.size());
     std::vector<TransferId> deps;
     for (TransferId t = 0; t < transfers; ++t) {
-      Transfer tr = one.transfer(t);
+      Transfer tr = one_k.transfer(t);
       tr.src = group[static_cast<std::size_t>(tr.src)];
       tr.dst = group[static_cast<std::size_t>(tr.dst)];
       tr.chunk += chunk_base;
       deps.clear();
-      for (TransferId d : one.deps(t)) deps.push_back(base + d);
+      for (TransferId d : one_k.deps(t)) deps.push_back(base + d);
       merged.add(tr, deps);
     }
   }
@@ -142,6 +148,67 @@ Time GroupCollectiveCost::time_during(CollectiveOp op, Bytes bytes, CommGroup gr
   return play_groups(op, bytes, g, events);
 }
 
+Topology GroupCollectiveCost::group_topology(const std::vector<int>& group) const {
+  const Topology& topo = graph_.topology();
+  Topology sub = topo;
+  sub.ranks.clear();
+  for (int r : group) sub.ranks.push_back(topo.ranks[static_cast<std::size_t>(r)]);
+  return sub;
+}
+
+std::shared_ptr<const std::optional<NcclGraph>> GroupCollectiveCost::channel_graph(const std::vector<int>& group,
+                                                                                    const CollectiveRequest& request) {
+  if (auto it = channel_graphs_.find(group); it != channel_graphs_.end()) return it->second;
+  const Topology& topo = graph_.topology();
+  // The group's shape: each rank's place on its host and which of the group's hosts that
+  // is (in order of first appearance). Hosts are alike (ranks_per_node checks the count;
+  // a cluster's hosts are built alike), so a group of a shape searched already takes that
+  // search's channels on its own GPUs and NICs.
+  if (rank_host_.empty()) {
+    // Each job rank's host (Node::host, else its own node) and place among that host's ranks.
+    std::map<NodeIndex, int> seen;
+    for (const NodeIndex node : topo.ranks) {
+      const NodeIndex host = topo.nodes[node].host.value_or(node);
+      rank_host_.push_back(host);
+      rank_place_.push_back(seen[host]++);
+    }
+  }
+  std::vector<NodeIndex> shape, hosts;
+  for (int r : group) {
+    const NodeIndex host = rank_host_[static_cast<std::size_t>(r)];
+    auto it = std::find(hosts.begin(), hosts.end(), host);
+    if (it == hosts.end()) it = hosts.insert(hosts.end(), host);
+    shape.push_back(static_cast<NodeIndex>(rank_place_[static_cast<std::size_t>(r)]));
+    shape.push_back(static_cast<NodeIndex>(it - hosts.begin()));
+  }
+  std::shared_ptr<const std::optional<NcclGraph>> g;
+  if (auto it = shaped_graphs_.find(shape); it != shaped_graphs_.end()) {
+    std::optional<NcclGraph> moved = *it->second;
+    if (moved) {
+      // The same channels on this group's hosts: host h's ranks keep their group indices.
+      for (NcclHost& h : moved->host) {
+        h.gpus.clear();
+        for (int i : h.ranks) h.gpus.push_back(topo.ranks[static_cast<std::size_t>(group[static_cast<std::size_t>(i)])]);
+        h.nics.clear();
+        const auto home = topo.nodes[h.gpus.front()].host;
+        for (NodeIndex v = 0; v < topo.nodes.size() && home; ++v) {
+          if (topo.nodes[v].kind == NodeKind::Nic && topo.nodes[v].host == home) h.nics.push_back(v);
+        }
+      }
+    }
+    g = std::make_shared<const std::optional<NcclGraph>>(std::move(moved));
+  } else {
+    std::vector<NodeIndex> nodes;
+    for (int r : group) nodes.push_back(topo.ranks[static_cast<std::size_t>(r)]);
+    const TopologyFacts facts = topology_facts(group_topology(group), request.hosts);
+    g = std::make_shared<const std::optional<NcclGraph>>(
+        search_nccl_ring(graph_, nodes, facts.host_of_rank, nccl_search_options(request.model)));
+    shaped_graphs_.emplace(std::move(shape), g);
+  }
+  channel_graphs_.emplace(group, g);
+  return g;
+}
+
 Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups,
                                       const std::shared_ptr<const LinkScenario>& events) {
   const Topology& topo = graph_.topology();
@@ -154,12 +221,14 @@ Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::v
       // The whole job: the predictor itself (with its step-per-phase fast path).
       return predict_collective(graph_, c, request).time;
     }
-    // Every group costs the same on its own sub-topology (same algorithm, same rank count,
-    // group 0's placement): group 0 alone picks the algorithm and protocol, its schedule is
-    // copied onto every group and all are played at once.
-    Topology sub = topo;
-    sub.ranks.clear();
-    for (int r : groups.front()) sub.ranks.push_back(topo.ranks[static_cast<std::size_t>(r)]);
+    // Every group runs what group 0 would run on its own (same algorithm, protocol and
+    // per-step costs; the same rank count and placement), on the channels NCCL's search
+    // gives each group on its own GPUs and NICs; all are played at once.
+    const Topology sub = group_topology(groups.front());
+    const TopologyFacts facts = topology_facts(sub, request.hosts);
+    const bool nccl_protocols = std::any_of(request.protocols.begin(), request.protocols.end(),
+                                            [](Protocol p) { return p != Protocol::Ideal; });
+    if (nccl_protocols) request.channel_graph = channel_graph(groups.front(), request);
     std::string algorithm = request.algorithms.front();
     Protocol protocol = request.protocols.front();
     if (request.algorithms.size() > 1 || request.protocols.size() > 1) {
@@ -171,22 +240,47 @@ Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::v
       algorithm = choice.algorithm;
       protocol = choice.protocol;
     }
-    const CollectiveCost cost = collective_cost(topology_facts(sub), c, algorithm, protocol, spec_.model);
+    // The channel graph of a group (nullptr where NCCL's does not apply or the protocol is ideal).
+    const auto graph_of = [&](const std::vector<int>& group) -> const NcclGraph* {
+      if (protocol == Protocol::Ideal) return nullptr;
+      const auto& g = *channel_graph(group, request);
+      return g ? &*g : nullptr;
+    };
+    const CollectiveCost cost = collective_cost(facts, c, algorithm, protocol, request.model, request.overrides, graph_of(groups.front()));
     if (cost.unusable) throw std::invalid_argument(*cost.unusable);
     const Schedule one = build_schedule(algorithm, c, cost.options);
     if (one.size() == 0) return Time{};
+    // Each group's schedule: group 0's unless NCCL's search orders this group's channels
+    // otherwise. Ring hops between hosts go through each group's channel NICs.
+    std::vector<Schedule> own;  // per group; empty: group 0's
+    bool alike = true;
+    const bool pins = !cost.options.channel_orders.empty() && nccl_counterpart(algorithm) == NcclAlgorithm::Ring;
+    for (const auto& group : groups) {
+      const NcclGraph* g = graph_of(group);
+      const CollectiveCost mine = &group == &groups.front() ? cost
+                                  : collective_cost(facts, c, algorithm, protocol, request.model, request.overrides, g);
+      if (mine.unusable) throw std::invalid_argument(*mine.unusable);
+      if (pins && g != nullptr) pin_channel_hops(graph_, *g, mine.options, group);
+      const bool same = mine.options.channel_orders == cost.options.channel_orders;
+      alike = alike && same;
+      own.push_back(same ? Schedule(c, algorithm) : build_schedule(algorithm, c, mine.options));
+    }
     PlayOptions play;
     play.cost = cost.step;
     play.scenario = events.get();
     // Copies that cannot meet take group 0's time: only its copy is played.
-    const bool alone_suffices = play_alone_ && !events && groups.size() > 1 && independent_copies(graph_, rank_pairs(one), groups);
+    const bool alone_suffices =
+        play_alone_ && alike && !events && groups.size() > 1 && independent_copies(graph_, rank_pairs(one), groups);
     if (alone_suffices) ++alone_plays_;
-    const Schedule merged = alone_suffices ? merge(one, {groups.front()}, topo.rank_count()) : merge(one, groups, topo.rank_count());
+    const Schedule merged = merge(one, own, alone_suffices ? std::vector<std::vector<int>>{groups.front()} : groups, topo.rank_count());
     const Time t = play_schedule(merged, graph_, play).duration + cost.base_latency;
-    spdlog::debug("{} {} B on {} groups of {}: {}/{}, {} transfers played{}", to_string(op), bytes.count, groups.size(), m,
-                  algorithm, to_string(protocol), merged.size(), alone_suffices ? " (group 0 alone: independent copies)" : "");
+    graph_.clear_pinned_routes();
+    spdlog::debug("{} {} B on {} groups of {}: {}/{}, {} channels, {} transfers played{}, {} ps", to_string(op), bytes.count,
+                  groups.size(), m, algorithm, to_string(protocol), cost.channels, merged.size(),
+                  alone_suffices ? " (group 0 alone: independent copies)" : "", t.ps);
     return t;
   } catch (const std::invalid_argument& e) {
+    graph_.clear_pinned_routes();
     throw ConfigError("", "algorithms", spec_.algorithms,
                       fmt::format("an algorithm that runs {} on {} ranks ({})", to_string(op), m, e.what()));
   }

@@ -14,6 +14,7 @@
 #include "sim/algo/collective.hpp"
 #include "sim/coll/comm_group.hpp"
 #include "sim/coll/comm_spec.hpp"
+#include "sim/coll/predict.hpp"
 #include "sim/topo/link_graph.hpp"
 
 namespace collsim {
@@ -27,7 +28,9 @@ class GroupCollectiveCost {
   GroupCollectiveCost(LinkGraph& graph, std::string algorithm, int ranks_per_node, Protocol protocol = Protocol::Ideal);
   // NCCL's choice (or the spec's lists): the whole job's group is predicted as one
   // collective; concurrent groups run the (algorithm, protocol) one group alone would
-  // choose, played together so they share links. `spec` as resolve_comm_spec leaves it.
+  // choose, each on the channels NCCL's search gives it on its own GPUs and its hosts'
+  // NICs (as `collective` prices a topology of its ranks alone), played together so they
+  // share links. `spec` as resolve_comm_spec leaves it.
   GroupCollectiveCost(LinkGraph& graph, CommSpec spec, int ranks_per_node);
 
   // Time until the last of the concurrent groups finishes; 0 for one-rank groups or 0 B.
@@ -50,6 +53,11 @@ class GroupCollectiveCost {
   void set_play_alone(bool on) { play_alone_ = on; }
 
  private:
+  // A copy of the topology whose ranks are `group`'s (job ranks).
+  [[nodiscard]] Topology group_topology(const std::vector<int>& group) const;
+  // NCCL's channel graph of `group` on its own GPUs and its hosts' NICs, searched once.
+  [[nodiscard]] std::shared_ptr<const std::optional<NcclGraph>> channel_graph(const std::vector<int>& group,
+                                                                             const CollectiveRequest& request);
   [[nodiscard]] Time play_groups(CollectiveOp op, Bytes bytes, const std::vector<std::vector<int>>& groups,
                                  const std::shared_ptr<const LinkScenario>& events = nullptr);
 
@@ -60,6 +68,11 @@ class GroupCollectiveCost {
   std::size_t alone_plays_ = 0;
   std::map<std::tuple<CollectiveOp, std::int64_t, CommGroup>, Time> cache_;
   std::map<std::tuple<CollectiveOp, std::int64_t, std::vector<std::vector<int>>>, Time> listed_cache_;
+  // NCCL's channel graphs per group, and per group shape (channel_graph()).
+  std::map<std::vector<int>, std::shared_ptr<const std::optional<NcclGraph>>> channel_graphs_;
+  std::map<std::vector<NodeIndex>, std::shared_ptr<const std::optional<NcclGraph>>> shaped_graphs_;
+  std::vector<NodeIndex> rank_host_;  // per job rank: its host (filled on first use)
+  std::vector<int> rank_place_;       // per job rank: its place among its host's ranks
 };
 
 // Ranks per node of a topology: how many ranks share the first rank's host, checked to be

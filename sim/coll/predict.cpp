@@ -66,26 +66,27 @@ CommTime play_collective(LinkGraph& graph, const Collective& c, const std::strin
   return CommTime{r.duration, s.size(), false};
 }
 
-// A ring channel's hop from one host's exit GPU to the next host's entry GPU goes
-// through the channel's NIC on both hosts (NCCL's channel graph), not through whichever
-// NICs the two GPUs own.
-void pin_channel_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptions& options) {
+}  // namespace
+
+void pin_channel_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptions& options, std::span<const int> job_rank) {
   if (g.hosts < 2) return;
-  const int used = std::min(options.channels, static_cast<int>(options.channel_orders.size()));
+  const int used = std::min({options.channels, static_cast<int>(options.channel_orders.size()), static_cast<int>(g.per_channel.size())});
   for (int ch = 0; ch < used; ++ch) {
     const NcclChannel& channel = g.per_channel[static_cast<std::size_t>(ch)];
     for (int h = 0; h < g.hosts; ++h) {
       const int next = (h + 1) % g.hosts;
       auto r = channel_hop_route(graph, g, ch, h, next);
       if (!r) continue;  // no path through that NIC: the default route stands
-      const int src = g.host[static_cast<std::size_t>(h)].ranks[static_cast<std::size_t>(channel.order.back())];
-      const int dst = g.host[static_cast<std::size_t>(next)].ranks[static_cast<std::size_t>(channel.order.front())];
+      int src = g.host[static_cast<std::size_t>(h)].ranks[static_cast<std::size_t>(channel.order.back())];
+      int dst = g.host[static_cast<std::size_t>(next)].ranks[static_cast<std::size_t>(channel.order.front())];
+      if (!job_rank.empty()) {
+        src = job_rank[static_cast<std::size_t>(src)];
+        dst = job_rank[static_cast<std::size_t>(dst)];
+      }
       graph.pin_route(src, dst, std::move(*r));
     }
   }
 }
-
-}  // namespace
 
 CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, const CollectiveRequest& request) {
   const TopologyFacts facts = topology_facts(graph.topology(), request.hosts);

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,12 @@ struct CollectiveReplay {
 };
 [[nodiscard]] CollectiveReplay replay_collective(LinkGraph& graph, const CollectivePrediction& prediction,
                                                  const CollectiveRequest& request);
+
+// A ring channel's hop from one host's exit GPU to the next host's entry GPU goes through
+// the channel's NIC on both hosts (NCCL's channel graph `g`), not through whichever NICs the
+// two GPUs own: pins those routes on `graph` for the channels `options` runs, until
+// clear_pinned_routes(). `job_rank` maps `g`'s ranks to `graph`'s (empty: the same ranks).
+void pin_channel_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptions& options, std::span<const int> job_rank = {});
 
 // One algorithm, ideal protocol.
 [[nodiscard]] CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, const std::string& algo);

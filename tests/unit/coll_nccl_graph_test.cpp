@@ -5,6 +5,7 @@
 
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "sim/coll/nccl/channel_search.hpp"
 #include "sim/coll/topology_facts.hpp"
@@ -101,6 +102,36 @@ TEST_CASE("4 x DGX H100, 8 x 400G rails: one channel per NIC, in and out by the 
   // The tree graph's second pass raises bwIntra only to listed speeds above 48 GB/s:
   // Hopper's inter list tops out at 48, so trees stay at 48.
   CHECK(g.tree_speed_gbps == Approx(48.0));
+}
+
+TEST_CASE("a process group's search: one GPU per host leaves by that GPU's own NIC", "[coll][nccl][graph]") {
+  // The data-parallel groups of a TP = 8 layout on 4 x DGX H100: local GPU k of every host.
+  // NCCL picks among a GPU's nearest NICs by its device index (ncclTopoGetLocalNet), so
+  // group k leaves and enters every host by NIC k, and the 8 groups use all 8 rails.
+  const Topology topo = load_topology_file(shipped("4x-dgx-h100-rail-8x400g-ib.json"));
+  LinkGraph graph(topo);
+  const std::vector<int> host_of_rank = topology_facts(topo).host_of_rank;
+  for (int k = 0; k < 8; ++k) {
+    std::vector<NodeIndex> nodes;
+    std::vector<int> hosts;
+    for (int h = 0; h < 4; ++h) {
+      nodes.push_back(topo.ranks[static_cast<std::size_t>(8 * h + k)]);
+      hosts.push_back(host_of_rank[static_cast<std::size_t>(8 * h + k)]);
+    }
+    const auto g = search_nccl_ring(graph, nodes, hosts);
+    REQUIRE(g.has_value());
+    INFO("local GPU " << k);
+    CHECK(g->hosts == 4);
+    CHECK(g->host[1].gpus.front() == topo.ranks[static_cast<std::size_t>(8 + k)]);
+    for (const NcclChannel& ch : g->per_channel) {
+      CHECK(ch.order == std::vector<int>{0});
+      CHECK(ch.exit_nic == ch.nic);
+    }
+    CHECK(g->per_channel.front().nic == k);
+    CHECK(g->host[0].nics[static_cast<std::size_t>(k)] == *topo.nodes[nodes.front()].nic);
+  }
+  // A group's ranks and host labels must pair up.
+  CHECK_THROWS_AS(search_nccl_ring(graph, std::vector<NodeIndex>{topo.ranks[0]}, std::vector<int>{}), std::invalid_argument);
 }
 
 TEST_CASE("2 x DGX H100, 8 x 200G: trees run their chains at a raised bwIntra", "[coll][nccl][graph]") {

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/coll/group_collective_cost.hpp"
+#include "sim/coll/predict.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topo/cluster_topology.hpp"
 
@@ -96,6 +97,41 @@ TEST_CASE("on 2 x DGX H100 an intra-node all-gather beats the whole job's", "[sh
   CHECK(intra.seconds() == Approx(7.0 / 8 * static_cast<double>(s.count) / 450e9).epsilon(0.05));
   CHECK(world.seconds() == Approx(15.0 / 16 * static_cast<double>(s.count) / 50e9).epsilon(0.08));
   CHECK(inter.seconds() == Approx(0.5 * static_cast<double>(s.count) / 50e9).epsilon(0.02));
+}
+
+TEST_CASE("a group of a larger job costs what the collective alone on its ranks costs", "[sharded][group_cost]") {
+  // NCCL's choice on 4 x DGX H100 (8 x 400G rails): a TP group (one host's 8 GPUs) and a
+  // DP group (GPU 3 of every host) are priced as `collsim collective` prices them on a
+  // topology holding only their ranks: the same NCCL channel graph (channel count, ring
+  // orders, each channel's NICs), the same algorithm and protocol.
+  SweepClusterSpec spec;
+  spec.hosts = 4;
+  const Topology topo = make_sweep_cluster(spec);
+  LinkGraph g(topo);
+  GroupCollectiveCost cost(g, CommSpec{"auto", "auto"}, 1);
+  const auto alone = [&](const std::vector<int>& group, CollectiveOp op, Bytes bytes) {
+    Topology sub = topo;
+    sub.ranks.clear();
+    for (int r : group) sub.ranks.push_back(topo.ranks[static_cast<std::size_t>(r)]);
+    LinkGraph graph(sub);
+    return predict_collective(graph, Collective{op, static_cast<int>(group.size()), 0, bytes},
+                              CommSpec{"auto", "auto"}.request(op))
+        .time;
+  };
+  std::vector<std::vector<int>> tp, dp;
+  for (int h = 0; h < 4; ++h) {
+    tp.emplace_back();
+    for (int k = 0; k < 8; ++k) tp.back().push_back(8 * h + k);
+  }
+  for (int k = 0; k < 8; ++k) dp.push_back({k, 8 + k, 16 + k, 24 + k});
+  for (const std::int64_t bytes : {std::int64_t{1} << 20, std::int64_t{1} << 27}) {
+    INFO(bytes << " B");
+    CHECK(cost.time_groups(CollectiveOp::AllReduce, Bytes{bytes}, tp) == alone(tp.front(), CollectiveOp::AllReduce, Bytes{bytes}));
+    CHECK(cost.time_groups(CollectiveOp::AllReduce, Bytes{bytes}, {tp[2]}) == alone(tp[2], CollectiveOp::AllReduce, Bytes{bytes}));
+    // Each rail group leaves every host by its own NIC: the 8 groups never meet.
+    CHECK(cost.time_groups(CollectiveOp::AllReduce, Bytes{bytes}, dp) == alone(dp[3], CollectiveOp::AllReduce, Bytes{bytes}));
+    CHECK(cost.time_groups(CollectiveOp::AllGather, Bytes{bytes}, dp) == alone(dp.front(), CollectiveOp::AllGather, Bytes{bytes}));
+  }
 }
 
 TEST_CASE("bad group cost settings are ConfigErrors", "[sharded][group_cost]") {

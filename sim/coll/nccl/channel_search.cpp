@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <span>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -96,6 +97,12 @@ class Searcher {
     for (LinkId l = 0; l < topo_.links.size(); ++l) capacity_[l] = nccl_link_gbps(topo_.links[l], gpu_);
     // Each GPU's distinct first links out (to GPUs and NICs) and last links in: every
     // channel leaves and enters a GPU once through one of them (channel_bound).
+    // NCCL spreads a host's communicators over its NICs by their GPUs (ncclTopoGetLocalNet:
+    // among a GPU's nearest NICs, the one its device index picks): the first channel tries
+    // the first GPU's own NIC first. On a whole host that is NIC 0.
+    for (std::size_t k = 0; k < n; ++k) {
+      if (g > 0 && topo_.nodes[host.gpus.front()].nic == host.nics[k]) first_nic_ = static_cast<int>(k);
+    }
     hops_.resize(g);
     for (std::size_t a = 0; a < g; ++a) {
       HopLinks& h = hops_[a];
@@ -278,7 +285,7 @@ class Searcher {
     const int i = static_cast<int>(current_.size());
     if (!multi_) return try_channel(-1, s, ti, tn);
     for (int j = 0; j < nics(); ++j) {
-      if (try_channel((i + j) % nics(), s, ti, tn)) return true;
+      if (try_channel((first_nic_ + i + j) % nics(), s, ti, tn)) return true;
     }
     return false;
   }
@@ -371,6 +378,7 @@ class Searcher {
   const GpuSpec& gpu_;
   const NcclHost& host_;
   bool multi_;
+  int first_nic_ = 0;  // the NIC the first channel tries first
   std::vector<std::vector<Route>> gg_, gn_, ng_;
   std::vector<std::vector<PathType>> gg_type_, gn_type_;
   std::vector<int> nic_gpu_;
@@ -410,18 +418,25 @@ std::vector<int> NcclGraph::rank_order(int c) const {
 
 std::optional<NcclGraph> search_nccl_ring(LinkGraph& graph, const std::vector<int>& host_of_rank,
                                           const NcclSearchOptions& options, std::string* why_not) {
+  return search_nccl_ring(graph, graph.topology().ranks, host_of_rank, options, why_not);
+}
+
+std::optional<NcclGraph> search_nccl_ring(LinkGraph& graph, const std::vector<NodeIndex>& rank_nodes,
+                                          const std::vector<int>& host_of_rank, const NcclSearchOptions& options,
+                                          std::string* why_not) {
   auto fail = [why_not](std::string why) -> std::optional<NcclGraph> {
     if (why_not) *why_not = std::move(why);
     return std::nullopt;
   };
   const Topology& topo = graph.topology();
-  const int n = topo.rank_count();
+  const int n = static_cast<int>(rank_nodes.size());
   if (n < 1) return fail("the topology has no ranks");
+  if (host_of_rank.size() != rank_nodes.size()) throw std::invalid_argument("search_nccl_ring: one host label per rank");
   NcclGraph g;
   g.pattern = "ring";
   const GpuSpec* gpu = nullptr;  // the lowest compute capability: NCCL's minimum
   for (int r = 0; r < n; ++r) {
-    const Node& nd = topo.nodes[topo.ranks[static_cast<std::size_t>(r)]];
+    const Node& nd = topo.nodes[rank_nodes[static_cast<std::size_t>(r)]];
     // NCCL's graph is for GPUs of a known generation.
     if (nd.kind != NodeKind::Gpu) {
       return fail(fmt::format("rank {} runs on {} node \"{}\", not on a GPU", r, to_string(nd.kind), nd.id));
@@ -449,7 +464,7 @@ std::optional<NcclGraph> search_nccl_ring(LinkGraph& graph, const std::vector<in
   for (const auto& ranks : groups.ranks) {
     NcclHost h;
     h.ranks = ranks;
-    for (int r : ranks) h.gpus.push_back(topo.ranks[static_cast<std::size_t>(r)]);
+    for (int r : ranks) h.gpus.push_back(rank_nodes[static_cast<std::size_t>(r)]);
     if (const auto home = topo.nodes[h.gpus.front()].host) {
       if (auto it = nics_of_host.find(*home); it != nics_of_host.end()) h.nics = it->second;
     }

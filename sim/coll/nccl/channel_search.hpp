@@ -71,6 +71,12 @@ struct NcclGraph {
 [[nodiscard]] std::optional<NcclGraph> search_nccl_ring(LinkGraph& graph, const std::vector<int>& host_of_rank,
                                                         const NcclSearchOptions& options = {},
                                                         std::string* why_not = nullptr);
+// The same for ranks on the GPUs `rank_nodes` of `graph`'s topology (rank r on
+// rank_nodes[r]), which need not be its own ranks: one process group of a larger job.
+[[nodiscard]] std::optional<NcclGraph> search_nccl_ring(LinkGraph& graph, const std::vector<NodeIndex>& rank_nodes,
+                                                        const std::vector<int>& host_of_rank,
+                                                        const NcclSearchOptions& options = {},
+                                                        std::string* why_not = nullptr);
 
 // The route a channel's data takes from host `from`'s exit GPU to host `to`'s entry GPU:
 // exit GPU to the channel's exit NIC (through the NIC's own GPU over NVLink for PXN),
