@@ -156,6 +156,16 @@ Topology GroupCollectiveCost::group_topology(const std::vector<int>& group) cons
   return sub;
 }
 
+LinkGraph& GroupCollectiveCost::group_graph(const std::vector<int>& group) {
+  auto& slot = group_graphs_[group];
+  if (!slot) {
+    slot = std::make_unique<GroupGraph>();
+    slot->topo = group_topology(group);
+    slot->graph = std::make_unique<LinkGraph>(slot->topo);
+  }
+  return *slot->graph;
+}
+
 std::shared_ptr<const std::optional<NcclGraph>> GroupCollectiveCost::channel_graph(const std::vector<int>& group,
                                                                                     const CollectiveRequest& request) {
   if (auto it = channel_graphs_.find(group); it != channel_graphs_.end()) return it->second;
@@ -165,12 +175,16 @@ std::shared_ptr<const std::optional<NcclGraph>> GroupCollectiveCost::channel_gra
   // a cluster's hosts are built alike), so a group of a shape searched already takes that
   // search's channels on its own GPUs and NICs.
   if (rank_host_.empty()) {
-    // Each job rank's host (Node::host, else its own node) and place among that host's ranks.
+    // Each job rank's host (Node::host, else its own node) and place among that host's
+    // ranks; each host's NICs in node order.
     std::map<NodeIndex, int> seen;
     for (const NodeIndex node : topo.ranks) {
       const NodeIndex host = topo.nodes[node].host.value_or(node);
       rank_host_.push_back(host);
       rank_place_.push_back(seen[host]++);
+    }
+    for (NodeIndex v = 0; v < topo.nodes.size(); ++v) {
+      if (topo.nodes[v].kind == NodeKind::Nic && topo.nodes[v].host) host_nics_[*topo.nodes[v].host].push_back(v);
     }
   }
   std::vector<NodeIndex> shape, hosts;
@@ -190,9 +204,8 @@ std::shared_ptr<const std::optional<NcclGraph>> GroupCollectiveCost::channel_gra
         h.gpus.clear();
         for (int i : h.ranks) h.gpus.push_back(topo.ranks[static_cast<std::size_t>(group[static_cast<std::size_t>(i)])]);
         h.nics.clear();
-        const auto home = topo.nodes[h.gpus.front()].host;
-        for (NodeIndex v = 0; v < topo.nodes.size() && home; ++v) {
-          if (topo.nodes[v].kind == NodeKind::Nic && topo.nodes[v].host == home) h.nics.push_back(v);
+        if (const auto home = topo.nodes[h.gpus.front()].host) {
+          if (auto nics = host_nics_.find(*home); nics != host_nics_.end()) h.nics = nics->second;
         }
       }
     }
@@ -221,18 +234,18 @@ Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::v
       // The whole job: the predictor itself (with its step-per-phase fast path).
       return predict_collective(graph_, c, request).time;
     }
-    // Every group runs what group 0 would run on its own (same algorithm, protocol and
-    // per-step costs; the same rank count and placement), on the channels NCCL's search
-    // gives each group on its own GPUs and NICs; all are played at once.
-    const Topology sub = group_topology(groups.front());
-    const TopologyFacts facts = topology_facts(sub, request.hosts);
     const bool nccl_protocols = std::any_of(request.protocols.begin(), request.protocols.end(),
                                             [](Protocol p) { return p != Protocol::Ideal; });
     if (nccl_protocols) request.channel_graph = channel_graph(groups.front(), request);
+    if (groups.size() == 1) return predict_collective(group_graph(groups.front()), c, request).time;
+    // Every group runs what group 0 would run on its own (same algorithm, protocol and
+    // per-step costs; the same rank count and placement), on the channels NCCL's search
+    // gives each group on its own GPUs and NICs; all are played at once.
+    LinkGraph& alone = group_graph(groups.front());
+    const TopologyFacts facts = topology_facts(alone.topology(), request.hosts);
     std::string algorithm = request.algorithms.front();
     Protocol protocol = request.protocols.front();
     if (request.algorithms.size() > 1 || request.protocols.size() > 1) {
-      LinkGraph alone(sub);
       CollectiveRequest healthy = request;
       healthy.scenario = nullptr;  // the choice is made on the group's own links, healthy
       healthy.choose_only = true;  // its time is the merged play's below
@@ -271,13 +284,23 @@ Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::v
     // Copies that cannot meet take group 0's time: only its copy is played.
     const bool alone_suffices =
         play_alone_ && alike && !events && groups.size() > 1 && independent_copies(graph_, rank_pairs(one), groups);
-    if (alone_suffices) ++alone_plays_;
-    const Schedule merged = merge(one, own, alone_suffices ? std::vector<std::vector<int>>{groups.front()} : groups, topo.rank_count());
+    if (alone_suffices) {
+      // Group 0's copy alone, predicted as `collective` predicts its ranks (fast paths included).
+      ++alone_plays_;
+      graph_.clear_pinned_routes();
+      request.algorithms = {algorithm};
+      request.protocols = {protocol};
+      request.protocols_auto = false;
+      const Time t = predict_collective(alone, c, request).time;
+      spdlog::debug("{} {} B on {} groups of {}: {}/{}, group 0 alone (independent copies), {} ps", to_string(op), bytes.count,
+                    groups.size(), m, algorithm, to_string(protocol), t.ps);
+      return t;
+    }
+    const Schedule merged = merge(one, own, groups, topo.rank_count());
     const Time t = play_schedule(merged, graph_, play).duration + cost.base_latency;
     graph_.clear_pinned_routes();
-    spdlog::debug("{} {} B on {} groups of {}: {}/{}, {} channels, {} transfers played{}, {} ps", to_string(op), bytes.count,
-                  groups.size(), m, algorithm, to_string(protocol), cost.channels, merged.size(),
-                  alone_suffices ? " (group 0 alone: independent copies)" : "", t.ps);
+    spdlog::debug("{} {} B on {} groups of {}: {}/{}, {} channels, {} transfers played, {} ps", to_string(op), bytes.count,
+                  groups.size(), m, algorithm, to_string(protocol), cost.channels, merged.size(), t.ps);
     return t;
   } catch (const std::invalid_argument& e) {
     graph_.clear_pinned_routes();

@@ -55,6 +55,8 @@ class GroupCollectiveCost {
  private:
   // A copy of the topology whose ranks are `group`'s (job ranks).
   [[nodiscard]] Topology group_topology(const std::vector<int>& group) const;
+  // The link graph of a topology whose ranks are `group`'s, kept for later calls.
+  [[nodiscard]] LinkGraph& group_graph(const std::vector<int>& group);
   // NCCL's channel graph of `group` on its own GPUs and its hosts' NICs, searched once.
   [[nodiscard]] std::shared_ptr<const std::optional<NcclGraph>> channel_graph(const std::vector<int>& group,
                                                                              const CollectiveRequest& request);
@@ -71,8 +73,14 @@ class GroupCollectiveCost {
   // NCCL's channel graphs per group, and per group shape (channel_graph()).
   std::map<std::vector<int>, std::shared_ptr<const std::optional<NcclGraph>>> channel_graphs_;
   std::map<std::vector<NodeIndex>, std::shared_ptr<const std::optional<NcclGraph>>> shaped_graphs_;
+  struct GroupGraph {
+    Topology topo;
+    std::unique_ptr<LinkGraph> graph;  // over topo
+  };
+  std::map<std::vector<int>, std::unique_ptr<GroupGraph>> group_graphs_;
   std::vector<NodeIndex> rank_host_;  // per job rank: its host (filled on first use)
   std::vector<int> rank_place_;       // per job rank: its place among its host's ranks
+  std::map<NodeIndex, std::vector<NodeIndex>> host_nics_;  // per host: its NICs, in node order
 };
 
 // Ranks per node of a topology: how many ranks share the first rank's host, checked to be
