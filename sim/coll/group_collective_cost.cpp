@@ -1,6 +1,7 @@
 #include "sim/coll/group_collective_cost.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -25,15 +26,16 @@ namespace {
 
 // `one` (a schedule over ranks 0..m-1 of a group) copied once per group onto the job's
 // ranks: group g's transfers move between its ranks, on chunks and dependencies of its own.
-// `own[k]`, where it is not empty, replaces `one` for group k.
-Schedule merge(const Schedule& one, const std::vector<Schedule>& own, const std::vector<std::vector<int>>& groups, int job_ranks) {
+// `own[k]`, where set, replaces `one` for group k.
+Schedule merge(const Schedule& one, const std::vector<std::optional<Schedule>>& own, const std::vector<std::vector<int>>& groups,
+               int job_ranks) {
   Collective c = one.collective();
   c.ranks = job_ranks;
   Schedule merged(c, one.algorithm());
   merged.reserve(one.size() * groups.size(), one.dependency_count() * groups.size());
   for (std::size_t k = 0; k < groups.size(); ++k) {
     const auto& group = groups[k];
-    const Schedule& one_k = k < own.size() && own[k].size() > 0 ? own[k] : one;
+    const Schedule& one_k = own[k] ? *own[k] : one;
     const auto transfers = static_cast<TransferId>(one_k.size());
     const std::int32_t chunk_base = static_cast<std::int32_t>(merged.chunks().size());
     for (const ChunkSpec& spec : one_k.chunks()) {
@@ -96,6 +98,16 @@ GroupCollectiveCost::GroupCollectiveCost(LinkGraph& graph, CommSpec spec, int ra
     throw ConfigError("", "algorithms", spec_.algorithms, fmt::format("one of {}, a list or auto ({})",
                                                                        fmt::join(algorithm_names(), ", "), e.what()));
   }
+  // Each rank's host (Node::host, else its own node, as topology_facts labels it) and place
+  // among that host's ranks, for the groups' channel searches.
+  const Topology& topo = graph.topology();
+  std::map<NodeIndex, int> seen;
+  for (const NodeIndex node : topo.ranks) {
+    const NodeIndex host = topo.nodes[node].host.value_or(node);
+    rank_host_.push_back(host);
+    rank_place_.push_back(seen[host]++);
+  }
+  host_nics_ = host_nics(topo);
 }
 
 std::vector<std::vector<int>> GroupCollectiveCost::groups(CommGroup group) const {
@@ -148,19 +160,14 @@ Time GroupCollectiveCost::time_during(CollectiveOp op, Bytes bytes, CommGroup gr
   return play_groups(op, bytes, g, events);
 }
 
-Topology GroupCollectiveCost::group_topology(const std::vector<int>& group) const {
-  const Topology& topo = graph_.topology();
-  Topology sub = topo;
-  sub.ranks.clear();
-  for (int r : group) sub.ranks.push_back(topo.ranks[static_cast<std::size_t>(r)]);
-  return sub;
-}
-
 LinkGraph& GroupCollectiveCost::group_graph(const std::vector<int>& group) {
   auto& slot = group_graphs_[group];
   if (!slot) {
     slot = std::make_unique<GroupGraph>();
-    slot->topo = group_topology(group);
+    const Topology& topo = graph_.topology();
+    slot->topo = topo;
+    slot->topo.ranks.clear();
+    for (int r : group) slot->topo.ranks.push_back(topo.ranks[static_cast<std::size_t>(r)]);
     slot->graph = std::make_unique<LinkGraph>(slot->topo);
   }
   return *slot->graph;
@@ -174,48 +181,24 @@ std::shared_ptr<const std::optional<NcclGraph>> GroupCollectiveCost::channel_gra
   // is (in order of first appearance). Hosts are alike (ranks_per_node checks the count;
   // a cluster's hosts are built alike), so a group of a shape searched already takes that
   // search's channels on its own GPUs and NICs.
-  if (rank_host_.empty()) {
-    // Each job rank's host (Node::host, else its own node) and place among that host's
-    // ranks; each host's NICs in node order.
-    std::map<NodeIndex, int> seen;
-    for (const NodeIndex node : topo.ranks) {
-      const NodeIndex host = topo.nodes[node].host.value_or(node);
-      rank_host_.push_back(host);
-      rank_place_.push_back(seen[host]++);
-    }
-    for (NodeIndex v = 0; v < topo.nodes.size(); ++v) {
-      if (topo.nodes[v].kind == NodeKind::Nic && topo.nodes[v].host) host_nics_[*topo.nodes[v].host].push_back(v);
-    }
-  }
-  std::vector<NodeIndex> shape, hosts;
+  std::vector<NodeIndex> shape, hosts, nodes;
+  std::vector<int> host_of_rank;
   for (int r : group) {
-    const NodeIndex host = rank_host_[static_cast<std::size_t>(r)];
-    auto it = std::find(hosts.begin(), hosts.end(), host);
-    if (it == hosts.end()) it = hosts.insert(hosts.end(), host);
-    shape.push_back(static_cast<NodeIndex>(rank_place_[static_cast<std::size_t>(r)]));
+    const auto ru = static_cast<std::size_t>(r);
+    auto it = std::find(hosts.begin(), hosts.end(), rank_host_[ru]);
+    if (it == hosts.end()) it = hosts.insert(hosts.end(), rank_host_[ru]);
+    shape.push_back(static_cast<NodeIndex>(rank_place_[ru]));
     shape.push_back(static_cast<NodeIndex>(it - hosts.begin()));
+    nodes.push_back(topo.ranks[ru]);
+    host_of_rank.push_back(static_cast<int>(rank_host_[ru]));
   }
   std::shared_ptr<const std::optional<NcclGraph>> g;
   if (auto it = shaped_graphs_.find(shape); it != shaped_graphs_.end()) {
-    std::optional<NcclGraph> moved = *it->second;
-    if (moved) {
-      // The same channels on this group's hosts: host h's ranks keep their group indices.
-      for (NcclHost& h : moved->host) {
-        h.gpus.clear();
-        for (int i : h.ranks) h.gpus.push_back(topo.ranks[static_cast<std::size_t>(group[static_cast<std::size_t>(i)])]);
-        h.nics.clear();
-        if (const auto home = topo.nodes[h.gpus.front()].host) {
-          if (auto nics = host_nics_.find(*home); nics != host_nics_.end()) h.nics = nics->second;
-        }
-      }
-    }
-    g = std::make_shared<const std::optional<NcclGraph>>(std::move(moved));
-  } else {
-    std::vector<NodeIndex> nodes;
-    for (int r : group) nodes.push_back(topo.ranks[static_cast<std::size_t>(r)]);
-    const TopologyFacts facts = topology_facts(group_topology(group), request.hosts);
     g = std::make_shared<const std::optional<NcclGraph>>(
-        search_nccl_ring(graph_, nodes, facts.host_of_rank, nccl_search_options(request.model)));
+        *it->second ? std::optional<NcclGraph>(moved_to(**it->second, topo, nodes, host_nics_)) : std::nullopt);
+  } else {
+    g = std::make_shared<const std::optional<NcclGraph>>(
+        search_nccl_ring(graph_, nodes, host_of_rank, nccl_search_options(request.model)));
     shaped_graphs_.emplace(std::move(shape), g);
   }
   channel_graphs_.emplace(group, g);
@@ -265,7 +248,7 @@ Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::v
     if (one.size() == 0) return Time{};
     // Each group's schedule: group 0's unless NCCL's search orders this group's channels
     // otherwise. Ring hops between hosts go through each group's channel NICs.
-    std::vector<Schedule> own;  // per group; empty: group 0's
+    std::vector<std::optional<Schedule>> own;  // per group; nullopt: group 0's
     bool alike = true;
     const bool pins = !cost.options.channel_orders.empty() && nccl_counterpart(algorithm) == NcclAlgorithm::Ring;
     for (const auto& group : groups) {
@@ -276,7 +259,7 @@ Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::v
       if (pins && g != nullptr) pin_channel_hops(graph_, *g, mine.options, group);
       const bool same = mine.options.channel_orders == cost.options.channel_orders;
       alike = alike && same;
-      own.push_back(same ? Schedule(c, algorithm) : build_schedule(algorithm, c, mine.options));
+      own.push_back(same ? std::nullopt : std::optional<Schedule>(build_schedule(algorithm, c, mine.options)));
     }
     PlayOptions play;
     play.cost = cost.step;

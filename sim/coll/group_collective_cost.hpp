@@ -53,8 +53,6 @@ class GroupCollectiveCost {
   void set_play_alone(bool on) { play_alone_ = on; }
 
  private:
-  // A copy of the topology whose ranks are `group`'s (job ranks).
-  [[nodiscard]] Topology group_topology(const std::vector<int>& group) const;
   // The link graph of a topology whose ranks are `group`'s, kept for later calls.
   [[nodiscard]] LinkGraph& group_graph(const std::vector<int>& group);
   // NCCL's channel graph of `group` on its own GPUs and its hosts' NICs, searched once.
@@ -78,9 +76,9 @@ class GroupCollectiveCost {
     std::unique_ptr<LinkGraph> graph;  // over topo
   };
   std::map<std::vector<int>, std::unique_ptr<GroupGraph>> group_graphs_;
-  std::vector<NodeIndex> rank_host_;  // per job rank: its host (filled on first use)
+  std::vector<NodeIndex> rank_host_;  // per job rank: its host
   std::vector<int> rank_place_;       // per job rank: its place among its host's ranks
-  std::map<NodeIndex, std::vector<NodeIndex>> host_nics_;  // per host: its NICs, in node order
+  std::map<NodeIndex, std::vector<NodeIndex>> host_nics_;  // host_nics of the topology
 };
 
 // Ranks per node of a topology: how many ranks share the first rank's host, checked to be

@@ -416,6 +416,27 @@ std::vector<int> NcclGraph::rank_order(int c) const {
   return out;
 }
 
+std::map<NodeIndex, std::vector<NodeIndex>> host_nics(const Topology& topo) {
+  std::map<NodeIndex, std::vector<NodeIndex>> out;
+  for (NodeIndex v = 0; v < topo.nodes.size(); ++v) {
+    if (topo.nodes[v].kind == NodeKind::Nic && topo.nodes[v].host) out[*topo.nodes[v].host].push_back(v);
+  }
+  return out;
+}
+
+NcclGraph moved_to(NcclGraph g, const Topology& topo, const std::vector<NodeIndex>& rank_nodes,
+                   const std::map<NodeIndex, std::vector<NodeIndex>>& nics) {
+  for (NcclHost& h : g.host) {
+    h.gpus.clear();
+    for (int r : h.ranks) h.gpus.push_back(rank_nodes.at(static_cast<std::size_t>(r)));
+    h.nics.clear();
+    if (const auto home = topo.nodes[h.gpus.front()].host) {
+      if (auto it = nics.find(*home); it != nics.end()) h.nics = it->second;
+    }
+  }
+  return g;
+}
+
 std::optional<NcclGraph> search_nccl_ring(LinkGraph& graph, const std::vector<int>& host_of_rank,
                                           const NcclSearchOptions& options, std::string* why_not) {
   return search_nccl_ring(graph, graph.topology().ranks, host_of_rank, options, why_not);
@@ -456,10 +477,7 @@ std::optional<NcclGraph> search_nccl_ring(LinkGraph& graph, const std::vector<No
     for (const auto& h : groups.ranks) sizes.push_back(h.size());
     return fail(fmt::format("hosts hold different numbers of ranks ({})", fmt::join(sizes, ", ")));
   }
-  std::map<NodeIndex, std::vector<NodeIndex>> nics_of_host;  // host node -> its NICs, in node order
-  for (NodeIndex v = 0; v < topo.nodes.size(); ++v) {
-    if (topo.nodes[v].kind == NodeKind::Nic && topo.nodes[v].host) nics_of_host[*topo.nodes[v].host].push_back(v);
-  }
+  const auto nics_of_host = host_nics(topo);
   std::vector<std::size_t> nic_counts;
   for (const auto& ranks : groups.ranks) {
     NcclHost h;

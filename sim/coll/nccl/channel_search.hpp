@@ -6,6 +6,7 @@
 // the channel count after duplication. Bandwidths are NCCL's own figures (path_type.hpp).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,6 +78,14 @@ struct NcclGraph {
                                                         const std::vector<int>& host_of_rank,
                                                         const NcclSearchOptions& options = {},
                                                         std::string* why_not = nullptr);
+
+// Each host's NICs, in node order (the order NCCL's NIC indices follow), by host node.
+[[nodiscard]] std::map<NodeIndex, std::vector<NodeIndex>> host_nics(const Topology& topo);
+
+// `g`'s channels on other GPUs of alike hosts: rank r on rank_nodes[r] (the ranks keep
+// their places on their hosts), every host's NICs from `nics` (host_nics of the topology).
+[[nodiscard]] NcclGraph moved_to(NcclGraph g, const Topology& topo, const std::vector<NodeIndex>& rank_nodes,
+                                 const std::map<NodeIndex, std::vector<NodeIndex>>& nics);
 
 // The route a channel's data takes from host `from`'s exit GPU to host `to`'s entry GPU:
 // exit GPU to the channel's exit NIC (through the NIC's own GPU over NVLink for PXN),
