@@ -13,7 +13,7 @@ namespace collsim {
 
 namespace {
 // Rounds up to a multiple of the rank count so that every chunk has the same size.
-std::int64_t round_up(std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; }
+std::int64_t round_up_to(std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; }
 }  // namespace
 
 AffineCollectiveCost::AffineCollectiveCost(LinkGraph& graph, const std::string& algorithm, Bytes largest)
@@ -27,8 +27,8 @@ AffineCollectiveCost::AffineCollectiveCost(LinkGraph& graph, const CommSpec& spe
   fitted_ = true;
   const std::string algorithm = request.algorithms.front();
   const std::int64_t lo = n;
-  const std::int64_t hi = std::max(round_up(largest.count, n), lo + 4 * n);
-  const std::int64_t mid = round_up(static_cast<std::int64_t>(std::sqrt(static_cast<double>(lo) * static_cast<double>(hi))), n);
+  const std::int64_t hi = std::max(round_up_to(largest.count, n), lo + 4 * n);
+  const std::int64_t mid = round_up_to(static_cast<std::int64_t>(std::sqrt(static_cast<double>(lo) * static_cast<double>(hi))), n);
   hi_ = hi;
   // The three plays are independent: run them on their own threads, each on its own
   // LinkGraph (route caches are not shared), and keep them in the exact cache.

@@ -10,18 +10,13 @@
 
 #include "sim/algo/registry.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/unit_parse.hpp"
 
 namespace collsim {
 
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return out;
-}
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
+std::vector<std::string_view> split_on(std::string_view s, char sep) {
   std::vector<std::string_view> out;
   std::size_t start = 0;
   while (start <= s.size()) {
@@ -51,8 +46,8 @@ std::string translate_list(std::string_view value, std::string_view option, std:
     body.remove_prefix(1);
   }
   bool first = true;
-  for (std::string_view entry : split(body, ',')) {
-    const std::string key = lower(entry);
+  for (std::string_view entry : split_on(body, ',')) {
+    const std::string key = to_lower(entry);
     if (key.empty()) fail(" (an empty entry)");
     const std::string name = name_of(key);
     if (name.empty()) fail(fmt::format(" (\"{}\" is an NCCL choice collsim does not model)", entry));
@@ -63,7 +58,7 @@ std::string translate_list(std::string_view value, std::string_view option, std:
   return out;
 }
 
-int integer(std::string_view value, std::string_view option, std::string_view variable, int lo, int hi,
+int env_integer(std::string_view value, std::string_view option, std::string_view variable, int lo, int hi,
             std::string_view expected) {
   int v = 0;
   const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
@@ -110,13 +105,13 @@ void set_nccl_variable(NcclEnv& env, const std::string& name, std::string_view v
   } else if (name == "NCCL_PROTO") {
     env.proto = nccl_proto_list(value, option);
   } else if (name == "NCCL_MIN_NCHANNELS") {
-    env.min_channels = integer(value, option, name, 0, 64, "an integer from 0 to 64 (MAXCHANNELS)");
+    env.min_channels = env_integer(value, option, name, 0, 64, "an integer from 0 to 64 (MAXCHANNELS)");
   } else if (name == "NCCL_MAX_NCHANNELS") {
-    env.max_channels = integer(value, option, name, 1, 64, "an integer from 1 to 64 (MAXCHANNELS)");
+    env.max_channels = env_integer(value, option, name, 1, 64, "an integer from 1 to 64 (MAXCHANNELS)");
   } else if (name == "NCCL_NVLS_ENABLE") {
-    env.nvls = integer(value, option, name, 0, 2, "0 (off), 1 (on) or 2 (on where supported)") != 0;
+    env.nvls = env_integer(value, option, name, 0, 2, "0 (off), 1 (on) or 2 (on where supported)") != 0;
   } else if (name == "NCCL_CROSS_NIC") {
-    env.cross_nic = integer(value, option, name, 0, 2, "0 (same NIC in and out), 1 (any NIC) or 2 (try 0, then 1)");
+    env.cross_nic = env_integer(value, option, name, 0, 2, "0 (same NIC in and out), 1 (any NIC) or 2 (try 0, then 1)");
   } else {
     throw ConfigError(std::string(option), name, fmt::format("\"{}\"", value),
                       "one of NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_NVLS_ENABLE, "

@@ -11,9 +11,9 @@ namespace collsim {
 
 namespace {
 
-Time us(double v) { return Time::from_seconds(v * 1e-6); }
+Time us_to_s(double v) { return Time::from_seconds(v * 1e-6); }
 
-PerProtocol<Time> lat(double ll, double ll128, double simple) { return {us(ll), us(ll128), us(simple)}; }
+PerProtocol<Time> lat(double ll, double ll128, double simple) { return {us_to_s(ll), us_to_s(ll128), us_to_s(simple)}; }
 
 }  // namespace
 
@@ -23,7 +23,7 @@ ProtocolModel nccl_default_model() {
   const auto ring = static_cast<std::size_t>(NcclRow::Ring);
   const auto collnet = static_cast<std::size_t>(NcclRow::CollNet);
   const auto nvls = static_cast<std::size_t>(NcclRow::Nvls);
-  // baseLat (tuning.cc): Tree 6.8/14/8.4, Ring 6.6/14/8.4 us; CollNetDirect and NVLS 0.
+  // baseLat (tuning.cc): Tree 6.8/14/8.4, Ring 6.6/14/8.4 us_to_s; CollNetDirect and NVLS 0.
   m.base_latency[tree] = lat(6.8, 14.0, 8.4);
   m.base_latency[ring] = lat(6.6, 14.0, 8.4);
   m.base_latency[collnet] = lat(0, 0, 0);
@@ -65,11 +65,11 @@ ProtocolModel nccl_default_model() {
   m.tree_per_channel = {{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}}};
   m.nvls_efficiency = {0, 0, 0.85, 0.74};
   m.nvls_channels = {0, 0, 16, 24};  // nvls.cc: 16 on SM90, 24 on one SM100 node
-  // A CUDA kernel launch costs a few us of CPU time in the driver (NVIDIA, "Getting Started
-  // with CUDA Graphs", 2019: launch-bound back-to-back kernels on a V100 ran at ~3-4 us per
+  // A CUDA kernel launch costs a few us_to_s of CPU time in the driver (NVIDIA, "Getting Started
+  // with CUDA Graphs", 2019: launch-bound back-to-back kernels on a V100 ran at ~3-4 us_to_s per
   // kernel), and NCCL's host-side enqueue (argument checks, work planning, the device
-  // switch of a multi-GPU thread) adds about 1-2 us: 5 us per GPU per operation.
-  m.launch_overhead = us(5.0);
+  // switch of a multi-GPU thread) adds about 1-2 us_to_s: 5 us_to_s per GPU per operation.
+  m.launch_overhead = us_to_s(5.0);
   return m;
 }
 

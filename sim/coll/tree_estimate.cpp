@@ -65,23 +65,23 @@ ChannelShape shape_of(const RankTree& t, std::span<const std::uint32_t> pos) {
 // parent -> q leaves the parent's port with the parent's up flow and enters q's with
 // q's children's up flows. An edge is charged its all-in-flight rate while a slice of
 // such company is in flight, else its direction-alone rate.
-struct Span {
+struct EdgeSpan {
   Time first = Time::max();  // first start
   Time last{};               // last end
   void add(Time start, Time end) {
     first = std::min(first, start);
     last = std::max(last, end);
   }
-  void add(const Span& o) {
+  void add(const EdgeSpan& o) {
     first = std::min(first, o.first);
     last = std::max(last, o.last);
   }
   [[nodiscard]] bool during(Time t) const { return first <= t && t < last; }
-  [[nodiscard]] bool operator==(const Span&) const = default;
+  [[nodiscard]] bool operator==(const EdgeSpan&) const = default;
 };
 
 struct Activity {
-  std::vector<Span> up, down;  // per position: its edge's slices each way
+  std::vector<EdgeSpan> up, down;  // per position: its edge's slices each way
   [[nodiscard]] bool operator==(const Activity&) const = default;
 };
 
@@ -96,7 +96,7 @@ Time time_channel(const ChannelShape& s, std::span<const Bytes> slices, const St
   // What one direction of a position's edge needs per slice, side by side: the timing walks
   // every position once per slice, so it runs at the speed of memory.
   struct Lane {
-    Span company;       // the other direction's slices that share its ports (from `in`)
+    EdgeSpan company;       // the other direction's slices that share its ports (from `in`)
     Time both, alone;   // this slice size's time at each rate
     Time end;           // its latest slice's end
   };
@@ -114,8 +114,8 @@ Time time_channel(const ChannelShape& s, std::span<const Bytes> slices, const St
       }
     }
   }
-  out.up.assign(n, Span{});
-  out.down.assign(n, Span{});
+  out.up.assign(n, EdgeSpan{});
+  out.down.assign(n, EdgeSpan{});
   std::vector<Time> inputs(n);
   Bytes timed{-1};
   for (std::size_t k = 0; k < slices.size(); ++k) {

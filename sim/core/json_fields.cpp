@@ -22,6 +22,10 @@ std::string pointer_token(std::string_view key) {
   return out;
 }
 
+std::string element_pointer(std::string_view key, std::size_t i) { return fmt::format("/{}/{}", key, i); }
+
+std::string in_quotes(const std::string& s) { return fmt::format("\"{}\"", s); }
+
 std::string brief(const nlohmann::json& v) {
   std::string s = v.dump();
   if (s.size() > 60) s = s.substr(0, 57) + "...";

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <cctype>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -101,6 +102,12 @@ double parse_duration_s(std::string_view text) {
   const long double v = scaled_value(text, kDurationUnits, kExpectedDuration);
   if (!(v > 0 && v <= 1e12L)) throw UnitError(quoted(text), std::string(kExpectedDuration));
   return static_cast<double>(v);
+}
+
+std::string to_lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
 }
 
 }  // namespace collsim

@@ -106,6 +106,8 @@ struct Bytes {
   constexpr Bytes& operator+=(Bytes o) { return *this = *this + o; }
   constexpr Bytes operator*(std::int64_t k) const { return Bytes{units_detail::bytes_mul(count, k)}; }
 };
+// Bytes in a GiB (2^30), for reports that print sizes in GiB.
+inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 
 // A data rate in bytes per second. 1 Gbps = 1.25e8 B/s; 1 GB/s = 1e9 B/s.
 struct Bandwidth {

@@ -25,7 +25,7 @@ std::string header_field(const nlohmann::json& header, const char* key) {
   return it->is_string() ? it->get<std::string>() : brief(*it);
 }
 
-std::string describe(const nlohmann::json& header) {
+std::string describe_header(const nlohmann::json& header) {
   return fmt::format("command \"{}\", fingerprint {}, {} items", header_field(header, "command"),
                      header_field(header, "fingerprint"), header_field(header, "items"));
 }
@@ -68,7 +68,7 @@ JournalContent read_work_journal(const std::string& text, const std::string& pat
         throw ConfigError("--journal", "", path,
                           fmt::format("a journal of this run ({}); it records {}: the inputs, options or collsim "
                                       "changed, so use another --journal or remove it",
-                                      describe(expected), describe(j)));
+                                      describe_header(expected), describe_header(j)));
       }
       continue;
     }

@@ -15,7 +15,7 @@ namespace collsim {
 
 namespace {
 
-std::string resolve(const std::string& dir, const std::string& path) {
+std::string resolve_path(const std::string& dir, const std::string& path) {
   if (path.empty() || std::filesystem::path(path).is_absolute() || dir.empty()) return path;
   return (std::filesystem::path(dir) / path).lexically_normal().string();
 }
@@ -35,7 +35,7 @@ void read_collective(JsonFields& f, const std::string& dir, MeasurementSet& out)
     f.fail("wrong", std::to_string(*w), "0 wrong elements (this run's result check failed; it is not a valid measurement)");
   }
   m.label = f.optional_string("label").value_or("");
-  m.topology = resolve(dir, f.optional_string("topology").value_or(""));
+  m.topology = resolve_path(dir, f.optional_string("topology").value_or(""));
   for (const char* k : {"source", "congestion", "collsim_version"}) (void)f.optional_string(k);
   for (const char* k : {"warmup", "iterations"}) (void)f.optional_integer(k, 0, INT32_MAX);
   for (const char* k : {"mean_us", "min_us", "max_us", "stddev_us", "algbw_gbps", "busbw_gbps"}) (void)f.optional_number(k, 0, 1e15);
@@ -54,7 +54,7 @@ void read_ddp(JsonFields& f, const nlohmann::json& record, const std::string& di
   m.iteration = micros(f.number("time_us", 1e-3, 1e12));
   m.stddev_us = f.optional_number("stddev_us", 0, 1e12).value_or(0);
   m.label = f.optional_string("label").value_or("");
-  m.topology = resolve(dir, f.optional_string("topology").value_or(""));
+  m.topology = resolve_path(dir, f.optional_string("topology").value_or(""));
   if (f.has("backend")) m.backend = f.choice("backend", enum_names<DdpBackend>());
   m.memory_bandwidth_gbps = f.optional_number("memory_bandwidth_gbps", 1e-3, 1e6).value_or(0);
   if (const auto* w = f.optional("workload"); w && !w->is_object()) {

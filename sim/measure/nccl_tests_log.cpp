@@ -35,7 +35,7 @@ std::optional<double> number(const std::string& t) {
   return v;
 }
 
-std::optional<std::int64_t> integer(const std::string& t) {
+std::optional<std::int64_t> log_integer(const std::string& t) {
   if (t.empty() || t.find_first_not_of("-0123456789") != std::string::npos) return std::nullopt;
   char* end = nullptr;
   errno = 0;
@@ -48,7 +48,7 @@ std::optional<std::int64_t> integer(const std::string& t) {
 // so that count x element size cannot wrap.
 constexpr std::int64_t kMaxRowSize = std::int64_t{1} << 50;
 
-int element_size(const std::string& type) {
+int nccl_type_size(const std::string& type) {
   if (type == "float" || type == "int32" || type == "uint32" || type == "int") return 4;
   if (type == "half" || type == "bfloat16" || type == "bf16") return 2;
   if (type == "double" || type == "int64" || type == "uint64") return 8;
@@ -125,9 +125,9 @@ struct RunHints {  // what the lines before a table said about it
   std::optional<bool> ms;  // time unit from the units line
 };
 
-class Parser {
+class LogParser {
  public:
-  Parser(std::string source, const NcclTestsImportOptions& o) : source_(std::move(source)), opt_(o) {}
+  LogParser(std::string source, const NcclTestsImportOptions& o) : source_(std::move(source)), opt_(o) {}
 
   void line(std::string raw, int no) {
     raw = strip_mpi_prefix(raw);
@@ -149,7 +149,7 @@ class Parser {
       close();
       return;
     }
-    if (comment || !integer(tokens[0])) {
+    if (comment || !log_integer(tokens[0])) {
       hint(body, tokens, no);
       return;
     }
@@ -180,9 +180,9 @@ class Parser {
         perf_line_ = no;
       }
     }
-    if (tokens.size() >= 3 && tokens[0] == "Rank" && integer(tokens[1])) ++next_.rank_lines;
+    if (tokens.size() >= 3 && tokens[0] == "Rank" && log_integer(tokens[1])) ++next_.rank_lines;
     for (std::size_t i = 0; i + 3 < tokens.size(); ++i) {
-      const auto t = integer(tokens[i + 1]), g = integer(tokens[i + 3]);
+      const auto t = log_integer(tokens[i + 1]), g = log_integer(tokens[i + 3]);
       if (tokens[i] == "nThread" && tokens[i + 2] == "nGpus" && t && g) {
         constexpr std::int64_t kMax = 1 << 20;  // collsim's rank range
         if (*t < 1 || *g < 1 || *t > kMax || *g > kMax || *t * *g > kMax) {
@@ -223,8 +223,8 @@ class Parser {
     }
     NcclTestsRow r;
     r.line = no;
-    const auto size = integer(t[0]);
-    const auto count = integer(t[1]);
+    const auto size = log_integer(t[0]);
+    const auto count = log_integer(t[1]);
     if (!size || *size < 0 || *size > kMaxRowSize) fail(no, t[0], "a size in bytes from 0 to 2^50");
     if (!count || *count < 0 || *count > kMaxRowSize) fail(no, t[1], "an element count from 0 to 2^50");
     r.size = Bytes{*size};
@@ -236,7 +236,7 @@ class Parser {
       if (number(r.redop)) fail(no, r.redop, "a reduction name (sum, prod, none, ...)");
     }
     if (leading == 5) {
-      const auto root = integer(t[4]);
+      const auto root = log_integer(t[4]);
       if (!root) fail(no, t[4], "a root rank (-1 when rootless)");
       r.root = static_cast<int>(*root);
     }
@@ -253,7 +253,7 @@ class Parser {
       // Time stays in the printed unit until the run's unit is known (close()).
       // "#wrong" (nccl-tests -c 1): a count above 0 means the results were wrong, so the
       // time is not a measurement of a working collective.
-      if (const auto wrong = integer(t[b + 3]); wrong && *wrong > 0) {
+      if (const auto wrong = log_integer(t[b + 3]); wrong && *wrong > 0) {
         fail(no, fmt::format("#wrong {}", t[b + 3]), "0 wrong elements (nccl-tests found wrong results; this row is not a valid measurement)");
       }
       NcclTestsResult res{Time{}, *algbw, *busbw, t[b + 3]};
@@ -344,7 +344,7 @@ class Parser {
       run.ranks = hints_.rank_lines, run.ranks_from = "rank lines";
       return;
     }
-    const int elt = element_size(last.type);
+    const int elt = nccl_type_size(last.type);
     const bool gathered = run.op == CollectiveOp::AllGather || run.op == CollectiveOp::ReduceScatter || run.op == CollectiveOp::AllToAll;
     // Gather-type tables print size = ranks x count x element size.
     if (gathered && elt > 0 && last.count > 0 && last.size.count % (last.count * elt) == 0) {
@@ -390,7 +390,7 @@ class Parser {
 
 std::vector<NcclTestsRun> parse_nccl_tests_log(const std::string& text, const std::string& source,
                                                const NcclTestsImportOptions& options) {
-  Parser p(source, options);
+  LogParser p(source, options);
   std::istringstream in(text);
   int no = 0;
   for (std::string line; std::getline(in, line);) p.line(line, ++no);

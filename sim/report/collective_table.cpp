@@ -13,49 +13,49 @@ namespace {
 
 constexpr int kFloatBytes = 4;
 
-using P = CollectivePrediction;
+using Prediction = CollectivePrediction;
 
 // nccl-tests conventions: float elements; gather-type collectives print redop "none";
 // rootless collectives print root -1.
-std::int64_t count(const P& p) {
+std::int64_t count(const Prediction& p) {
   const CollectiveOp op = p.collective.op;
   std::int64_t n = p.collective.size.count / kFloatBytes;
   if (op == CollectiveOp::AllGather || op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllToAll) n /= p.collective.ranks;
   return n;
 }
 
-const char* redop(const P& p) {
+const char* redop(const Prediction& p) {
   const CollectiveOp op = p.collective.op;
   return op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter || op == CollectiveOp::Reduce ? "sum" : "none";
 }
 
-int root(const P& p) {
+int root(const Prediction& p) {
   const CollectiveOp op = p.collective.op;
   return op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce ? p.collective.root : -1;
 }
 
-// nccl-tests' columns, then how the row was played.
-const std::vector<Column<P>>& columns() {
-  static const std::vector<Column<P>> cols{
-      {.name = "op", .value = [](const P& p) { return Json(to_string(p.collective.op)); }, .shown = kInCsv | kInJson},
-      {.name = "ranks", .value = [](const P& p) { return Json(p.collective.ranks); }, .shown = kInCsv | kInJson},
-      {.name = "size_bytes", .value = [](const P& p) { return Json(p.collective.size.count); }, .title = "size", .unit = "(B)", .width = 12},
-      {.name = "count", .value = [](const P& p) { return Json(count(p)); }, .title = "count", .unit = "(elements)", .width = 13},
-      {.name = "type", .value = [](const P&) { return Json("float"); }, .title = "type", .width = 9},
-      {.name = "redop", .value = [](const P& p) { return Json(redop(p)); }, .title = "redop", .width = 6},
-      {.name = "root", .value = [](const P& p) { return Json(root(p)); }, .title = "root", .width = 6},
-      {.name = "time_ps", .value = [](const P& p) { return Json(p.time.ps); }, .shown = kInJson},
-      {.name = "time_us", .value = [](const P& p) { return Json(p.time.us()); }, .title = "time", .unit = "(us)", .width = 12,
+// nccl-tests' prediction_columns, then how the row was played.
+const std::vector<Column<Prediction>>& prediction_columns() {
+  static const std::vector<Column<Prediction>> cols{
+      {.name = "op", .value = [](const Prediction& p) { return Json(to_string(p.collective.op)); }, .shown = kInCsv | kInJson},
+      {.name = "ranks", .value = [](const Prediction& p) { return Json(p.collective.ranks); }, .shown = kInCsv | kInJson},
+      {.name = "size_bytes", .value = [](const Prediction& p) { return Json(p.collective.size.count); }, .title = "size", .unit = "(B)", .width = 12},
+      {.name = "count", .value = [](const Prediction& p) { return Json(count(p)); }, .title = "count", .unit = "(elements)", .width = 13},
+      {.name = "type", .value = [](const Prediction&) { return Json("float"); }, .title = "type", .width = 9},
+      {.name = "redop", .value = [](const Prediction& p) { return Json(redop(p)); }, .title = "redop", .width = 6},
+      {.name = "root", .value = [](const Prediction& p) { return Json(root(p)); }, .title = "root", .width = 6},
+      {.name = "time_ps", .value = [](const Prediction& p) { return Json(p.time.ps); }, .shown = kInJson},
+      {.name = "time_us", .value = [](const Prediction& p) { return Json(p.time.us()); }, .title = "time", .unit = "(us)", .width = 12,
        .text_format = "{:.2f}", .csv_format = "{:.6f}"},
-      {.name = "algbw_gbps", .value = [](const P& p) { return Json(p.algbw_gbps); }, .title = "algbw", .unit = "(GB/s)",
+      {.name = "algbw_gbps", .value = [](const Prediction& p) { return Json(p.algbw_gbps); }, .title = "algbw", .unit = "(GB/s)",
        .width = 9, .text_format = "{:.2f}", .csv_format = "{:.6f}"},
-      {.name = "busbw_gbps", .value = [](const P& p) { return Json(p.busbw_gbps); }, .title = "busbw", .unit = "(GB/s)",
+      {.name = "busbw_gbps", .value = [](const Prediction& p) { return Json(p.busbw_gbps); }, .title = "busbw", .unit = "(GB/s)",
        .width = 9, .text_format = "{:.2f}", .csv_format = "{:.6f}"},
-      {.name = "algorithm", .value = [](const P& p) { return Json(p.algorithm); }, .title = "algorithm", .width = 10,
+      {.name = "algorithm", .value = [](const Prediction& p) { return Json(p.algorithm); }, .title = "algorithm", .width = 10,
        .align = Align::Left, .gap = 2},
-      {.name = "protocol", .value = [](const P& p) { return Json(to_string(p.protocol)); }, .title = "protocol", .width = 8,
+      {.name = "protocol", .value = [](const Prediction& p) { return Json(to_string(p.protocol)); }, .title = "protocol", .width = 8,
        .align = Align::Left},
-      {.name = "channels", .value = [](const P& p) { return Json(p.channels); }, .title = "channels"},
+      {.name = "channels", .value = [](const Prediction& p) { return Json(p.channels); }, .title = "channels"},
   };
   return cols;
 }
@@ -88,12 +88,12 @@ void write_late_ranks(std::ostream& out, const std::vector<Time>& at) {
              late.size(), at.size(), named.empty() ? "none" : named);
 }
 
-void write_table(std::ostream& out, const CollectiveReport& r) {
+void collective_table(std::ostream& out, const CollectiveReport& r) {
   if (!r.rows.empty()) {
     const auto& c = r.rows.front().collective;
     fmt::print(out, "# collsim collective: {} on {} ({} ranks)\n", to_string(c.op), r.topology, c.ranks);
   }
-  write_text_table(out, columns(), r.rows, {.mark = '#'});
+  write_text_table(out, prediction_columns(), r.rows, {.mark = '#'});
   for (const auto& x : r.crossovers) {
     fmt::print(out, "# crossover: {}/{} -> {}/{} at {} B\n", x.from_algorithm, to_string(x.from_protocol),
                x.to_algorithm, to_string(x.to_protocol), x.at.count);
@@ -113,8 +113,8 @@ void write_table(std::ostream& out, const CollectiveReport& r) {
   }
 }
 
-Json report_json(const CollectiveReport& r) {
-  Json doc = report_document({{"topology", r.topology}, {"rows", json_rows(columns(), r.rows)}});
+Json collective_json(const CollectiveReport& r) {
+  Json doc = report_document({{"topology", r.topology}, {"rows", json_rows(prediction_columns(), r.rows)}});
   if (!r.crossovers.empty()) doc["crossovers"] = json_rows(crossover_columns(), r.crossovers);
   if (!r.scenario.empty()) doc["scenario"] = r.scenario;
   if (!r.rank_arrival.empty()) {
@@ -124,14 +124,14 @@ Json report_json(const CollectiveReport& r) {
     }
     doc["late_ranks"] = std::move(late);
   }
-  if (!r.healthy.empty()) doc["healthy_rows"] = json_rows(columns(), r.healthy);
+  if (!r.healthy.empty()) doc["healthy_rows"] = json_rows(prediction_columns(), r.healthy);
   return doc;
 }
 
-void write_csv(std::ostream& o, const CollectiveReport& r) { write_csv_table(o, columns(), r.rows); }
+void collective_csv(std::ostream& o, const CollectiveReport& r) { write_csv_table(o, prediction_columns(), r.rows); }
 
 }  // namespace
 
-ReportViews collective_report_views(const CollectiveReport& report) { return views_of(report, write_table, report_json, write_csv); }
+ReportViews collective_report_views(const CollectiveReport& report) { return views_of(report, collective_table, collective_json, collective_csv); }
 
 }  // namespace collsim

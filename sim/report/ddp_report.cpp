@@ -15,9 +15,9 @@ namespace collsim {
 
 namespace {
 
-using B = BucketTiming;
+using Bkt = BucketTiming;
 
-std::vector<Field> summary(const DdpResult& r) {
+std::vector<Field> ddp_summary(const DdpResult& r) {
   return step_fields(r,
                      {ms_field("bucket_copies_ms", "bucket copies", r.copies), ms_field("hook_compute_ms", "comm hook compute", r.hook_compute),
                       ms_field("host_launch_ms", "host launches (CPU)", r.host_launch),
@@ -52,28 +52,28 @@ std::vector<Field> run_fields(const DdpReport& rep) {
 }
 
 // One row per bucket; the per-bucket (algorithm/protocol) choice is JSON only.
-std::vector<Column<B>> bucket_columns(const DdpReport& rep) {
+std::vector<Column<Bkt>> bucket_columns(const DdpReport& rep) {
   const auto count = [](std::int64_t v) { return Json(v); };
   return {
-      {.name = "bucket", .value = [](const B& b) { return Json(b.index); }, .shown = kInTable | kInCsv, .title = "bucket", .width = 6},
-      {.name = "index", .value = [](const B& b) { return Json(b.index); }, .shown = kInJson},
-      {.name = "params", .value = [](const B& b) { return Json(b.params); }, .title = "params", .width = 7},
-      {.name = "bytes", .value = [count](const B& b) { return count(b.bytes.count); }, .title = "bytes", .unit = "(B)", .width = 14},
-      {.name = "wire_bytes", .value = [count](const B& b) { return count(b.wire_bytes.count); }, .title = "wire bytes",
+      {.name = "bucket", .value = [](const Bkt& b) { return Json(b.index); }, .shown = kInTable | kInCsv, .title = "bucket", .width = 6},
+      {.name = "index", .value = [](const Bkt& b) { return Json(b.index); }, .shown = kInJson},
+      {.name = "params", .value = [](const Bkt& b) { return Json(b.params); }, .title = "params", .width = 7},
+      {.name = "bytes", .value = [count](const Bkt& b) { return count(b.bytes.count); }, .title = "bytes", .unit = "(B)", .width = 14},
+      {.name = "wire_bytes", .value = [count](const Bkt& b) { return count(b.wire_bytes.count); }, .title = "wire bytes",
        .unit = "(B)", .width = 14},
-      {.name = "collectives", .value = [](const B& b) { return Json(b.collectives); }, .shown = kInJson},
-      ms_column<B>("ready_ms", "ready", "(ms)", 11, [](const B& b) { return b.ready; }),
-      ps_column<B>("ready_ps", [](const B& b) { return b.ready; }),
-      ms_column<B>("launch_ms", "launch", "(ms)", 11, [](const B& b) { return b.launched; }),
-      ps_column<B>("launch_ps", [](const B& b) { return b.launched; }),
-      ms_column<B>("start_ms", "start", "(ms)", 11, [](const B& b) { return b.start; }),
-      ps_column<B>("start_ps", [](const B& b) { return b.start; }),
-      ms_column<B>("end_ms", "end", "(ms)", 11, [](const B& b) { return b.end; }),
-      ps_column<B>("end_ps", [](const B& b) { return b.end; }),
-      ms_column<B>("comm_ms", "comm", "(ms)", 11, [](const B& b) { return b.end - b.start; }),
+      {.name = "collectives", .value = [](const Bkt& b) { return Json(b.collectives); }, .shown = kInJson},
+      ms_column<Bkt>("ready_ms", "ready", "(ms)", 11, [](const Bkt& b) { return b.ready; }),
+      ps_column<Bkt>("ready_ps", [](const Bkt& b) { return b.ready; }),
+      ms_column<Bkt>("launch_ms", "launch", "(ms)", 11, [](const Bkt& b) { return b.launched; }),
+      ps_column<Bkt>("launch_ps", [](const Bkt& b) { return b.launched; }),
+      ms_column<Bkt>("start_ms", "start", "(ms)", 11, [](const Bkt& b) { return b.start; }),
+      ps_column<Bkt>("start_ps", [](const Bkt& b) { return b.start; }),
+      ms_column<Bkt>("end_ms", "end", "(ms)", 11, [](const Bkt& b) { return b.end; }),
+      ps_column<Bkt>("end_ps", [](const Bkt& b) { return b.end; }),
+      ms_column<Bkt>("comm_ms", "comm", "(ms)", 11, [](const Bkt& b) { return b.end - b.start; }),
       {.name = "choice",
        .value =
-           [&rep](const B& b) {
+           [&rep](const Bkt& b) {
              const auto i = static_cast<std::size_t>(&b - rep.result.buckets.data());
              return i < rep.bucket_choices.size() && !rep.bucket_choices[i].empty() ? Json(rep.bucket_choices[i]) : Json();
            },
@@ -82,12 +82,12 @@ std::vector<Column<B>> bucket_columns(const DdpReport& rep) {
   };
 }
 
-void write_table(std::ostream& out, const DdpReport& rep) {
+void ddp_table(std::ostream& out, const DdpReport& rep) {
   const DdpResult& r = rep.result;
   fmt::print(out, "# collsim ddp: {} on {} ({} ranks, {}), {} {} all-reduce, bucket_cap_mb {}, iteration {}{}\n",
              rep.workload, rep.topology, rep.ranks, rep.device, rep.backend, rep.algorithm, rep.bucket_cap_mb,
              rep.iteration, r.accumulate > 1 ? fmt::format(", {} micro-steps", r.accumulate) : "");
-  write_field_lines(out, summary(r));
+  write_field_lines(out, ddp_summary(r));
   if (rep.onebit) write_field_lines(out, onebit_fields(*rep.onebit));
   write_field_lines(out, run_fields(rep));
   out << "\n";
@@ -97,12 +97,12 @@ void write_table(std::ostream& out, const DdpReport& rep) {
   if (rep.events) write_step_events(out, *rep.events, r.iteration);
 }
 
-Json report_json(const DdpReport& rep) {
+Json ddp_json(const DdpReport& rep) {
   const DdpResult& r = rep.result;
   Json doc = report_document({{"workload", rep.workload}, {"topology", rep.topology}, {"ranks", rep.ranks},
                               {"device", rep.device}, {"backend", rep.backend}, {"algorithm", rep.algorithm},
                               {"bucket_cap_mb", rep.bucket_cap_mb}, {"iteration", rep.iteration}, {"micro_steps", r.accumulate}});
-  add_fields(doc, summary(r));
+  add_fields(doc, ddp_summary(r));
   add_fields(doc, run_fields(rep));
   if (rep.join) doc["join_batches"] = rep.join->batches;
   if (rep.onebit) {
@@ -117,10 +117,10 @@ Json report_json(const DdpReport& rep) {
   return doc;
 }
 
-void write_csv(std::ostream& o, const DdpReport& r) { write_csv_table(o, bucket_columns(r), r.result.buckets); }
+void ddp_csv(std::ostream& o, const DdpReport& r) { write_csv_table(o, bucket_columns(r), r.result.buckets); }
 
 }  // namespace
 
-ReportViews ddp_report_views(const DdpReport& report) { return views_of(report, write_table, report_json, write_csv); }
+ReportViews ddp_report_views(const DdpReport& report) { return views_of(report, ddp_table, ddp_json, ddp_csv); }
 
 }  // namespace collsim

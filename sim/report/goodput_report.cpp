@@ -11,25 +11,25 @@ namespace collsim {
 
 namespace {
 
-using P = IntervalPoint;
+using ScanPoint = IntervalPoint;  // one point of the interval scan
 
 std::string mtbf(double s) { return s > 0 ? fmt::format("{:g} h", s / 3600) : std::string("never"); }
 
-std::vector<Column<P>> scan_columns(double work_s) {
+std::vector<Column<ScanPoint>> goodput_scan_columns(double work_s) {
   return {
-      {.name = "interval_s", .value = [](const P& p) { return Json(p.interval_s); }, .title = "interval", .unit = "(min)",
-       .width = 10, .text = [](const P& p) { return fmt::format("{:.2f}", p.interval_s / 60); }},
-      {.name = "wall_monte_carlo_s", .value = [](const P& p) { return Json(p.mc_wall_s); }, .title = "wall (MC)",
-       .unit = "(h)", .width = 12, .text = [](const P& p) { return fmt::format("{:.3f}", p.mc_wall_s / 3600); }},
-      {.name = "wall_closed_form_s", .value = [](const P& p) { return Json(p.expected_wall_s); }, .title = "wall (closed)",
-       .unit = "(h)", .width = 14, .text = [](const P& p) { return fmt::format("{:.3f}", p.expected_wall_s / 3600); }},
-      {.name = "goodput_monte_carlo", .value = [work_s](const P& p) { return Json(work_s / p.mc_wall_s); },
+      {.name = "interval_s", .value = [](const ScanPoint& p) { return Json(p.interval_s); }, .title = "interval", .unit = "(min)",
+       .width = 10, .text = [](const ScanPoint& p) { return fmt::format("{:.2f}", p.interval_s / 60); }},
+      {.name = "wall_monte_carlo_s", .value = [](const ScanPoint& p) { return Json(p.mc_wall_s); }, .title = "wall (MC)",
+       .unit = "(h)", .width = 12, .text = [](const ScanPoint& p) { return fmt::format("{:.3f}", p.mc_wall_s / 3600); }},
+      {.name = "wall_closed_form_s", .value = [](const ScanPoint& p) { return Json(p.expected_wall_s); }, .title = "wall (closed)",
+       .unit = "(h)", .width = 14, .text = [](const ScanPoint& p) { return fmt::format("{:.3f}", p.expected_wall_s / 3600); }},
+      {.name = "goodput_monte_carlo", .value = [work_s](const ScanPoint& p) { return Json(work_s / p.mc_wall_s); },
        .title = "goodput", .unit = "(%)", .width = 9,
-       .text = [work_s](const P& p) { return fmt::format("{:.2f}", 100 * work_s / p.mc_wall_s); }},
+       .text = [work_s](const ScanPoint& p) { return fmt::format("{:.2f}", 100 * work_s / p.mc_wall_s); }},
   };
 }
 
-void write_table(std::ostream& out, const GoodputReport& r) {
+void goodput_table(std::ostream& out, const GoodputReport& r) {
   const RunModel& m = r.model;
   const GoodputEstimate& e = r.estimate;
   write_run_heading(out, r.gpus, r.hosts, r.links, m);
@@ -50,10 +50,10 @@ void write_table(std::ostream& out, const GoodputReport& r) {
              "\n# checkpoint interval: Monte Carlo optimum {}, closed-form optimum {}, Young (1974) {}, Daly (2006) {}\n",
              minutes(s.mc_optimum_s), minutes(s.expected_optimum_s), minutes(young_interval_s(m.checkpoint_s, m.mtbf_s())),
              minutes(daly_interval_s(m.checkpoint_s, m.mtbf_s())));
-  write_text_table(out, scan_columns(m.work_s()), s.points);
+  write_text_table(out, goodput_scan_columns(m.work_s()), s.points);
 }
 
-Json report_json(const GoodputReport& r) {
+Json goodput_json(const GoodputReport& r) {
   const RunModel& m = r.model;
   const GoodputEstimate& e = r.estimate;
   Json doc = report_document({});
@@ -79,18 +79,18 @@ Json report_json(const GoodputReport& r) {
                               {"closed_form_optimum_s", s.expected_optimum_s},
                               {"young_s", young_interval_s(m.checkpoint_s, m.mtbf_s())},
                               {"daly_s", daly_interval_s(m.checkpoint_s, m.mtbf_s())},
-                              {"points", json_rows(scan_columns(m.work_s()), s.points)}};
+                              {"points", json_rows(goodput_scan_columns(m.work_s()), s.points)}};
   }
   return doc;
 }
 
-void write_csv(std::ostream& out, const GoodputReport& r) {
-  const std::vector<P> none;
-  write_csv_table(out, scan_columns(r.model.work_s()), r.search ? r.search->points : none);
+void goodput_csv(std::ostream& out, const GoodputReport& r) {
+  const std::vector<ScanPoint> none;
+  write_csv_table(out, goodput_scan_columns(r.model.work_s()), r.search ? r.search->points : none);
 }
 
 }  // namespace
 
-ReportViews goodput_report_views(const GoodputReport& report) { return views_of(report, write_table, report_json, write_csv); }
+ReportViews goodput_report_views(const GoodputReport& report) { return views_of(report, goodput_table, goodput_json, goodput_csv); }
 
 }  // namespace collsim

@@ -14,8 +14,6 @@ struct StageRow {
   int in_flight = 0;
 };
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
 std::vector<StageRow> stage_rows(const LlmStep& s) {
   std::vector<StageRow> rows;
   for (std::size_t r = 0; r < s.stages.size(); ++r) {
@@ -27,7 +25,7 @@ std::vector<StageRow> stage_rows(const LlmStep& s) {
 Column<StageRow> gib_column(std::string name, std::string title, std::function<Bytes(const StageRow&)> bytes) {
   return {.name = std::move(name), .value = [bytes](const StageRow& r) { return Json(bytes(r).count); }, .title = std::move(title),
           .unit = "(GiB)", .width = 9,
-          .text = [bytes](const StageRow& r) { return fmt::format("{:.2f}", static_cast<double>(bytes(r).count) / kGiB); }};
+          .text = [bytes](const StageRow& r) { return fmt::format("{:.2f}", static_cast<double>(bytes(r).count) / kBytesPerGiB); }};
 }
 
 // A stage's times: the table and CSV show them in ms ("<key>_ms"), JSON in integer ps
@@ -66,7 +64,7 @@ std::vector<Column<StageRow>> stage_columns() {
   return cols;
 }
 
-std::vector<Field> summary(const LlmReport& r) {
+std::vector<Field> llm_summary(const LlmReport& r) {
   const LlmStep& s = r.step;
   return {
       {"step_s", "step", Json(s.step.seconds()), "{:>12.6f} s"},
@@ -85,7 +83,7 @@ std::vector<Field> summary(const LlmReport& r) {
   };
 }
 
-void write_table(std::ostream& out, const LlmReport& r) {
+void llm_table(std::ostream& out, const LlmReport& r) {
   const LlmTraining& t = r.training;
   const LlmStep& s = r.step;
   fmt::print(out, "# collsim llm: {} on {} ({} GPUs, {}), collectives {}\n", r.model, r.topology, t.layout.world(), r.device,
@@ -101,12 +99,12 @@ void write_table(std::ostream& out, const LlmReport& r) {
              s.ep_all_to_alls_per_layer > 0 ? fmt::format(", {} EP all-to-alls", s.ep_all_to_alls_per_layer) : std::string());
   if (s.tp_crosses_hosts) fmt::print(out, "# warning: TP groups span hosts (TP traffic leaves the NVLink domain)\n");
   if (!s.fits) fmt::print(out, "# warning: the fullest GPU needs more memory than its HBM\n");
-  write_field_lines(out, summary(r));
+  write_field_lines(out, llm_summary(r));
   out << '\n';
   write_text_table(out, stage_columns(), stage_rows(s));
 }
 
-Json report_json(const LlmReport& r) {
+Json llm_json(const LlmReport& r) {
   const LlmTraining& t = r.training;
   const LlmStep& s = r.step;
   Json doc = report_document({{"model", r.model}, {"topology", r.topology}, {"device", r.device}, {"collectives", r.collectives}});
@@ -131,17 +129,17 @@ Json report_json(const LlmReport& r) {
   doc["ep_all_to_alls_per_layer"] = s.ep_all_to_alls_per_layer;
   doc["tp_crosses_hosts"] = s.tp_crosses_hosts;
   doc["step_ps"] = s.step.ps;
-  add_fields(doc, summary(r));
+  add_fields(doc, llm_summary(r));
   doc["model_flops"] = s.model_flops;
   doc["hardware_flops"] = s.hardware_flops;
   doc["stages"] = json_rows(stage_columns(), stage_rows(s));
   return doc;
 }
 
-void write_csv(std::ostream& out, const LlmReport& r) { write_csv_table(out, stage_columns(), stage_rows(r.step)); }
+void llm_csv(std::ostream& out, const LlmReport& r) { write_csv_table(out, stage_columns(), stage_rows(r.step)); }
 
 }  // namespace
 
-ReportViews llm_report_views(const LlmReport& report) { return views_of(report, write_table, report_json, write_csv); }
+ReportViews llm_report_views(const LlmReport& report) { return views_of(report, llm_table, llm_json, llm_csv); }
 
 }  // namespace collsim

@@ -9,56 +9,56 @@ namespace collsim {
 
 namespace {
 
-struct Row {
+struct SearchRow {
   int rank = 0;
   const LlmCandidate* c = nullptr;
   std::optional<double> price;  // per GPU-hour
   std::int64_t tokens = 0;      // per step
 };
 
-std::optional<double> step_cost(const Row& r) {
+std::optional<double> step_cost(const SearchRow& r) {
   if (!r.price) return std::nullopt;
   return *r.price * r.c->training.layout.world() * r.c->step.step.seconds() / 3600.0;
 }
 
-std::vector<Column<Row>> columns() {
+std::vector<Column<SearchRow>> search_columns() {
   constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-  const auto cost_json = [](const Row& r) { const auto c = step_cost(r); return c ? Json(*c) : Json(); };
+  const auto cost_json = [](const SearchRow& r) { const auto c = step_cost(r); return c ? Json(*c) : Json(); };
   return {
-      {.name = "rank", .value = [](const Row& r) { return Json(r.rank); }, .title = "#", .width = 4},
-      {.name = "layout", .value = [](const Row& r) { return Json(r.c->training.layout.label()); }, .title = "layout",
+      {.name = "rank", .value = [](const SearchRow& r) { return Json(r.rank); }, .title = "#", .width = 4},
+      {.name = "layout", .value = [](const SearchRow& r) { return Json(r.c->training.layout.label()); }, .title = "layout",
        .width = kFitWidth, .align = Align::Left, .gap = 2},
-      {.name = "micro_batch", .value = [](const Row& r) { return Json(r.c->training.micro_batch); }, .title = "mb", .width = 3},
-      {.name = "recompute", .value = [](const Row& r) { return Json(std::string(to_string(r.c->training.recompute))); },
+      {.name = "micro_batch", .value = [](const SearchRow& r) { return Json(r.c->training.micro_batch); }, .title = "mb", .width = 3},
+      {.name = "recompute", .value = [](const SearchRow& r) { return Json(std::string(to_string(r.c->training.recompute))); },
        .title = "recompute", .width = 10},
-      {.name = "sequence_parallel", .value = [](const Row& r) { return Json(r.c->training.sequence_parallel); }, .title = "SP",
-       .width = 4, .text = [](const Row& r) { return std::string(r.c->training.sequence_parallel ? "on" : "-"); }},
-      {.name = "distributed_optimizer", .value = [](const Row& r) { return Json(r.c->training.distributed_optimizer); },
-       .title = "ZeRO-1", .width = 6, .text = [](const Row& r) { return std::string(r.c->training.distributed_optimizer ? "on" : "-"); }},
-      {.name = "offload_optimizer", .value = [](const Row& r) { return Json(r.c->training.offload_optimizer); },
-       .title = "offload", .width = 7, .text = [](const Row& r) { return std::string(r.c->training.offload_optimizer ? "on" : "-"); }},
-      {.name = "step_s", .value = [](const Row& r) { return Json(r.c->step.step.seconds()); }, .title = "step", .unit = "(s)",
+      {.name = "sequence_parallel", .value = [](const SearchRow& r) { return Json(r.c->training.sequence_parallel); }, .title = "SP",
+       .width = 4, .text = [](const SearchRow& r) { return std::string(r.c->training.sequence_parallel ? "on" : "-"); }},
+      {.name = "distributed_optimizer", .value = [](const SearchRow& r) { return Json(r.c->training.distributed_optimizer); },
+       .title = "ZeRO-1", .width = 6, .text = [](const SearchRow& r) { return std::string(r.c->training.distributed_optimizer ? "on" : "-"); }},
+      {.name = "offload_optimizer", .value = [](const SearchRow& r) { return Json(r.c->training.offload_optimizer); },
+       .title = "offload", .width = 7, .text = [](const SearchRow& r) { return std::string(r.c->training.offload_optimizer ? "on" : "-"); }},
+      {.name = "step_s", .value = [](const SearchRow& r) { return Json(r.c->step.step.seconds()); }, .title = "step", .unit = "(s)",
        .width = 9, .text_format = "{:.3f}"},
-      {.name = "tokens_per_s", .value = [](const Row& r) { return Json(r.c->step.tokens_per_s); }, .title = "tokens/s",
+      {.name = "tokens_per_s", .value = [](const SearchRow& r) { return Json(r.c->step.tokens_per_s); }, .title = "tokens/s",
        .width = 10, .text_format = "{:.0f}"},
-      {.name = "mfu", .value = [](const Row& r) { return Json(r.c->step.mfu); }, .title = "MFU", .width = 6, .text_format = "{:.3f}"},
-      {.name = "bubble", .value = [](const Row& r) { return Json(r.c->step.run.bubble_fraction()); }, .title = "bubble",
+      {.name = "mfu", .value = [](const SearchRow& r) { return Json(r.c->step.mfu); }, .title = "MFU", .width = 6, .text_format = "{:.3f}"},
+      {.name = "bubble", .value = [](const SearchRow& r) { return Json(r.c->step.run.bubble_fraction()); }, .title = "bubble",
        .width = 7, .text_format = "{:.3f}"},
-      {.name = "memory_bytes", .value = [](const Row& r) { return Json(r.c->step.memory_peak.count); }, .title = "memory",
+      {.name = "memory_bytes", .value = [](const SearchRow& r) { return Json(r.c->step.memory_peak.count); }, .title = "memory",
        .unit = "(GiB)", .width = 8,
-       .text = [kGiB](const Row& r) { return fmt::format("{:.1f}", static_cast<double>(r.c->step.memory_peak.count) / kGiB); }},
-      {.name = "fits", .value = [](const Row& r) { return Json(r.c->step.fits); }, .title = "fits", .width = 5,
-       .text = [](const Row& r) { return std::string(r.c->step.fits ? "yes" : "NO"); }},
+       .text = [kGiB](const SearchRow& r) { return fmt::format("{:.1f}", static_cast<double>(r.c->step.memory_peak.count) / kGiB); }},
+      {.name = "fits", .value = [](const SearchRow& r) { return Json(r.c->step.fits); }, .title = "fits", .width = 5,
+       .text = [](const SearchRow& r) { return std::string(r.c->step.fits ? "yes" : "NO"); }},
       {.name = "cost_per_step", .value = cost_json, .title = "cost/step", .width = 10, .text_format = "{:.4f}"},
-      {.name = "cost_per_million_tokens", .value = [](const Row& r) {
+      {.name = "cost_per_million_tokens", .value = [](const SearchRow& r) {
          const auto c = step_cost(r);
          return c ? Json(*c * 1e6 / static_cast<double>(r.tokens)) : Json();
        }, .title = "cost/Mtok", .width = 10, .text_format = "{:.4f}"},
   };
 }
 
-std::vector<Row> rows(const LlmSearchReport& r) {
-  std::vector<Row> out;
+std::vector<SearchRow> search_rows(const LlmSearchReport& r) {
+  std::vector<SearchRow> out;
   const std::size_t n = std::min(r.top, r.result.candidates.size());
   for (std::size_t i = 0; i < n; ++i) {
     out.push_back({static_cast<int>(i + 1), &r.result.candidates[i], r.price_per_gpu_hour, r.global_batch * r.sequence});
@@ -71,7 +71,7 @@ std::size_t fitting(const LlmSearchReport& r) {
                                                 [](const LlmCandidate& c) { return c.step.fits; }));
 }
 
-void write_table(std::ostream& out, const LlmSearchReport& r) {
+void search_table(std::ostream& out, const LlmSearchReport& r) {
   fmt::print(out, "# collsim llm --search: {} on {} ({} GPUs, {}), global batch {}, collectives {}\n", r.model, r.topology,
              r.gpus, r.device, r.global_batch, r.collectives);
   fmt::print(out,
@@ -79,10 +79,10 @@ void write_table(std::ostream& out, const LlmSearchReport& r) {
              "batch, {} with a collective too large to play; best {} by step time\n",
              r.result.evaluated, fitting(r), r.result.pruned, r.result.refused, r.result.unpriced,
              std::min(r.top, r.result.candidates.size()));
-  write_text_table(out, columns(), rows(r));
+  write_text_table(out, search_columns(), search_rows(r));
 }
 
-Json report_json(const LlmSearchReport& r) {
+Json search_json(const LlmSearchReport& r) {
   Json doc = report_document({{"model", r.model}, {"topology", r.topology}, {"device", r.device}, {"collectives", r.collectives},
                               {"gpus", r.gpus}, {"global_batch", r.global_batch}});
   doc["evaluated"] = r.result.evaluated;
@@ -91,7 +91,7 @@ Json report_json(const LlmSearchReport& r) {
   doc["pruned"] = r.result.pruned;
   doc["unpriced"] = r.result.unpriced;
   doc["price_per_gpu_hour"] = r.price_per_gpu_hour ? Json(*r.price_per_gpu_hour) : Json();
-  doc["layouts"] = json_rows(columns(), rows(r));
+  doc["layouts"] = json_rows(search_columns(), search_rows(r));
   for (std::size_t i = 0; i < doc["layouts"].size(); ++i) {
     const ParallelLayout& l = r.result.candidates[i].training.layout;
     doc["layouts"][i]["tp"] = l.tp;
@@ -103,12 +103,12 @@ Json report_json(const LlmSearchReport& r) {
   return doc;
 }
 
-void write_csv(std::ostream& out, const LlmSearchReport& r) { write_csv_table(out, columns(), rows(r)); }
+void search_csv(std::ostream& out, const LlmSearchReport& r) { write_csv_table(out, search_columns(), search_rows(r)); }
 
 }  // namespace
 
 ReportViews llm_search_report_views(const LlmSearchReport& report) {
-  return views_of(report, write_table, report_json, write_csv);
+  return views_of(report, search_table, search_json, search_csv);
 }
 
 }  // namespace collsim

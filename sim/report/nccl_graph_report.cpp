@@ -191,7 +191,7 @@ Json tuning_json(const NcclGraphSummary& s) {
   return j;
 }
 
-Json summary_json(const NcclGraphSummary& s) {
+Json graph_summary_json(const NcclGraphSummary& s) {
   Json doc = report_document(
       {{"topology", s.topology}, {"source", s.source}, {"ranks", s.ranks}, {"applies", !s.not_applicable}});
   if (s.not_applicable) {
@@ -213,7 +213,7 @@ Json summary_json(const NcclGraphSummary& s) {
 }  // namespace
 
 ReportViews nccl_graph_report_views(const NcclGraphSummary& summary) {
-  return views_of(summary, write_text, summary_json);
+  return views_of(summary, write_text, graph_summary_json);
 }
 
 }  // namespace collsim

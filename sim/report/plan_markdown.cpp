@@ -19,7 +19,7 @@ std::string md_row(const std::vector<std::string>& cells) {
   return s + "\n";
 }
 
-std::string describe(const PlanReport& rep, const PlanRow& r) {
+std::string describe_row(const PlanReport& rep, const PlanRow& r) {
   const Plan& p = *rep.plan;
   const std::string run = r.run && r.run->wall_s ? fmt::format("; with failures the run takes {:.1f} h at {:.1f} % goodput "
                                                                "and costs {:.0f} {}",
@@ -58,15 +58,15 @@ void recommendations(std::ostream& out, const PlanReport& rep) {
       fmt::print(out, "  - no combination fits in GPU memory: add a sharded strategy, activation checkpointing or more GPUs\n");
       continue;
     }
-    fmt::print(out, "  - fastest: {}\n", describe(rep, *fastest));
-    fmt::print(out, "  - cheapest: {}\n", describe(rep, *cheapest));
+    fmt::print(out, "  - fastest: {}\n", describe_row(rep, *fastest));
+    fmt::print(out, "  - cheapest: {}\n", describe_row(rep, *cheapest));
     // The fastest Pareto point whose cost is within 10 % of the cheapest.
     const PlanRow* balanced = nullptr;
     for (const auto& r : rows) {
       if (r.workload != wi || !r.pareto || cost_key(r) > 1.10 * cost_key(*cheapest)) continue;
       if (!balanced || time_key(r) < time_key(*balanced)) balanced = &r;
     }
-    if (balanced && balanced != cheapest) fmt::print(out, "  - fastest within 10 % of the cheapest cost: {}\n", describe(rep, *balanced));
+    if (balanced && balanced != cheapest) fmt::print(out, "  - fastest within 10 % of the cheapest cost: {}\n", describe_row(rep, *balanced));
     std::map<std::string, int> unfit;  // strategy label -> combinations that do not fit
     for (const auto& r : rows) {
       if (r.workload == wi && r.status == PlanStatus::DoesNotFit) ++unfit[p.variants[r.variant].label];

@@ -10,8 +10,6 @@ namespace collsim {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
 // One row's cells, formatted once so the table, CSV, JSON and markdown agree.
 struct Cells {
   std::string candidate, workload, strategy, world, micro, status;
@@ -49,8 +47,8 @@ Cells cells(const PlanReport& rep, const PlanRow& r) {
   c.samples_s = fmt::format("{:.1f}", r.samples_per_s);
   c.efficiency = fmt::format("{:.1f}", 100 * r.scaling_efficiency);
   c.exposed = fmt::format("{:.1f}", r.exposed_percent);
-  c.memory_gib = fmt::format("{:.2f}", static_cast<double>(r.memory.total.count) / kGiB);
-  c.margin_gib = fmt::format("{:.2f}", static_cast<double>(r.memory.margin_bytes) / kGiB);
+  c.memory_gib = fmt::format("{:.2f}", static_cast<double>(r.memory.total.count) / kBytesPerGiB);
+  c.margin_gib = fmt::format("{:.2f}", static_cast<double>(r.memory.margin_bytes) / kBytesPerGiB);
   c.per_million = fmt::format("{:.2f}", r.cost_per_million);
   c.pareto = r.pareto ? "yes" : "";
   if (r.run) {
@@ -92,7 +90,7 @@ Column<Line> json_only(const char* name, std::function<Json(const Line&)> json) 
 }
 
 // The columns; with the plan's failures, the run's too, before the Pareto mark.
-std::vector<Column<Line>> columns(const PlanReport& rep) {
+std::vector<Column<Line>> plan_table_columns(const PlanReport& rep) {
   const auto text = [](std::string Cells::*field) { return [field](const Line& l) { return Json(l.cells.*field); }; };
   std::vector<Column<Line>> cols{
       cell("candidate", &Cells::candidate, text(&Cells::candidate), Align::Left),
@@ -153,7 +151,7 @@ std::vector<Column<Line>> columns(const PlanReport& rep) {
   return cols;
 }
 
-void write_table(std::ostream& out, const PlanReport& rep) {
+void plan_table(std::ostream& out, const PlanReport& rep) {
   const Plan& p = *rep.plan;
   fmt::print(out, "# collsim plan: {} ({} combinations, {} simulated); costs in {}\n", p.name, rep.result.rows.size(),
              rep.result.simulations, p.currency);
@@ -161,10 +159,10 @@ void write_table(std::ostream& out, const PlanReport& rep) {
                   "# smallest world size of the same candidate/workload/strategy; pareto: best on {} per workload\n",
              p.failures ? "(train_hours, run_cost)" : "(step_ms, cost_per_m_samples)");
   for (const auto& line : plan_assumption_lines(p)) fmt::print(out, "# {}\n", line);
-  write_text_table(out, columns(rep), lines(rep), {.trim = true});
+  write_text_table(out, plan_table_columns(rep), lines(rep), {.trim = true});
 }
 
-Json report_json(const PlanReport& rep) {
+Json plan_json(const PlanReport& rep) {
   const Plan& p = *rep.plan;
   Json candidates = Json::array();
   for (const auto& c : p.candidates) {
@@ -178,16 +176,16 @@ Json report_json(const PlanReport& rep) {
       {{"plan", p.name}, {"source", p.source}, {"currency", p.currency},
        {"scaling", "strong scaling at fixed global batch: T(base) x base / (T x gpus), base = smallest world size of the same candidate, workload and strategy"},
        {"simulations", rep.result.simulations}, {"candidates", std::move(candidates)},
-       {"rows", json_rows(columns(rep), lines(rep))}});
+       {"rows", json_rows(plan_table_columns(rep), lines(rep))}});
 }
 
-void write_csv(std::ostream& o, const PlanReport& r) { write_csv_table(o, columns(r), lines(r)); }
+void plan_csv(std::ostream& o, const PlanReport& r) { write_csv_table(o, plan_table_columns(r), lines(r)); }
 
 }  // namespace
 
 std::vector<std::string> plan_columns(const PlanReport& report) {
   std::vector<std::string> names;
-  for (const auto& c : columns(report)) {
+  for (const auto& c : plan_table_columns(report)) {
     if (c.shown & kInTable) names.push_back(c.name);
   }
   return names;
@@ -196,7 +194,7 @@ std::vector<std::string> plan_columns(const PlanReport& report) {
 std::vector<std::string> plan_row_cells(const PlanReport& report, const PlanRow& row) {
   const Line line{&row, cells(report, row)};
   std::vector<std::string> out;
-  for (const auto& c : columns(report)) {
+  for (const auto& c : plan_table_columns(report)) {
     if (c.shown & kInTable) out.push_back(text_cell(c, line));
   }
   return out;
@@ -229,6 +227,6 @@ std::vector<std::string> plan_assumption_lines(const Plan& p) {
   return out;
 }
 
-ReportViews plan_report_views(const PlanReport& report) { return views_of(report, write_table, report_json, write_csv); }
+ReportViews plan_report_views(const PlanReport& report) { return views_of(report, plan_table, plan_json, plan_csv); }
 
 }  // namespace collsim

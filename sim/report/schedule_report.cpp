@@ -32,7 +32,7 @@ std::vector<Column<I>> step_columns(const ScheduleStats& st) {
           {.name = "bytes", .value = [&st](I i) { return Json(st.steps[i].bytes.count); }, .title = "bytes", .width = 14}};
 }
 
-std::vector<Column<I>> rank_columns(const ScheduleStats& st) {
+std::vector<Column<I>> schedule_rank_columns(const ScheduleStats& st) {
   return {{.name = "rank", .value = [](I r) { return Json(r); }, .title = "rank", .width = 6},
           {.name = "sent_bytes", .value = [&st](I r) { return Json(st.sent[r].count); }, .title = "sent (B)", .width = 14},
           {.name = "received_bytes", .value = [&st](I r) { return Json(st.received[r].count); }, .title = "received (B)",
@@ -60,14 +60,14 @@ std::vector<Column<I>> transfer_columns(const Schedule& s, const ScheduleStats& 
            .text = [deps](I id) { return fmt::format("{}", fmt::join(deps(id), ",")); }}};
 }
 
-void write_table(std::ostream& out, const Schedule& s, const ScheduleStats& st, const ScheduleReportOptions& opt) {
+void schedule_table(std::ostream& out, const Schedule& s, const ScheduleStats& st, const ScheduleReportOptions& opt) {
   const Collective& c = s.collective();
   fmt::print(out, "# collsim schedule: {} {} on {} ranks ({} hosts), root {}, size {} B\n", s.algorithm(), to_string(c.op),
              c.ranks, opt.hosts, c.root, c.size.count);
   fmt::print(out, "# steps {}  transfers {}  chunks {}  bytes moved {}\n", st.steps.size(), st.transfers,
              s.chunks().size(), st.total.count);
   write_text_table(out, step_columns(st), indices(st.steps.size()), {.mark = '#'});
-  write_text_table(out, rank_columns(st), indices(st.sent.size()), {.mark = '#'});
+  write_text_table(out, schedule_rank_columns(st), indices(st.sent.size()), {.mark = '#'});
   if (opt.list_transfers) write_text_table(out, transfer_columns(s, st), indices(s.size()), {.mark = '#'});
   if (opt.verification) {
     if (opt.verification->ok) {
@@ -84,7 +84,7 @@ Json schedule_json(const Schedule& s, const ScheduleStats& st, const ScheduleRep
                               {"hosts", opt.hosts}, {"root", c.root}, {"size_bytes", c.size.count},
                               {"steps", st.steps.size()}, {"transfers", st.transfers}, {"chunks", s.chunks().size()},
                               {"bytes_moved", st.total.count}, {"per_step", json_rows(step_columns(st), indices(st.steps.size()))},
-                              {"per_rank", json_rows(rank_columns(st), indices(st.sent.size()))}});
+                              {"per_rank", json_rows(schedule_rank_columns(st), indices(st.sent.size()))}});
   if (opt.list_transfers) doc["transfer_list"] = json_rows(transfer_columns(s, st), indices(s.size()));
   if (opt.verification) doc["verification"] = {{"ok", opt.verification->ok}, {"error", opt.verification->error}};
   return doc;
@@ -94,7 +94,7 @@ Json schedule_json(const Schedule& s, const ScheduleStats& st, const ScheduleRep
 
 ReportViews schedule_report_views(const Schedule& s, const ScheduleReportOptions& opt) {
   auto st = std::make_shared<const ScheduleStats>(schedule_stats(s));
-  return {[&s, &opt, st](std::ostream& o) { write_table(o, s, *st, opt); }, [&s, &opt, st] { return schedule_json(s, *st, opt); }, {}};
+  return {[&s, &opt, st](std::ostream& o) { schedule_table(o, s, *st, opt); }, [&s, &opt, st] { return schedule_json(s, *st, opt); }, {}};
 }
 
 }  // namespace collsim

@@ -9,7 +9,7 @@ namespace {
 
 using C = EventfulCollective;
 
-std::vector<Column<C>> columns() {
+std::vector<Column<C>> event_columns() {
   return {
       {.name = "collective", .value = [](const C& c) { return Json(c.name); }, .title = "collective", .width = 32,
        .align = Align::Left},
@@ -30,7 +30,7 @@ void write_step_events(std::ostream& out, const StepEvents& e, Time iteration) {
              "collectives changed (each priced at its start; settled in {} plays)\n",
              e.scenario, with, without, without > 0 ? 100.0 * (with - without) / without : 0.0, e.changed.size(),
              e.collectives, e.plays);
-  if (!e.changed.empty()) write_text_table(out, columns(), e.changed);
+  if (!e.changed.empty()) write_text_table(out, event_columns(), e.changed);
 }
 
 Json step_events_json(const StepEvents& e) {
@@ -39,7 +39,7 @@ Json step_events_json(const StepEvents& e) {
           {"healthy_iteration_ps", e.healthy_iteration.ps},
           {"plays", e.plays},
           {"collectives", e.collectives},
-          {"changed", json_rows(columns(), e.changed)}};
+          {"changed", json_rows(event_columns(), e.changed)}};
 }
 
 }  // namespace collsim

@@ -12,7 +12,7 @@ namespace {
 
 using W = RankWait;
 
-std::vector<Column<W>> rank_columns() {
+std::vector<Column<W>> straggler_rank_columns() {
   return {
       {.name = "rank", .value = [](const W& w) { return Json(w.rank); }, .title = "rank", .width = 6},
       {.name = "speed", .value = [](const W& w) { return Json(w.speed); }, .title = "speed", .unit = "(x)", .width = 7,
@@ -51,7 +51,7 @@ void write_stragglers(std::ostream& out, const StragglerResult& s, double jitter
              "{:.3f} ms with every rank at speed 1\n",
              first.slowest_rank, first.slowest_speed, first.iteration.ms(), s.nominal_iteration.ms());
   fmt::print(out, "# waiting = iteration - the rank's own compute (the slowest rank waits only for exposed communication)\n");
-  write_text_table(out, rank_columns(), shown_ranks(s));
+  write_text_table(out, straggler_rank_columns(), shown_ranks(s));
   if (s.steps.size() > 1) {
     fmt::print(out, "\n# {} steps with jitter (log-normal sigma {:g}, seed {}): iteration mean {:.3f} ms, p50 {:.3f} ms, "
                "p99 {:.3f} ms, max {:.3f} ms\n",
@@ -72,7 +72,7 @@ Json stragglers_json(const StragglerResult& s, double jitter_sigma, std::uint64_
           {"iteration_p50_ms", s.p50.ms()},
           {"iteration_p99_ms", s.p99.ms()},
           {"iteration_max_ms", s.max.ms()},
-          {"ranks", json_rows(rank_columns(), s.ranks)},
+          {"ranks", json_rows(straggler_rank_columns(), s.ranks)},
           {"steps", std::move(steps)}};
 }
 

@@ -8,9 +8,9 @@ namespace collsim {
 namespace {
 
 using R = SweepRow;
-using B = SweepBest;
+using Best = SweepBest;
 
-std::vector<Column<R>> row_columns(const SweepResult& result) {
+std::vector<Column<R>> sweep_row_columns(const SweepResult& result) {
   return {
       {.name = "ranks", .value = [](const R& r) { return Json(r.ranks); }, .title = "ranks", .width = 6},
       {.name = "bucket_mb", .value = [](const R& r) { return Json(r.bucket_mb); }, .title = "bucket_mb", .unit = "(MiB)",
@@ -33,41 +33,41 @@ std::vector<Column<R>> row_columns(const SweepResult& result) {
   };
 }
 
-const std::vector<Column<B>>& best_columns() {
-  static const std::vector<Column<B>> cols{
-      {.name = "ranks", .value = [](const B& b) { return Json(b.ranks); }, .title = "ranks", .width = 6},
-      {.name = "bucket_mb", .value = [](const B& b) { return Json(b.bucket_mb); }, .title = "bucket_mb", .width = 10,
+const std::vector<Column<Best>>& best_columns() {
+  static const std::vector<Column<Best>> cols{
+      {.name = "ranks", .value = [](const Best& b) { return Json(b.ranks); }, .title = "ranks", .width = 6},
+      {.name = "bucket_mb", .value = [](const Best& b) { return Json(b.bucket_mb); }, .title = "bucket_mb", .width = 10,
        .text_format = "{:g}"},
-      {.name = "iteration_ms", .value = [](const B& b) { return Json(b.iteration.ms()); }, .title = "iteration", .width = 13,
+      {.name = "iteration_ms", .value = [](const Best& b) { return Json(b.iteration.ms()); }, .title = "iteration", .width = 13,
        .text_format = "{:.3f}"},
-      {.name = "scaling_efficiency", .value = [](const B& b) { return Json(b.scaling_efficiency); }, .title = "efficiency",
-       .width = 11, .text = [](const B& b) { return fmt::format("{:.1f}%", 100 * b.scaling_efficiency); }},
+      {.name = "scaling_efficiency", .value = [](const Best& b) { return Json(b.scaling_efficiency); }, .title = "efficiency",
+       .width = 11, .text = [](const Best& b) { return fmt::format("{:.1f}%", 100 * b.scaling_efficiency); }},
   };
   return cols;
 }
 
-void write_table(std::ostream& out, const SweepReport& rep) {
+void sweep_table(std::ostream& out, const SweepReport& rep) {
   const SweepResult& r = rep.result;
   fmt::print(out, "# collsim sweep: {} on {} ({}), {} {} all-reduce ({})\n", rep.workload, rep.topology, rep.device,
              rep.backend, rep.algorithm, rep.cost_method);
-  write_text_table(out, row_columns(r), r.rows);
+  write_text_table(out, sweep_row_columns(r), r.rows);
   fmt::print(out, "\n# best bucket size per world size; scaling efficiency = best iteration at {} ranks / at N\n",
              r.best.empty() ? 0 : r.best.front().ranks);
   write_text_table(out, best_columns(), r.best);
 }
 
-Json report_json(const SweepReport& rep) {
+Json sweep_json(const SweepReport& rep) {
   const SweepResult& r = rep.result;
   return report_document({{"workload", rep.workload}, {"topology", rep.topology}, {"device", rep.device},
                           {"backend", rep.backend}, {"algorithm", rep.algorithm}, {"allreduce_cost", rep.cost_method},
-                          {"collective_plays", r.collective_plays}, {"rows", json_rows(row_columns(r), r.rows)},
+                          {"collective_plays", r.collective_plays}, {"rows", json_rows(sweep_row_columns(r), r.rows)},
                           {"best", json_rows(best_columns(), r.best)}});
 }
 
-void write_csv(std::ostream& o, const SweepReport& r) { write_csv_table(o, row_columns(r.result), r.result.rows); }
+void sweep_csv(std::ostream& o, const SweepReport& r) { write_csv_table(o, sweep_row_columns(r.result), r.result.rows); }
 
 }  // namespace
 
-ReportViews sweep_report_views(const SweepReport& report) { return views_of(report, write_table, report_json, write_csv); }
+ReportViews sweep_report_views(const SweepReport& report) { return views_of(report, sweep_table, sweep_json, sweep_csv); }
 
 }  // namespace collsim

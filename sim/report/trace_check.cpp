@@ -12,7 +12,7 @@ namespace collsim {
 
 namespace {
 
-struct Span {
+struct TraceSpan {
   std::int64_t start = 0, end = 0;
   std::size_t index = 0;  // into traceEvents
 };
@@ -28,25 +28,25 @@ std::optional<std::int64_t> to_ns(const nlohmann::json& v, bool round) {
 
 std::string id_of(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
-std::string describe(const nlohmann::json& events, const Span& s) {
+std::string describe_span(const nlohmann::json& events, const TraceSpan& s) {
   const auto& e = events[s.index];
   return fmt::format("event {} \"{}\" ({}-{} ns)", s.index, e.value("name", std::string("?")), s.start, s.end);
 }
 
 // Nesting on each track: sorted by start (longer first), a slice must end no later than
 // every open slice it starts inside.
-std::optional<std::string> check_nesting(const nlohmann::json& events, std::map<std::string, std::vector<Span>>& tracks,
+std::optional<std::string> check_nesting(const nlohmann::json& events, std::map<std::string, std::vector<TraceSpan>>& tracks,
                                          const char* reading) {
   for (auto& [key, spans] : tracks) {
-    std::stable_sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
+    std::stable_sort(spans.begin(), spans.end(), [](const TraceSpan& a, const TraceSpan& b) {
       return a.start != b.start ? a.start < b.start : a.end > b.end;
     });
-    std::vector<Span> open;
-    for (const Span& s : spans) {
+    std::vector<TraceSpan> open;
+    for (const TraceSpan& s : spans) {
       while (!open.empty() && open.back().end <= s.start) open.pop_back();
       if (!open.empty() && s.end > open.back().end) {
         return fmt::format("track {}: {} overlaps {} without nesting ({} reading of ts/dur)", key,
-                           describe(events, s), describe(events, open.back()), reading);
+                           describe_span(events, s), describe_span(events, open.back()), reading);
       }
       open.push_back(s);
     }
@@ -63,7 +63,7 @@ std::optional<std::string> first_trace_violation(const nlohmann::json& doc) {
     events = &doc["traceEvents"];
   }
   if (!events->is_array()) return "\"traceEvents\" is not an array";
-  std::map<std::string, std::vector<Span>> truncated, rounded;
+  std::map<std::string, std::vector<TraceSpan>> truncated, rounded;
   for (std::size_t i = 0; i < events->size(); ++i) {
     const auto& e = (*events)[i];
     if (!e.is_object()) return fmt::format("event {} is not an object", i);
@@ -87,7 +87,7 @@ std::optional<std::string> first_trace_violation(const nlohmann::json& doc) {
       const auto dur = e.contains("dur") ? to_ns(e["dur"], round) : std::nullopt;
       if (!ts || *ts < 0) return fmt::format("event {}: \"ts\" is not a number >= 0 (us)", i);
       if (!dur || *dur < 0) return fmt::format("event {}: \"dur\" is not a number >= 0 (us)", i);
-      (round ? rounded : truncated)[key].push_back(Span{*ts, *ts + *dur, i});
+      (round ? rounded : truncated)[key].push_back(TraceSpan{*ts, *ts + *dur, i});
     }
   }
   if (auto v = check_nesting(*events, truncated, "truncating")) return v;

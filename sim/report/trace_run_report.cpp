@@ -38,7 +38,7 @@ std::vector<Column<TraceStrike>> strike_columns(const FailureTrace& t) {
   };
 }
 
-std::vector<Column<TracePoint>> scan_columns(double work_s) {
+std::vector<Column<TracePoint>> trace_scan_columns(double work_s) {
   using P = TracePoint;
   return {
       {.name = "interval_s", .value = [](const P& p) { return Json(p.interval_s); }, .title = "interval", .unit = "(min)",
@@ -68,7 +68,7 @@ std::string trace_end_line(const TraceRunReport& r) {
   return fmt::format("the trace ends at {}; the run ended at {}, within it", hours(r.trace.end_s), hours(wall));
 }
 
-void write_table(std::ostream& out, const TraceRunReport& r) {
+void trace_run_table(std::ostream& out, const TraceRunReport& r) {
   const RunModel& m = r.model;
   const RunOutcome& o = r.replay.outcome;
   const FailureTrace& t = r.trace;
@@ -94,10 +94,10 @@ void write_table(std::ostream& out, const TraceRunReport& r) {
              "Daly (2006) {}\n",
              minutes(s.points[s.best].interval_s), hours(t.mtbf_s()), minutes(young_interval_s(m.checkpoint_s, t.mtbf_s())),
              minutes(daly_interval_s(m.checkpoint_s, t.mtbf_s())));
-  write_text_table(out, scan_columns(m.work_s()), s.points);
+  write_text_table(out, trace_scan_columns(m.work_s()), s.points);
 }
 
-Json report_json(const TraceRunReport& r) {
+Json trace_run_json(const TraceRunReport& r) {
   const RunModel& m = r.model;
   const RunOutcome& o = r.replay.outcome;
   const FailureTrace& t = r.trace;
@@ -122,20 +122,20 @@ Json report_json(const TraceRunReport& r) {
                               {"job_mtbf_s", t.mtbf_s()},
                               {"young_s", young_interval_s(m.checkpoint_s, t.mtbf_s())},
                               {"daly_s", daly_interval_s(m.checkpoint_s, t.mtbf_s())},
-                              {"points", json_rows(scan_columns(m.work_s()), s.points)}};
+                              {"points", json_rows(trace_scan_columns(m.work_s()), s.points)}};
   }
   return doc;
 }
 
-void write_csv(std::ostream& out, const TraceRunReport& r) {
+void trace_run_csv(std::ostream& out, const TraceRunReport& r) {
   const std::vector<TracePoint> none;
-  write_csv_table(out, scan_columns(r.model.work_s()), r.scan ? r.scan->points : none);
+  write_csv_table(out, trace_scan_columns(r.model.work_s()), r.scan ? r.scan->points : none);
 }
 
 }  // namespace
 
 ReportViews trace_run_report_views(const TraceRunReport& report) {
-  return views_of(report, write_table, report_json, write_csv);
+  return views_of(report, trace_run_table, trace_run_json, trace_run_csv);
 }
 
 }  // namespace collsim

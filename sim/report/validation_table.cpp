@@ -8,7 +8,7 @@ namespace collsim {
 
 namespace {
 
-double us(Time t) { return static_cast<double>(t.ps) / Time::kPerUs; }
+double to_us(Time t) { return static_cast<double>(t.ps) / Time::kPerUs; }
 double round_to(double v, double unit) { return std::round(v / unit) * unit; }
 
 std::string summary_line(const ValidationReport& r) {
@@ -48,13 +48,13 @@ using V = ValidationRow;
 
 Json rounded_or_null(const std::optional<double>& v, double unit) { return v ? Json(round_to(*v, unit)) : Json(); }
 std::optional<double> predicted_us(const V& row) {
-  return row.predicted ? std::optional<double>(us(*row.predicted)) : std::nullopt;
+  return row.predicted ? std::optional<double>(to_us(*row.predicted)) : std::nullopt;
 }
 Json or_null(const std::optional<double>& v) { return v ? Json(*v) : Json(); }
 
-// The table shows times to 0.1 us and the error in %; CSV to 1 ns and the error as a
+// The table shows times to 0.1 to_us and the error in %; CSV to 1 ns and the error as a
 // fraction; JSON rounds both to those units.
-const std::vector<Column<V>>& row_columns() {
+const std::vector<Column<V>>& validation_row_columns() {
   static const std::vector<Column<V>> cols{
       {.name = "source", .value = [](const V& r) { return Json(r.source); }, .title = "source", .width = kFitWidth,
        .align = Align::Left},
@@ -64,9 +64,9 @@ const std::vector<Column<V>>& row_columns() {
       {.name = "algorithm", .value = [](const V& r) { return Json(r.algorithm); }, .shown = kInCsv | kInJson},
       {.name = "ranks", .value = [](const V& r) { return Json(r.ranks); }, .shown = kInCsv | kInJson},
       {.name = "size_bytes", .value = [](const V& r) { return Json(r.size.count); }, .shown = kInCsv | kInJson},
-      {.name = "measured_us", .value = [](const V& r) { return Json(us(r.measured)); }, .title = "measured(us)", .width = 14,
+      {.name = "measured_us", .value = [](const V& r) { return Json(to_us(r.measured)); }, .title = "measured(us)", .width = 14,
        .gap = 2, .text_format = "{:.1f}", .csv_format = "{:.3f}",
-       .json = [](const V& r) { return Json(round_to(us(r.measured), 1e-3)); }},
+       .json = [](const V& r) { return Json(round_to(to_us(r.measured), 1e-3)); }},
       {.name = "predicted_us", .value = [](const V& r) { return or_null(predicted_us(r)); }, .title = "predicted(us)",
        .width = 14, .gap = 2, .text_format = "{:.1f}", .csv_format = "{:.3f}",
        .json = [](const V& r) { return rounded_or_null(predicted_us(r), 1e-3); }},
@@ -80,8 +80,8 @@ const std::vector<Column<V>>& row_columns() {
   return cols;
 }
 
-void write_table(std::ostream& out, const ValidationReport& r) {
-  write_text_table(out, row_columns(), r.rows);
+void validation_table(std::ostream& out, const ValidationReport& r) {
+  write_text_table(out, validation_row_columns(), r.rows);
   out << summary_line(r) << "\n";
   if (!r.bucket_choices.empty()) {
     out << fmt::format("bucket choice (predicted best bucket_cap_mb = measured best, or within {:g}% of it):\n",
@@ -90,7 +90,7 @@ void write_table(std::ostream& out, const ValidationReport& r) {
   }
 }
 
-Json summary_json(const ValidationSummary& k) {
+Json validation_summary_json(const ValidationSummary& k) {
   return Json{{"rows", k.rows}, {"predicted", k.predicted}, {"median_abs_error", round_to(k.median_abs_error, 1e-6)},
               {"max_abs_error", round_to(k.max_abs_error, 1e-6)}, {"geomean_ratio", round_to(k.geomean_ratio, 1e-6)}};
 }
@@ -102,23 +102,23 @@ Json bucket_choice_json(const BucketChoice& c, double tolerance) {
     return j;
   }
   j["measured_best_mb"] = c.measured_best_cap;
-  j["measured_best_us"] = round_to(us(c.measured_best), 1e-3);
+  j["measured_best_us"] = round_to(to_us(c.measured_best), 1e-3);
   j["predicted_best_mb"] = c.predicted_best_cap;
   j["predicted_ties_mb"] = c.predicted_ties;
-  j["measured_at_predicted_best_us"] = round_to(us(c.measured_at_predicted), 1e-3);
+  j["measured_at_predicted_best_us"] = round_to(to_us(c.measured_at_predicted), 1e-3);
   j["shortfall"] = round_to(c.shortfall, 1e-6);
   j["tolerance"] = tolerance;
   j["ok"] = c.ok;
   return j;
 }
 
-Json report_json(const ValidationReport& r) {
-  Json s = summary_json(r.summary);
+Json validation_json(const ValidationReport& r) {
+  Json s = validation_summary_json(r.summary);
   if (r.tolerance) s["tolerance"] = *r.tolerance;
   if (r.median_tolerance) s["median_tolerance"] = *r.median_tolerance;
   s["rows_beyond_tolerance"] = r.rows_beyond_tolerance;
-  for (const auto& [kind, k] : r.by_kind) s["by_kind"][kind] = summary_json(k);
-  Json doc = report_document({{"rows", json_rows(row_columns(), r.rows)}, {"summary", s}});
+  for (const auto& [kind, k] : r.by_kind) s["by_kind"][kind] = validation_summary_json(k);
+  Json doc = report_document({{"rows", json_rows(validation_row_columns(), r.rows)}, {"summary", s}});
   if (!r.bucket_choices.empty()) {
     doc["bucket_choice"] = Json::array();
     for (const auto& c : r.bucket_choices) doc["bucket_choice"].push_back(bucket_choice_json(c, r.bucket_tolerance));
@@ -126,10 +126,10 @@ Json report_json(const ValidationReport& r) {
   return doc;
 }
 
-void write_csv(std::ostream& o, const ValidationReport& r) { write_csv_table(o, row_columns(), r.rows); }
+void validation_csv(std::ostream& o, const ValidationReport& r) { write_csv_table(o, validation_row_columns(), r.rows); }
 
 }  // namespace
 
-ReportViews validation_report_views(const ValidationReport& report) { return views_of(report, write_table, report_json, write_csv); }
+ReportViews validation_report_views(const ValidationReport& report) { return views_of(report, validation_table, validation_json, validation_csv); }
 
 }  // namespace collsim

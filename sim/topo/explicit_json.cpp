@@ -11,11 +11,6 @@
 
 namespace collsim {
 
-namespace {
-std::string item(std::string_view key, std::size_t i) { return fmt::format("/{}/{}", key, i); }
-std::string in_quotes(const std::string& s) { return fmt::format("\"{}\"", s); }
-}  // namespace
-
 std::optional<NodeIndex> lookup_node(const NodeIdMap& ids, const nlohmann::json& v, const std::string& source,
                                      const std::string& pointer, Diagnostics& diags) {
   if (!v.is_string()) {
@@ -33,7 +28,7 @@ std::optional<NodeIndex> lookup_node(const NodeIdMap& ids, const nlohmann::json&
 void read_nodes(const nlohmann::json& nodes, const std::string& source, const std::string& pointer, Topology& t, NodeIdMap& ids,
                 Diagnostics& d) {
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    const std::string base = pointer + item("nodes", i);
+    const std::string base = pointer + element_pointer("nodes", i);
     const NodeIndex n = t.add_node("", NodeKind::Gpu);
     if (!nodes[i].is_object()) {
       d.emplace_back(source, base, brief(nodes[i]), "a JSON object");
@@ -77,7 +72,7 @@ void read_nodes(const nlohmann::json& nodes, const std::string& source, const st
     if (!nodes[i].is_object()) continue;
     Node& node = t.nodes[i];
     if (const auto it = nodes[i].find("host"); it != nodes[i].end()) {
-      const std::string at = pointer + item("nodes", i) + "/host";
+      const std::string at = pointer + element_pointer("nodes", i) + "/host";
       if (auto h = lookup_node(ids, *it, source, at, d)) {
         if (t.nodes[*h].kind != NodeKind::Host) {
           d.emplace_back(source, at, brief(*it), "the id of a node of kind \"host\"");
@@ -89,7 +84,7 @@ void read_nodes(const nlohmann::json& nodes, const std::string& source, const st
       }
     }
     if (const auto it = nodes[i].find("nic"); it != nodes[i].end()) {
-      const std::string at = pointer + item("nodes", i) + "/nic";
+      const std::string at = pointer + element_pointer("nodes", i) + "/nic";
       if (auto n = lookup_node(ids, *it, source, at, d)) {
         if (node.kind != NodeKind::Gpu) {
           d.emplace_back(source, at, brief(*it), "no nic except on a gpu node");
@@ -106,7 +101,7 @@ void read_nodes(const nlohmann::json& nodes, const std::string& source, const st
 void read_links(const nlohmann::json& links, const std::string& source, const std::string& pointer, Topology& t, const NodeIdMap& ids,
                 Diagnostics& d) {
   for (std::size_t i = 0; i < links.size(); ++i) {
-    const std::string base = pointer + item("links", i);
+    const std::string base = pointer + element_pointer("links", i);
     if (!links[i].is_object()) {
       d.emplace_back(source, base, brief(links[i]), "a JSON object");
       continue;

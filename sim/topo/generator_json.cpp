@@ -17,12 +17,12 @@ namespace collsim {
 
 namespace {
 
-using Json = nlohmann::json;
+using JsonValue = nlohmann::json;
 
 // Reads one JSON object field by field, recording errors instead of throwing.
 class Reader {
  public:
-  Reader(const Json& obj, const std::string& source, std::string pointer, Diagnostics& diags)
+  Reader(const JsonValue& obj, const std::string& source, std::string pointer, Diagnostics& diags)
       : obj_(obj), source_(source), pointer_(std::move(pointer)), diags_(diags) {
     ok_ = attempt(diags_, [&] { fields_.emplace(obj_, source_, pointer_); });
   }
@@ -55,7 +55,7 @@ class Reader {
   }
 
  private:
-  const Json& obj_;
+  const JsonValue& obj_;
   const std::string& source_;
   std::string pointer_;
   Diagnostics& diags_;
@@ -64,7 +64,6 @@ class Reader {
   bool failed_ = false;
 };
 
-std::string in_quotes(const std::string& s) { return fmt::format("\"{}\"", s); }
 
 std::optional<ServerSpec> read_server(Reader& r, ServerKind kind) {
   ServerSpec s;
@@ -242,7 +241,7 @@ std::vector<std::string> generator_kind_names() {
   return out;
 }
 
-std::optional<Topology> read_generator(const Json& block, const std::string& source, const std::string& pointer,
+std::optional<Topology> read_generator(const JsonValue& block, const std::string& source, const std::string& pointer,
                                        Diagnostics& diags) {
   Reader r(block, source, pointer, diags);
   const auto kind = r.get([](JsonFields& f) { return f.choice("kind", generator_kind_names()); });

@@ -12,12 +12,11 @@ namespace collsim {
 
 namespace {
 
-using Json = nlohmann::json;
+using JsonValue = nlohmann::json;
 using IdMap = NodeIdMap;
 
-std::string item(std::string_view key, std::size_t i) { return fmt::format("/{}/{}", key, i); }
 
-void read_ranks(const Json& ranks, const std::string& source, Topology& t, const IdMap* ids, Diagnostics& d) {
+void read_ranks(const JsonValue& ranks, const std::string& source, Topology& t, const IdMap* ids, Diagnostics& d) {
   if (ranks.is_string()) {
     const auto order = enum_from<RankOrder>(ranks.get<std::string>());
     if (!order) {
@@ -41,7 +40,7 @@ void read_ranks(const Json& ranks, const std::string& source, Topology& t, const
   }
   std::vector<bool> used(t.nodes.size(), false);
   for (std::size_t i = 0; i < ranks.size(); ++i) {
-    const std::string pointer = item("ranks", i);
+    const std::string pointer = element_pointer("ranks", i);
     const auto n = lookup_node(*ids, ranks[i], source, pointer, d);
     if (!n) continue;
     const NodeKind k = t.nodes[*n].kind;
@@ -67,7 +66,7 @@ void default_ranks(Topology& t, Diagnostics& d) {
 
 }  // namespace
 
-TopologyCheck check_topology_json(const Json& doc, const std::string& source) {
+TopologyCheck check_topology_json(const JsonValue& doc, const std::string& source) {
   TopologyCheck out;
   Diagnostics& d = out.errors;
   if (!doc.is_object()) {
@@ -80,7 +79,7 @@ TopologyCheck check_topology_json(const Json& doc, const std::string& source) {
   const auto name = attempt(d, [&] { return top.optional_string("name"); });
   (void)attempt(d, [&] { return top.optional_string("description"); });
   (void)attempt(d, [&] { return top.optional_string("collsim_version"); });  // who wrote it (topo import-nccl)
-  const Json* ranks = top.optional("ranks");
+  const JsonValue* ranks = top.optional("ranks");
   if (top.has("generator")) {
     check_keys(doc, {"name", "description", "collsim_version", "generator", "ranks"}, source, "", d);
     auto g = read_generator(doc["generator"], source, "/generator", d);
@@ -118,7 +117,7 @@ TopologyCheck check_topology_file(const std::string& path) {
   }
 }
 
-Topology load_topology_json(const Json& doc, const std::string& source) {
+Topology load_topology_json(const JsonValue& doc, const std::string& source) {
   TopologyCheck c = check_topology_json(doc, source);
   if (!c.errors.empty()) throw c.errors.front();
   return std::move(*c.topology);

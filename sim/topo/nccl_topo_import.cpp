@@ -17,7 +17,7 @@ namespace collsim {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 // PCI device ids (PCI ID repository, vendor 0x10de) of catalogue models (gpu_catalogue.hpp);
 // the SM alone cannot tell an A100 from an A30 or an H100 from an H200.
@@ -69,11 +69,6 @@ constexpr std::array<KnownCpu, 5> kCpus{{
     {"GenuineIntel", 6, 207, CpuPlatform::XeonEmeraldRapids},   // Emerald Rapids (8570)
     {"AuthenticAMD", 23, 49, CpuPlatform::Epyc7002},            // Rome (EPYC 7742)
 }};
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 std::string time_text(Time t) {
   return t.ps % Time::kPerNs == 0 ? fmt::format("{}ns", t.ps / Time::kPerNs) : fmt::format("{}ps", t.ps);
@@ -129,7 +124,7 @@ class HostBuilder {
   const std::string& source_;
   const NcclImportOptions& options_;
   ImportedNcclHost out_;
-  Json nodes_ = Json::array();
+  OrderedJson nodes_ = OrderedJson::array();
   std::vector<std::string> cpu_ids_;
   std::map<std::size_t, std::string> device_ids_;  // device index -> node id
   std::map<std::string, std::size_t> node_at_;     // node id -> index in nodes_
@@ -142,7 +137,7 @@ class HostBuilder {
   }
 
   std::string node(std::string id, std::string_view kind) {
-    Json n;
+    OrderedJson n;
     n["id"] = id;
     n["kind"] = kind;
     if (kind != "host") n["host"] = "host";
@@ -152,8 +147,8 @@ class HostBuilder {
   }
 
   void link(const std::string& a, const std::string& b, std::string_view kind, Bandwidth lane, int lanes, Time latency) {
-    Json l;
-    l["endpoints"] = Json::array({a, b});
+    OrderedJson l;
+    l["endpoints"] = OrderedJson::array({a, b});
     l["kind"] = kind;
     l["bandwidth"] = exact_bandwidth_text(lane);
     if (lanes != 1) l["lanes"] = lanes;
@@ -230,8 +225,8 @@ class HostBuilder {
   }
 
   void nvlinks(const std::vector<int>& gpus) {
-    std::map<std::string, std::size_t> by_bus;  // lower-case bus id -> local GPU index
-    for (std::size_t g = 0; g < gpus.size(); ++g) by_bus[lower(s_.devices[gpus[g]].busid)] = g;
+    std::map<std::string, std::size_t> by_bus;  // to_lower-case bus id -> local GPU index
+    for (std::size_t g = 0; g < gpus.size(); ++g) by_bus[to_lower(s_.devices[gpus[g]].busid)] = g;
     std::map<std::pair<std::size_t, std::size_t>, std::pair<int, int>> pairs;  // (a<b) -> (count, line)
     std::vector<int> to_switch(gpus.size(), 0);
     for (std::size_t g = 0; g < gpus.size(); ++g) {
@@ -241,7 +236,7 @@ class HostBuilder {
           to_switch[g] += l.count;
           continue;
         }
-        const auto it = by_bus.find(lower(l.target));
+        const auto it = by_bus.find(to_lower(l.target));
         if (it == by_bus.end() || it->second == g) {
           fail(l.line, "<nvlink> attribute \"target\"", fmt::format("\"{}\"", l.target), "the bus id of another GPU in the dump");
         }
@@ -317,7 +312,7 @@ ImportedNcclHost import_nccl_host(const NcclSystem& system, const std::string& s
 
 nlohmann::ordered_json nccl_topology_json(const ImportedNcclHost& host, const std::string& name, const std::string& source,
                                           const std::optional<NcclClusterOptions>& cluster) {
-  Json doc;
+  OrderedJson doc;
   doc["name"] = name;
   doc[kVersionKey] = version_string();
   if (!cluster) {
@@ -326,7 +321,7 @@ nlohmann::ordered_json nccl_topology_json(const ImportedNcclHost& host, const st
     doc["links"] = host.links;
     return doc;
   }
-  Json fabric = cluster->fabric;
+  OrderedJson fabric = cluster->fabric;
   if (!fabric.contains("nic_bandwidth")) {
     if (host.nic_speeds.empty()) throw ConfigError("--fabric", "nic_bandwidth", "", "a NIC in the dump, or nic_bandwidth=RATE");
     for (Bandwidth b : host.nic_speeds) {
@@ -338,11 +333,11 @@ nlohmann::ordered_json nccl_topology_json(const ImportedNcclHost& host, const st
     fabric["nic_bandwidth"] = exact_bandwidth_text(host.nic_speeds.front(), true);
   }
   doc["description"] = fmt::format("{} hosts imported from the NCCL topology dump {}: {}", cluster->hosts, source, host.summary);
-  Json server;
+  OrderedJson server;
   server["kind"] = "explicit";
   server["nodes"] = host.nodes;
   server["links"] = host.links;
-  doc["generator"] = Json{{"kind", "cluster"}, {"hosts", cluster->hosts}, {"server", server}, {"fabric", fabric}};
+  doc["generator"] = OrderedJson{{"kind", "cluster"}, {"hosts", cluster->hosts}, {"server", server}, {"fabric", fabric}};
   return doc;
 }
 

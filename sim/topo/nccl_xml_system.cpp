@@ -6,6 +6,7 @@
 
 #include "sim/core/chars_to_double.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/json_fields.hpp"
 
 namespace collsim {
 
@@ -20,7 +21,7 @@ class SystemReader {
   NcclSystem read(const XmlElement& root) {
     if (root.name != "system") fail(root, "", fmt::format("<{}>", root.name), "the root element <system> of an NCCL topology dump");
     if (integer(root, "version") != 1) {
-      fail(root, "version", quoted(*root.attribute("version")), "version 1 (NCCL_TOPO_XML_VERSION)");
+      fail(root, "version", in_quotes(*root.attribute("version")), "version 1 (NCCL_TOPO_XML_VERSION)");
     }
     no_text(root);
     for (const XmlElement& c : root.children) {
@@ -41,7 +42,6 @@ class SystemReader {
                                            : fmt::format("line {}, <{}> attribute \"{}\"", e.line, e.name, attr);
     throw ConfigError(source_, where, value, expected);
   }
-  static std::string quoted(const std::string& s) { return fmt::format("\"{}\"", s); }
 
   void no_text(const XmlElement& e) const {
     for (char c : e.text) {
@@ -63,7 +63,7 @@ class SystemReader {
     const char* last = v.data() + v.size();
     long long out = 0;
     const auto [ptr, ec] = std::from_chars(first, last, out, hex ? 16 : 10);
-    if (ec != std::errc() || ptr != last || first == last) fail(e, key, quoted(v), what);
+    if (ec != std::errc() || ptr != last || first == last) fail(e, key, in_quotes(v), what);
     return out;
   }
 
@@ -98,11 +98,11 @@ class SystemReader {
     const std::string rest(ptr, speed.data() + speed.size());
     const bool unit_ok = rest == " GT/s" || rest == " GT/s PCIe" || rest == "GT/s";
     if (ec != std::errc() || !unit_ok || (gts != 8.0 && gts != 16.0 && gts != 32.0)) {
-      fail(e, "link_speed", quoted(speed), "\"8.0 GT/s PCIe\", \"16.0 GT/s PCIe\" or \"32.0 GT/s PCIe\" (Gen3 to Gen5, what collsim models)");
+      fail(e, "link_speed", in_quotes(speed), "\"8.0 GT/s PCIe\", \"16.0 GT/s PCIe\" or \"32.0 GT/s PCIe\" (Gen3 to Gen5, what collsim models)");
     }
     l.generation = gts == 8.0 ? 3 : gts == 16.0 ? 4 : 5;
     const long long w = integer(e, "link_width", "PCIe lanes, an integer from 1 to 32");
-    if (w < 1 || w > 32) fail(e, "link_width", quoted(*e.attribute("link_width")), "PCIe lanes, an integer from 1 to 32");
+    if (w < 1 || w > 32) fail(e, "link_width", in_quotes(*e.attribute("link_width")), "PCIe lanes, an integer from 1 to 32");
     l.width = static_cast<int>(w);
     return l;
   }
@@ -139,7 +139,7 @@ class SystemReader {
     }
     const std::string& cls = required(e, "class", "the PCI class, e.g. \"0x060400\" for a bridge");
     if (cls.rfind("0x0604", 0) != 0) {
-      fail(e, "class", quoted(cls), "a PCI bridge (0x0604xx) when the <pci> holds no <gpu> or <nic>");
+      fail(e, "class", in_quotes(cls), "a PCI bridge (0x0604xx) when the <pci> holds no <gpu> or <nic>");
     }
     out_.devices.push_back(device_base(e, NcclDeviceKind::PcieSwitch, cpu, parent));
     const int index = static_cast<int>(out_.devices.size() - 1);
@@ -164,13 +164,13 @@ class SystemReader {
       l.line = k.line;
       l.target = required(k, "target", "the bus id at the other end");
       const long long n = integer(k, "count", "the number of NVLinks, an integer from 1 to 18");
-      if (n < 1 || n > 18) fail(k, "count", quoted(*k.attribute("count")), "the number of NVLinks, an integer from 1 to 18");
+      if (n < 1 || n > 18) fail(k, "count", in_quotes(*k.attribute("count")), "the number of NVLinks, an integer from 1 to 18");
       l.count = static_cast<int>(n);
       const std::string& tclass = required(k, "tclass", "the PCI class at the other end");
       if (tclass == "0x068000") {
         l.to_nvswitch = true;
       } else if (tclass.rfind("0x03", 0) != 0 || tclass.size() != 8) {
-        fail(k, "tclass", quoted(tclass), "an NVSwitch (0x068000) or a GPU (0x03xxxx)");
+        fail(k, "tclass", in_quotes(tclass), "an NVSwitch (0x068000) or a GPU (0x03xxxx)");
       }
       d.nvlinks.push_back(l);
     }
@@ -187,7 +187,7 @@ class SystemReader {
       d.net_name = required(k, "name", "the network device name, e.g. \"mlx5_0\"");
       d.net_dev = static_cast<int>(integer(k, "dev", "NCCL's net device index, an integer"));
       const long long speed = integer(k, "speed", "the port speed in Mb/s, a positive integer");
-      if (speed <= 0) fail(k, "speed", quoted(*k.attribute("speed")), "the port speed in Mb/s, a positive integer");
+      if (speed <= 0) fail(k, "speed", in_quotes(*k.attribute("speed")), "the port speed in Mb/s, a positive integer");
       d.speed_mbps = static_cast<double>(speed);
       // The plugin's latency in us (NCCL writes it since 2.12; older dumps lack it: 0).
       if (const std::string* v = k.attribute("latency")) {
@@ -195,7 +195,7 @@ class SystemReader {
         double us = -1.0;
         const auto [ptr, ec] = chars_to_double(v->data(), v->data() + v->size(), us);
         if (ec != std::errc() || ptr != v->data() + v->size() || v->empty() || !(us >= 0.0 && us <= 10000.0)) {
-          fail(k, "latency", quoted(*v), what);
+          fail(k, "latency", in_quotes(*v), what);
         }
         d.net_latency_us = us;
       }

@@ -19,7 +19,7 @@ namespace {
 constexpr double kNvLinkLaneGBps = 25.0;
 constexpr double kNvLink5LaneGBps = 50.0;
 
-struct Builder {
+struct ServerBuilder {
   Topology& t;
   const ServerSpec& spec;
   const std::string& prefix;
@@ -163,7 +163,7 @@ Bandwidth pcie_lane_rate(int gen) {
 }
 
 ServerPorts add_server(Topology& t, const ServerSpec& spec, const std::string& prefix) {
-  Builder b{t, spec, prefix, {}};
+  ServerBuilder b{t, spec, prefix, {}};
   if (spec.kind == ServerKind::Explicit) {
     if (!spec.layout || spec.nics) throw InternalError("add_server: an explicit server needs a layout and no NIC count");
     b.copy_layout(*spec.layout);

@@ -16,7 +16,7 @@ std::string node_class(const Node& n) {
 }
 
 // A link without its endpoints: kind, lanes, rates, latency, MTU.
-std::string link_class(const DirectedLink& l) {
+std::string describe_link_class(const DirectedLink& l) {
   return fmt::format("{} {} lane{} of {:.9g} GB/s payload ({:.9g} GB/s line rate in all), {} ps{}", to_string(l.kind),
                      l.lanes, l.lanes == 1 ? "" : "s", l.bandwidth.gb_per_s() / l.lanes, l.line_rate.gb_per_s(),
                      l.latency.ps, l.mtu ? fmt::format(", MTU {}", l.mtu) : "");
@@ -81,8 +81,8 @@ class Refinement {
       const Topology& t = *t_[s];
       std::vector<std::vector<std::string>> around(t.nodes.size());
       for (const DirectedLink& l : t.links) {
-        around[l.from].push_back(fmt::format("out {} to {}", link_class(l), colours_[s][l.to]));
-        around[l.to].push_back(fmt::format("in {} from {}", link_class(l), colours_[s][l.from]));
+        around[l.from].push_back(fmt::format("out {} to {}", describe_link_class(l), colours_[s][l.to]));
+        around[l.to].push_back(fmt::format("in {} from {}", describe_link_class(l), colours_[s][l.from]));
       }
       for (std::size_t i = 0; i < t.nodes.size(); ++i) {
         std::sort(around[i].begin(), around[i].end());
@@ -104,10 +104,10 @@ class Refinement {
 };
 
 // A node and its links, for a message.
-std::string describe(const Topology& t, NodeIndex n) {
+std::string describe_node(const Topology& t, NodeIndex n) {
   Counts around;
   for (const DirectedLink& l : t.links) {
-    if (l.from == n) ++around[fmt::format("{} to a {}", link_class(l), node_class(t.nodes[l.to]))];
+    if (l.from == n) ++around[fmt::format("{} to a {}", describe_link_class(l), node_class(t.nodes[l.to]))];
   }
   std::vector<std::string> parts;
   for (const auto& [k, c] : around) parts.push_back(fmt::format("{} x {}", c, k));
@@ -122,8 +122,8 @@ std::vector<std::string> topology_differences(const Topology& a, const Topology&
   for (const Node& n : a.nodes) ++na[node_class(n)];
   for (const Node& n : b.nodes) ++nb[node_class(n)];
   diff_counts(na, nb, "nodes", out);
-  for (const DirectedLink& l : a.links) ++la[fmt::format("{} -> {}: {}", to_string(a.nodes[l.from].kind), to_string(a.nodes[l.to].kind), link_class(l))];
-  for (const DirectedLink& l : b.links) ++lb[fmt::format("{} -> {}: {}", to_string(b.nodes[l.from].kind), to_string(b.nodes[l.to].kind), link_class(l))];
+  for (const DirectedLink& l : a.links) ++la[fmt::format("{} -> {}: {}", to_string(a.nodes[l.from].kind), to_string(a.nodes[l.to].kind), describe_link_class(l))];
+  for (const DirectedLink& l : b.links) ++lb[fmt::format("{} -> {}: {}", to_string(b.nodes[l.from].kind), to_string(b.nodes[l.to].kind), describe_link_class(l))];
   diff_counts(la, lb, "directed links", out);
   if (a.ranks.size() != b.ranks.size()) out.push_back(fmt::format("ranks: {} in the first, {} in the second", a.ranks.size(), b.ranks.size()));
   if (!out.empty()) return out;
@@ -139,7 +139,7 @@ std::vector<std::string> topology_differences(const Topology& a, const Topology&
       if (ha.at(c) != in_b) {
         out.push_back(fmt::format("structure: {} nodes in the first and {} in the second are placed like {} (after {} round{} "
                                   "of neighbourhood refinement)",
-                                  ha.at(c), in_b, describe(a, n), round, round == 1 ? "" : "s"));
+                                  ha.at(c), in_b, describe_node(a, n), round, round == 1 ? "" : "s"));
         return out;
       }
     }
@@ -148,8 +148,8 @@ std::vector<std::string> topology_differences(const Topology& a, const Topology&
   }
   for (std::size_t i = 0; i < a.ranks.size(); ++i) {
     if (r.colour(0, a.ranks[i]) != r.colour(1, b.ranks[i])) {
-      out.push_back(fmt::format("rank {}: {} in the first is placed unlike {} in the second", i, describe(a, a.ranks[i]),
-                                describe(b, b.ranks[i])));
+      out.push_back(fmt::format("rank {}: {} in the first is placed unlike {} in the second", i, describe_node(a, a.ranks[i]),
+                                describe_node(b, b.ranks[i])));
       return out;
     }
   }

@@ -42,9 +42,9 @@ void append_utf8(std::string& out, std::uint32_t cp) {
   }
 }
 
-class Parser {
+class XmlParser {
  public:
-  Parser(std::string_view text, const std::string& source) : s_(text), source_(source) {}
+  XmlParser(std::string_view text, const std::string& source) : s_(text), source_(source) {}
 
   XmlElement document() {
     if (s_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;  // UTF-8 byte order mark
@@ -292,7 +292,7 @@ class Parser {
 }  // namespace
 
 XmlElement parse_xml(std::string_view text, const std::string& source) {
-  return Parser(text, source).document();
+  return XmlParser(text, source).document();
 }
 
 XmlElement read_xml_file(const std::string& path) { return parse_xml(read_input_file(path), path); }

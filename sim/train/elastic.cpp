@@ -11,11 +11,11 @@ namespace collsim {
 
 namespace {
 
-constexpr int kMaxSteps = 1'000'000;
+constexpr int kMaxElasticSteps = 1'000'000;
 
 void check_changes(int steps, int initial_ranks, int max_ranks, const std::vector<MembershipChange>& changes) {
-  if (steps < 2 || steps > kMaxSteps) {
-    throw ConfigError("", "steps", std::to_string(steps), fmt::format("2 to {} steps (a run across a change)", kMaxSteps));
+  if (steps < 2 || steps > kMaxElasticSteps) {
+    throw ConfigError("", "steps", std::to_string(steps), fmt::format("2 to {} steps (a run across a change)", kMaxElasticSteps));
   }
   int previous_step = 0, ranks = initial_ranks;
   for (const auto& c : changes) {

@@ -14,7 +14,7 @@ namespace collsim {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNever = std::numeric_limits<double>::infinity();
 constexpr double kMaxDraws = 2e8;  // per estimate (a few seconds): beyond it a model is refused, not ground through
 
 // Refuses a model whose estimate of `runs` runs would take more than kMaxDraws random
@@ -57,7 +57,7 @@ std::int64_t RunModel::steps_per_checkpoint() const {
   return k >= static_cast<double>(steps) ? steps : static_cast<std::int64_t>(k);
 }
 
-double RunModel::mtbf_s() const { return failure_rate > 0 ? 1 / failure_rate : kInf; }
+double RunModel::mtbf_s() const { return failure_rate > 0 ? 1 / failure_rate : kNever; }
 
 void check_run_fields(const RunModel& m) {
   if (!(m.step_s > 0) || m.steps < 1 || !(m.failure_rate >= 0) || !(m.interval_s > 0) || !(m.checkpoint_s >= 0) ||
@@ -73,7 +73,7 @@ namespace {
 class PoissonSource {
  public:
   PoissonSource(double rate, std::uint64_t seed, std::uint64_t run) : rate_(rate), rng_(seed, run) {}
-  [[nodiscard]] double until_next(double /*now_s*/) { return rate_ > 0 ? rng_.exponential(rate_) : kInf; }
+  [[nodiscard]] double until_next(double /*now_s*/) { return rate_ > 0 ? rng_.exponential(rate_) : kNever; }
   void strike(const Strike& /*s*/) {}
 
  private:

@@ -18,7 +18,7 @@ using Recompute = TransformerShape::Recompute;
   throw ConfigError("layout", field, value, expected);
 }
 
-void check(const TransformerShape& s, const LlmTraining& tr) {
+void check_training(const TransformerShape& s, const LlmTraining& tr) {
   const ParallelLayout& l = tr.layout;
   if (l.tp < 1 || l.pp < 1 || l.dp < 1) bad_layout("tp/pp/dp", l.label(), "degrees of at least 1");
   if (s.heads % l.tp != 0) bad_layout("tp", std::to_string(l.tp), fmt::format("a divisor of the {} attention heads", s.heads));
@@ -115,7 +115,7 @@ struct PerLayer {
 LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const DeviceSpec& device,
                           const GroupsCostFn& collective, const std::optional<HostLink>& host_link, int ranks_per_host) {
   const TransformerShape& s = model.shape;
-  check(s, tr);
+  check_training(s, tr);
   const ParallelLayout& l = tr.layout;
   const int pp = l.pp, v = l.virtual_stages, t = l.tp;
   const double td = t;

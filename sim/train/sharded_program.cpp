@@ -9,7 +9,7 @@ namespace collsim {
 
 namespace {
 
-std::int64_t round_up(std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; }
+std::int64_t round_up_numel(std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; }
 
 bool fsdp_family(Sharding s) {
   return s == Sharding::Zero3 || s == Sharding::FsdpFullShard || s == Sharding::FsdpShardGradOp ||
@@ -19,9 +19,9 @@ bool fsdp_family(Sharding s) {
 // Issue model: the CPU runs ahead of the GPU, so every collective is enqueued on the one
 // communication stream in program order at once, and each starts when the collectives
 // before it have finished and the GPU events it waits on (`after_compute`) have happened.
-class Builder {
+class ShardedBuilder {
  public:
-  Builder(const Workload& w, const ComputeModel& cm, const GroupCostFn& cost, const ShardingOptions& o, int world,
+  ShardedBuilder(const Workload& w, const ComputeModel& cm, const GroupCostFn& cost, const ShardingOptions& o, int world,
           const std::vector<ShardUnit>& units)
       : w_(w), cm_(cm), cost_(cost), o_(o), units_(units) {
     hybrid_ = o.strategy == Sharding::FsdpHybridShard;
@@ -90,7 +90,7 @@ class Builder {
       after.push_back(frees_.front());
       frees_.pop_front();
     }
-    const std::int64_t numel = round_up(units_[u].numel, shard_);
+    const std::int64_t numel = round_up_numel(units_[u].numel, shard_);
     const std::size_t c = comm(fmt::format("{}allgather {} {}", step_, what, units_[u].name), "allgather",
                                CollectiveOp::AllGather, Bytes{numel * o_.precision.param_bytes}, group_, std::move(after));
     out_.gathered_elements += static_cast<double>(numel);
@@ -109,7 +109,7 @@ class Builder {
   // FSDP post-backward: reduce-scatter the unit's gradient (HYBRID: in the node, then
   // all-reduce the shard across nodes), once the gradient computation `t` is done.
   void reduce_unit(std::size_t u, std::size_t t) {
-    const std::int64_t numel = round_up(units_[u].numel, shard_);
+    const std::int64_t numel = round_up_numel(units_[u].numel, shard_);
     const auto rs = comm(fmt::format("{}reducescatter {}", step_, units_[u].name), "reducescatter",
                          CollectiveOp::ReduceScatter, Bytes{numel * o_.precision.grad_bytes}, group_, {t});
     out_.reduced_elements += static_cast<double>(numel);
@@ -267,7 +267,7 @@ class Builder {
     if (!open.params.empty()) closed.emplace_back(std::move(open), end);
     for (std::size_t k = 0; k < closed.size(); ++k) {
       BucketComms& b = closed[k].first;
-      const std::int64_t numel = round_up(b.numel, shard_);
+      const std::int64_t numel = round_up_numel(b.numel, shard_);
       b.reduce = comm(fmt::format("{}reducescatter bucket {}", step_, k), "reducescatter", CollectiveOp::ReduceScatter,
                       Bytes{numel * o_.precision.grad_bytes}, group_, {during_backward ? closed[k].second : end});
       out_.reduced_elements += static_cast<double>(numel);
@@ -280,7 +280,7 @@ class Builder {
     const std::size_t opt = *last_compute();
     std::int64_t left = w_.parameter_count();
     for (int k = 0; left > 0; ++k) {
-      const std::int64_t numel = round_up(std::min(left, cap), shard_);
+      const std::int64_t numel = round_up_numel(std::min(left, cap), shard_);
       left -= std::min(left, cap);
       comm(fmt::format("allgather parameters {}", k), "allgather", CollectiveOp::AllGather,
            Bytes{numel * o_.precision.param_bytes}, group_, {opt});
@@ -310,7 +310,7 @@ class Builder {
 
 ShardedProgram build_sharded_program(const Workload& w, const ComputeModel& cm, const GroupCostFn& cost,
                                      const ShardingOptions& o, int world_size, const std::vector<ShardUnit>& units) {
-  return Builder(w, cm, cost, o, world_size, units).build();
+  return ShardedBuilder(w, cm, cost, o, world_size, units).build();
 }
 
 }  // namespace collsim

@@ -12,7 +12,7 @@ namespace collsim {
 
 namespace {
 
-void validate(const Workload& w, const ShardingOptions& o, int world_size) {
+void check_sharding(const Workload& w, const ShardingOptions& o, int world_size) {
   if (o.strategy == Sharding::Ddp) {
     throw ConfigError("", "sharding", "ddp", "a sharded strategy (DDP is simulated by simulate_ddp)");
   }
@@ -66,7 +66,7 @@ Bytes peak_residency(const ShardedProgram& sp, const StreamTimeline& tl) {
 
 ShardedResult simulate_sharded(const Workload& w, const ComputeModel& cm, const GroupCostFn& cost,
                                const ShardingOptions& o, int world_size) {
-  validate(w, o, world_size);
+  check_sharding(w, o, world_size);
   ShardedResult r;
   const bool zero12 = o.strategy == Sharding::Zero1 || o.strategy == Sharding::Zero2;
   if (!zero12) {

@@ -12,9 +12,9 @@ namespace collsim {
 
 namespace {
 
-constexpr int kMaxSteps = 100'000;
+constexpr int kMaxStragglerSteps = 100'000;
 
-void check(const StragglerSpec& spec, int ranks) {
+void check_spec(const StragglerSpec& spec, int ranks) {
   for (const auto& [rank, speed] : spec.speeds) {
     if (rank < 0 || rank >= ranks) {
       throw ConfigError("", "speeds", std::to_string(rank), fmt::format("a rank from 0 to {}", ranks - 1));
@@ -26,8 +26,8 @@ void check(const StragglerSpec& spec, int ranks) {
   if (!(spec.jitter_sigma >= 0 && spec.jitter_sigma <= 2)) {
     throw ConfigError("", "jitter_sigma", fmt::format("{}", spec.jitter_sigma), "a log-normal sigma from 0 to 2");
   }
-  if (spec.steps < 1 || spec.steps > kMaxSteps) {
-    throw ConfigError("", "steps", std::to_string(spec.steps), fmt::format("a step count from 1 to {}", kMaxSteps));
+  if (spec.steps < 1 || spec.steps > kMaxStragglerSteps) {
+    throw ConfigError("", "steps", std::to_string(spec.steps), fmt::format("a step count from 1 to {}", kMaxStragglerSteps));
   }
 }
 
@@ -56,7 +56,7 @@ std::vector<double> step_speeds(const StragglerSpec& spec, int ranks, int k) {
 }  // namespace
 
 std::vector<std::pair<int, double>> slowest_per_step(const StragglerSpec& spec, int ranks) {
-  check(spec, ranks);
+  check_spec(spec, ranks);
   const int steps = spec.jitter_sigma > 0 ? spec.steps : 1;
   std::vector<std::pair<int, double>> out;
   for (int k = 0; k < steps; ++k) {

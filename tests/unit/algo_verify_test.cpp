@@ -20,7 +20,7 @@ std::vector<int> rank_counts() {
   return out;
 }
 
-constexpr std::array<CollectiveOp, 6> kOps{CollectiveOp::AllReduce, CollectiveOp::ReduceScatter,
+constexpr std::array<CollectiveOp, 6> kVerifiedOps{CollectiveOp::AllReduce, CollectiveOp::ReduceScatter,
                                           CollectiveOp::AllGather,  CollectiveOp::Broadcast,
                                           CollectiveOp::Reduce,     CollectiveOp::AllToAll};
 
@@ -37,7 +37,7 @@ void check(const std::string& algo, CollectiveOp op, int n, const AlgorithmOptio
 
 void check_all_counts(const std::string& algo) {
   int pairs = 0;
-  for (CollectiveOp op : kOps) {
+  for (CollectiveOp op : kVerifiedOps) {
     if (!supports(algo, op)) continue;
     ++pairs;
     for (int n : rank_counts()) {

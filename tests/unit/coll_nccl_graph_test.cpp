@@ -10,13 +10,13 @@
 #include "sim/coll/nccl/channel_search.hpp"
 #include "sim/coll/topology_facts.hpp"
 #include "sim/topo/loader.hpp"
+#include "tests/unit/test_files.hpp"
 
 #include <nlohmann/json.hpp>
 
 namespace collsim {
 namespace {
 
-std::string shipped(const std::string& name) { return std::string(COLLSIM_SOURCE_DIR) + "/topologies/" + name; }
 
 NcclGraph ring_graph(const Topology& topo, LinkGraph& graph) {
   const auto g = search_nccl_ring(graph, topology_facts(topo).host_of_rank);
@@ -25,7 +25,7 @@ NcclGraph ring_graph(const Topology& topo, LinkGraph& graph) {
 }
 
 TEST_CASE("DGX-1: every ring channel hops over NVLink only", "[coll][nccl][graph]") {
-  const Topology topo = load_topology_file(shipped("dgx1-v100.json"));
+  const Topology topo = load_topology_file(test::shipped_topology("dgx1-v100.json"));
   LinkGraph graph(topo);
   const NcclGraph g = ring_graph(topo, graph);
   // Volta: NCCL counts 20 GB/s per NVLink, so a GPU has 6 x 20 = 120 GB/s out. The intra
@@ -67,7 +67,7 @@ TEST_CASE("DGX-1: every ring channel hops over NVLink only", "[coll][nccl][graph
 }
 
 TEST_CASE("4 x DGX H100, 8 x 400G rails: one channel per NIC, in and out by the same NIC", "[coll][nccl][graph]") {
-  const Topology topo = load_topology_file(shipped("4x-dgx-h100-rail-8x400g-ib.json"));
+  const Topology topo = load_topology_file(test::shipped_topology("4x-dgx-h100-rail-8x400g-ib.json"));
   LinkGraph graph(topo);
   const NcclGraph g = ring_graph(topo, graph);
   // NCCL's view: NIC 400 Gb/s = 50 GB/s, GPU-NIC PCIe Gen5 x16 = 48, NVLink 18 x 20.6 =
@@ -108,7 +108,7 @@ TEST_CASE("a process group's search: one GPU per host leaves by that GPU's own N
   // The data-parallel groups of a TP = 8 layout on 4 x DGX H100: local GPU k of every host.
   // NCCL picks among a GPU's nearest NICs by its device index (ncclTopoGetLocalNet), so
   // group k leaves and enters every host by NIC k, and the 8 groups use all 8 rails.
-  const Topology topo = load_topology_file(shipped("4x-dgx-h100-rail-8x400g-ib.json"));
+  const Topology topo = load_topology_file(test::shipped_topology("4x-dgx-h100-rail-8x400g-ib.json"));
   LinkGraph graph(topo);
   const std::vector<int> host_of_rank = topology_facts(topo).host_of_rank;
   for (int k = 0; k < 8; ++k) {
@@ -161,7 +161,7 @@ TEST_CASE("2 x DGX H100, 8 x 200G: trees run their chains at a raised bwIntra", 
 }
 
 TEST_CASE("PCIe box: rings cross switches and sockets at the GPU link's speed", "[coll][nccl][graph]") {
-  const Topology topo = load_topology_file(shipped("pcie-8gpu.json"));
+  const Topology topo = load_topology_file(test::shipped_topology("pcie-8gpu.json"));
   LinkGraph graph(topo);
   const NcclGraph g = ring_graph(topo, graph);
   // No NVLink: a ring of 8 GPUs on two sockets must cross the socket link, so the path
@@ -175,7 +175,7 @@ TEST_CASE("PCIe box: rings cross switches and sockets at the GPU link's speed", 
 }
 
 TEST_CASE("no NCCL graph for CPU ranks", "[coll][nccl][graph]") {
-  const Topology topo = load_topology_file(shipped("tcp-16x25gbe.json"));
+  const Topology topo = load_topology_file(test::shipped_topology("tcp-16x25gbe.json"));
   LinkGraph graph(topo);
   CHECK_FALSE(search_nccl_ring(graph, topology_facts(topo).host_of_rank).has_value());
 }

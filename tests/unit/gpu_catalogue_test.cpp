@@ -17,7 +17,7 @@
 namespace collsim {
 
 namespace {
-const GpuSpec& gpu(std::string_view name) {
+const GpuSpec& catalogue_gpu(std::string_view name) {
   const GpuSpec* g = find_gpu(name);
   REQUIRE(g != nullptr);
   return *g;
@@ -68,14 +68,14 @@ TEST_CASE("every catalogue entry is cited and consistent", "[gpu_catalogue]") {
 }
 
 TEST_CASE("spellings: case, separators and vendor words do not matter", "[gpu_catalogue]") {
-  CHECK(find_gpu("rtx4090") == &gpu("RTX 4090"));
-  CHECK(find_gpu("NVIDIA GeForce RTX 4090") == &gpu("RTX 4090"));
-  CHECK(find_gpu("rtx-2080-ti") == &gpu("RTX 2080 Ti"));
-  CHECK(find_gpu("Tesla V100-SXM2-32GB") == &gpu("V100"));
-  CHECK(find_gpu("NVIDIA A100-SXM4-80GB") == &gpu("A100"));
-  CHECK(find_gpu("NVIDIA H100 80GB HBM3") == &gpu("H100"));
-  CHECK(find_gpu("h20") == &gpu("H20"));
-  CHECK(find_gpu("l40s") == &gpu("L40S"));
+  CHECK(find_gpu("rtx4090") == &catalogue_gpu("RTX 4090"));
+  CHECK(find_gpu("NVIDIA GeForce RTX 4090") == &catalogue_gpu("RTX 4090"));
+  CHECK(find_gpu("rtx-2080-ti") == &catalogue_gpu("RTX 2080 Ti"));
+  CHECK(find_gpu("Tesla V100-SXM2-32GB") == &catalogue_gpu("V100"));
+  CHECK(find_gpu("NVIDIA A100-SXM4-80GB") == &catalogue_gpu("A100"));
+  CHECK(find_gpu("NVIDIA H100 80GB HBM3") == &catalogue_gpu("H100"));
+  CHECK(find_gpu("h20") == &catalogue_gpu("H20"));
+  CHECK(find_gpu("l40s") == &catalogue_gpu("L40S"));
   // Near misses are not silently taken for a neighbour.
   CHECK(find_gpu("A100-SXM4-40GB") == nullptr);  // 40 GB at 1.555 TB/s: not this entry's memory
   CHECK(find_gpu("L40") == nullptr);
@@ -86,32 +86,32 @@ TEST_CASE("spellings: case, separators and vendor words do not matter", "[gpu_ca
 
 TEST_CASE("the figures the brief names", "[gpu_catalogue]") {
   // The five models of the first catalogue keep their figures to the bit.
-  CHECK(gpu("V100").fp16_flops == 125e12);
-  CHECK(gpu("A100").memory.count == 80LL << 30);
-  CHECK(gpu("H100").bf16_flops == 989.5e12);
-  CHECK(gpu("H200").memory.count == 141'000'000'000LL);
-  CHECK(gpu("B200").tf32_flops == 1100e12);
+  CHECK(catalogue_gpu("V100").fp16_flops == 125e12);
+  CHECK(catalogue_gpu("A100").memory.count == 80LL << 30);
+  CHECK(catalogue_gpu("H100").bf16_flops == 989.5e12);
+  CHECK(catalogue_gpu("H200").memory.count == 141'000'000'000LL);
+  CHECK(catalogue_gpu("B200").tf32_flops == 1100e12);
   // GA102: four NVLink 3 links of 14.0625 GB/s per direction (56.25 GB/s).
-  CHECK(gpu("RTX 3090").compute_capability == ComputeCapability{8, 6});
-  CHECK(gpu("RTX 3090").nvlink_gb_per_s() == 56.25);
+  CHECK(catalogue_gpu("RTX 3090").compute_capability == ComputeCapability{8, 6});
+  CHECK(catalogue_gpu("RTX 3090").nvlink_gb_per_s() == 56.25);
   // TU102: two NVLink 2 links of 25 GB/s per direction (100 GB/s both ways).
-  CHECK(gpu("RTX 2080 Ti").nvlink_gb_per_s() * 2 == 100);
+  CHECK(catalogue_gpu("RTX 2080 Ti").nvlink_gb_per_s() * 2 == 100);
   // A800 and H800: 400 GB/s both ways = 8 links x 25 GB/s x 2 directions.
-  CHECK(gpu("A800").nvlink_gb_per_s() * 2 == 400);
-  CHECK(gpu("H800").nvlink_gb_per_s() * 2 == 400);
+  CHECK(catalogue_gpu("A800").nvlink_gb_per_s() * 2 == 400);
+  CHECK(catalogue_gpu("H800").nvlink_gb_per_s() * 2 == 400);
   // H20: H100's 900 GB/s NVLink with a fraction of its compute.
-  CHECK(gpu("H20").nvlink_gb_per_s() * 2 == 900);
-  CHECK(*gpu("H20").bf16_flops < *gpu("H100").bf16_flops / 6);
+  CHECK(catalogue_gpu("H20").nvlink_gb_per_s() * 2 == 900);
+  CHECK(*catalogue_gpu("H20").bf16_flops < *catalogue_gpu("H100").bf16_flops / 6);
   // PCIe-only parts.
   for (std::string_view name : {"RTX 4090", "L4", "L40S", "RTX 5090"}) {
     INFO(name);
-    CHECK(gpu(name).nvlink_links == 0);
-    CHECK(gpu(name).pcie_lanes == 16);
+    CHECK(catalogue_gpu(name).nvlink_links == 0);
+    CHECK(catalogue_gpu(name).pcie_lanes == 16);
   }
-  CHECK(gpu("RTX 4090").pcie_generation == 4);
-  CHECK(gpu("RTX 5090").pcie_generation == 5);
-  CHECK(gpu("RTX 5090").compute_capability.sm() == 120);
-  CHECK(gpu("B300").compute_capability.sm() == 103);
+  CHECK(catalogue_gpu("RTX 4090").pcie_generation == 4);
+  CHECK(catalogue_gpu("RTX 5090").pcie_generation == 5);
+  CHECK(catalogue_gpu("RTX 5090").compute_capability.sm() == 120);
+  CHECK(catalogue_gpu("B300").compute_capability.sm() == 103);
 }
 
 TEST_CASE("NCCL's row follows the compute capability (tuning.cc compCapIndex)", "[gpu_catalogue][nccl]") {
@@ -145,15 +145,15 @@ TEST_CASE("NCCL's per-NVLink figure follows the compute capability (topo.h)", "[
   CHECK(nccl_nvlink_gbps(120) == 40.1);
   // Per datasheet byte: the same doubles as the per-generation table this replaced, so
   // existing predictions do not move (20 / 25, 20.6 / 25, 40.1 / 50).
-  CHECK(nccl_nvlink_scale(gpu("V100")) == 20.0 / 25.0);
-  CHECK(nccl_nvlink_scale(gpu("A100")) == 20.0 / 25.0);
-  CHECK(nccl_nvlink_scale(gpu("H100")) == 20.6 / 25.0);
-  CHECK(nccl_nvlink_scale(gpu("H200")) == 20.6 / 25.0);
-  CHECK(nccl_nvlink_scale(gpu("B200")) == 40.1 / 50.0);
+  CHECK(nccl_nvlink_scale(catalogue_gpu("V100")) == 20.0 / 25.0);
+  CHECK(nccl_nvlink_scale(catalogue_gpu("A100")) == 20.0 / 25.0);
+  CHECK(nccl_nvlink_scale(catalogue_gpu("H100")) == 20.6 / 25.0);
+  CHECK(nccl_nvlink_scale(catalogue_gpu("H200")) == 20.6 / 25.0);
+  CHECK(nccl_nvlink_scale(catalogue_gpu("B200")) == 40.1 / 50.0);
   // RTX 3090: NCCL counts 4 x 12 = 48 GB/s of the bridge's 4 x 14.0625 = 56.25.
-  CHECK(nccl_nvlink_scale(gpu("RTX 3090")) * gpu("RTX 3090").nvlink_gb_per_s() == Approx(48.0));
+  CHECK(nccl_nvlink_scale(catalogue_gpu("RTX 3090")) * catalogue_gpu("RTX 3090").nvlink_gb_per_s() == Approx(48.0));
   // No NVLink rate in the catalogue: the topology's own rate stands.
-  CHECK(nccl_nvlink_scale(gpu("RTX 4090")) == 1.0);
+  CHECK(nccl_nvlink_scale(catalogue_gpu("RTX 4090")) == 1.0);
 }
 
 TEST_CASE("the topology loader accepts every catalogue model in its canonical spelling", "[gpu_catalogue][topo]") {

@@ -10,6 +10,7 @@
 #include "sim/plan/memory_model.hpp"
 #include "sim/train/device_catalogue.hpp"
 #include "sim/train/workload.hpp"
+#include "tests/unit/test_files.hpp"
 
 namespace collsim {
 namespace {
@@ -47,7 +48,6 @@ nlohmann::json small_workload() {
             layer("blocks.1.attn", "c", 250, 20)}}};
 }
 
-std::string shipped(const std::string& name) { return std::string(COLLSIM_SOURCE_DIR) + "/workloads/" + name + ".json"; }
 
 }  // namespace
 
@@ -78,7 +78,7 @@ TEST_CASE("ZeRO paper example: 7.5B parameters, 64 GPUs, K = 12", "[train][memor
 }
 
 TEST_CASE("70B does not fit under DDP on an 80 GB H100 and fits under FULL_SHARD at 64 GPUs", "[train][memory]") {
-  const Workload w = load_workload_file(shipped("llama2-70b"));
+  const Workload w = load_workload_file(test::shipped_workload("llama2-70b"));
   // Llama 2 70B: embeddings 32000 x 8192 = 262,144,000; per decoder layer q, o 8192^2 each,
   // k, v 8192 x 1024 each (8 KV heads x 128), gate/up/down 3 x 8192 x 28672, two RMSNorm
   // 8192 = 855,654,400; 80 layers = 68,452,352,000; final norm 8192; untied lm_head
@@ -147,7 +147,7 @@ TEST_CASE("70B does not fit under DDP on an 80 GB H100 and fits under FULL_SHARD
 }
 
 TEST_CASE("shipped Llama 2 workloads: parameter totals, activations, FLOPs", "[train][memory][workload]") {
-  const Workload w7 = load_workload_file(shipped("llama2-7b"));
+  const Workload w7 = load_workload_file(test::shipped_workload("llama2-7b"));
   // 7B: embeddings 32000 x 4096 = 131,072,000; per layer 4 x 4096^2 (q, k, v, o) +
   // 3 x 4096 x 11008 (SwiGLU) + 2 x 4096 (RMSNorm) = 202,383,360; x 32 = 6,476,267,520;
   // final norm 4096; untied lm_head 131,072,000. Total 6,738,415,616 (the paper's 6.74B).
@@ -165,7 +165,7 @@ TEST_CASE("shipped Llama 2 workloads: parameter totals, activations, FLOPs", "[t
   for (const auto& l : w7.layers) forward += l.compute.forward_flops;
   CHECK(forward == Approx(15'362'969'600.0 * 2 * 4096).epsilon(1e-12));
 
-  const Workload w70 = load_workload_file(shipped("llama2-70b"));
+  const Workload w70 = load_workload_file(test::shipped_workload("llama2-70b"));
   CHECK(w70.parameter_count() == 68'976'648'192);
   CHECK(w70.batch_per_gpu == 1);
   // 80 x 34 x 4096 x 8192 + 2sh + 2sh + 4sv = 91,268,055,040 + 67,108,864 x 2 + 524,288,000.
@@ -178,19 +178,19 @@ TEST_CASE("shipped BERT activation bytes are Korthikanti's per-layer formula", "
   // input and tanh output 2h + 2h.
   // BERT-base, s = 512, h = 768, a = 12: 12 x (13,369,344 + 15,728,640) = 349,175,808;
   // + 3sh 1,179,648 + 4h 3,072 = 350,358,528.
-  CHECK(load_workload_file(shipped("bert-base")).activation_bytes_per_sample().count == 350'358'528);
+  CHECK(load_workload_file(test::shipped_workload("bert-base")).activation_bytes_per_sample().count == 350'358'528);
   // BERT-large, s = 512, h = 1024, a = 16: 24 x (17,825,792 + 20,971,520) = 931,135,488;
   // + 3sh 1,572,864 + 4h 4,096 = 932,712,448.
-  CHECK(load_workload_file(shipped("bert-large")).activation_bytes_per_sample().count == 932'712'448);
+  CHECK(load_workload_file(test::shipped_workload("bert-large")).activation_bytes_per_sample().count == 932'712'448);
   // GPT-2 medium, s = h = 1024, a = 16, v = 50257: 24 x (35,651,584 + 83,886,080) =
   // 2,868,903,936; + embedding dropout mask sh 1,048,576 + final LayerNorm input 2sh
   // 2,097,152 + LM head input 2sh and fp32 logits 4sv (2,097,152 + 205,852,672) =
   // 3,079,999,488.
-  CHECK(load_workload_file(shipped("gpt2-medium")).activation_bytes_per_sample().count == 3'079'999'488);
+  CHECK(load_workload_file(test::shipped_workload("gpt2-medium")).activation_bytes_per_sample().count == 3'079'999'488);
 }
 
 TEST_CASE("shipped ResNet-50 activation bytes follow autograd's saved tensors", "[train][memory][workload]") {
-  const Workload w = load_workload_file(shipped("resnet50"));
+  const Workload w = load_workload_file(test::shipped_workload("resnet50"));
   const auto layer = [&](const std::string& name) -> const Layer& {
     for (const auto& l : w.layers) {
       if (l.name == name) return l;

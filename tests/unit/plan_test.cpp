@@ -25,7 +25,7 @@ nlohmann::json minimal_plan() {
   })");
 }
 
-std::string error_of(const nlohmann::json& doc) {
+std::string plan_error_of(const nlohmann::json& doc) {
   try {
     (void)parse_plan(doc, "p.json", kSrc);
   } catch (const ConfigError& e) {
@@ -105,7 +105,7 @@ TEST_CASE("network gear is counted on the topology at each size and spread over 
     CHECK(row.cost_per_hour == Approx(2.0 * row.world + p.candidates[0].network_price->hourly(gear)));
   }
   doc["candidates"][0]["price"]["network"].erase("amortization_years");
-  CHECK(error_of(doc) == "/candidates/0/price/network/amortization_years |  | this field, which is required (it is missing)");
+  CHECK(plan_error_of(doc) == "/candidates/0/price/network/amortization_years |  | this field, which is required (it is missing)");
 }
 
 TEST_CASE("plan parsing expands strategies and scales the cluster generator", "[plan]") {
@@ -126,32 +126,32 @@ TEST_CASE("plan parsing expands strategies and scales the cluster generator", "[
 TEST_CASE("plan errors name the JSON pointer, the value and the expectation", "[plan]") {
   auto doc = minimal_plan();
   doc["strategies"][0]["kind"] = "zero4";
-  CHECK(error_of(doc) == "/strategies/0/kind | \"zero4\" | one of: ddp, zero, fsdp, megatron");
+  CHECK(plan_error_of(doc) == "/strategies/0/kind | \"zero4\" | one of: ddp, zero, fsdp, megatron");
 
   doc = minimal_plan();
   doc["candidates"][0]["world_sizes"] = {8, 12};
   // 12 is not a whole number of 8-GPU hosts.
-  CHECK(error_of(doc) == "/candidates/0/world_sizes/1 | 12 | a multiple of the 8 ranks of one host of this cluster");
+  CHECK(plan_error_of(doc) == "/candidates/0/world_sizes/1 | 12 | a multiple of the 8 ranks of one host of this cluster");
 
   doc = minimal_plan();
   doc["candidates"][0]["price"] = nlohmann::json::object({{"purchase_per_gpu", 30000}});
-  CHECK(error_of(doc).starts_with("/candidates/0/price/amortization_years | missing"));
+  CHECK(plan_error_of(doc).starts_with("/candidates/0/price/amortization_years | missing"));
 
   doc = minimal_plan();
   doc["candidates"][0]["price"] = nlohmann::json::object();
-  CHECK(error_of(doc).starts_with("/candidates/0/price | {} | at least one of"));
+  CHECK(plan_error_of(doc).starts_with("/candidates/0/price | {} | at least one of"));
 
   doc = minimal_plan();
   doc["workloads"][0]["strategies"] = {"fsdp"};
-  CHECK(error_of(doc).starts_with("/workloads/0/strategies | \"fsdp\" | names from /strategies"));
+  CHECK(plan_error_of(doc).starts_with("/workloads/0/strategies | \"fsdp\" | names from /strategies"));
 
   doc = minimal_plan();
   doc["workloads"][0]["global_batch"] = 0;
-  CHECK(error_of(doc).starts_with("/workloads/0/global_batch | 0 |"));
+  CHECK(plan_error_of(doc).starts_with("/workloads/0/global_batch | 0 |"));
 
   doc = minimal_plan();
   doc["extra"] = 1;
-  CHECK(error_of(doc).starts_with("/extra | "));
+  CHECK(plan_error_of(doc).starts_with("/extra | "));
 }
 
 TEST_CASE("strong-scaling efficiency and the Pareto set on hand-made rows", "[plan]") {

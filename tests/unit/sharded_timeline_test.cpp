@@ -12,14 +12,15 @@
 #include "sim/core/error.hpp"
 #include "sim/train/ddp_timeline.hpp"
 #include "sim/train/sharded_timeline.hpp"
+#include "tests/unit/test_time.hpp"
 
 namespace collsim {
 namespace {
 
-Time us(std::int64_t v) { return Time::from_us(v); }
+using test::us;
 
 // Layers named `names` (forward order), one 1,000-element parameter each.
-Workload hand_model(const std::vector<std::string>& names) {
+Workload sharded_hand_model(const std::vector<std::string>& names) {
   nlohmann::json j = {{"name", "hand"}, {"measured_on", "test"}, {"optimizer", {{"time", "1ms"}}}};
   for (std::size_t i = 0; i < names.size(); ++i) {
     const std::string p = fmt::format("p{}", i);
@@ -32,10 +33,10 @@ Workload hand_model(const std::vector<std::string>& names) {
 Workload blocks(int n) {
   std::vector<std::string> names;
   for (int i = 0; i < n; ++i) names.push_back(fmt::format("blocks.{}.lin", i));
-  return hand_model(names);
+  return sharded_hand_model(names);
 }
 
-ComputeModel hand_device() {
+ComputeModel sharded_hand_device() {
   DeviceSpec d;
   d.name = "test";
   d.hbm_bandwidth = Bandwidth{1e12};
@@ -83,7 +84,7 @@ TEST_CASE("ZeRO-2 reduce-scatters each bucket during backward", "[sharded]") {
   // 4 layers L0..L3, world 4, reduce bucket 4,000 B = 2,000 gradient elements.
   // Reduce-scatter 0.75 us per byte, all-gather 0.25 us per byte: a 2,000-element bucket
   // (4,000 B) reduces in 3 ms, a 2,000-element parameter chunk gathers in 1 ms.
-  const Workload w = hand_model({"L0", "L1", "L2", "L3"});
+  const Workload w = sharded_hand_model({"L0", "L1", "L2", "L3"});
   ShardingOptions o;
   o.strategy = Sharding::Zero2;
   o.reduce_bucket_bytes = Bytes{4000};
@@ -91,7 +92,7 @@ TEST_CASE("ZeRO-2 reduce-scatters each bucket during backward", "[sharded]") {
     CHECK(g == CommGroup::World);
     return Time{b.count * (op == CollectiveOp::ReduceScatter ? 750'000 : 250'000)};
   };
-  const ShardedResult r = simulate_sharded(w, hand_device(), cost, o, 4);
+  const ShardedResult r = simulate_sharded(w, sharded_hand_device(), cost, o, 4);
   // Forward 0-4 ms; backward L3 4-6, L2 6-8, L1 8-10, L0 10-12 ms. Ready order p3 p2 p1
   // p0. DeepSpeed's rule: a gradient that would overflow the bucket reduces it first:
   // p3 (1,000), p2 (2,000: not > 2,000), p1 would make 3,000 > 2,000, so bucket 0 =
@@ -127,7 +128,7 @@ TEST_CASE("ZeRO-2 reduce-scatters each bucket during backward", "[sharded]") {
 }
 
 TEST_CASE("ZeRO-1 reduces only after the whole backward, once per optimizer step", "[sharded]") {
-  const Workload w = hand_model({"L0", "L1", "L2", "L3"});
+  const Workload w = sharded_hand_model({"L0", "L1", "L2", "L3"});
   ShardingOptions o;
   o.strategy = Sharding::Zero1;
   o.reduce_bucket_bytes = Bytes{4000};
@@ -135,7 +136,7 @@ TEST_CASE("ZeRO-1 reduces only after the whole backward, once per optimizer step
   auto cost = [](CollectiveOp op, Bytes b, CommGroup) {
     return Time{b.count * (op == CollectiveOp::ReduceScatter ? 750'000 : 250'000)};
   };
-  const ShardedResult r = simulate_sharded(w, hand_device(), cost, o, 4);
+  const ShardedResult r = simulate_sharded(w, sharded_hand_device(), cost, o, 4);
   // Two micro-steps of 4 + 8 ms compute: backward ends at 24 ms. ZeRO-1 keeps full
   // gradients, so only the last micro-step reduces: both buckets are issued at 24 ms and
   // run 24-27, 27-30 ms; optimizer 30-30.25; two 1 ms gathers: 32.25 ms.
@@ -148,7 +149,7 @@ TEST_CASE("ZeRO-1 reduces only after the whole backward, once per optimizer step
 
   // ZeRO-2 keeps only its gradient shard, so it reduces in every micro-step: 4 buckets.
   o.strategy = Sharding::Zero2;
-  const ShardedResult z2 = simulate_sharded(w, hand_device(), cost, o, 4);
+  const ShardedResult z2 = simulate_sharded(w, sharded_hand_device(), cost, o, 4);
   CHECK(count_comm(z2, "reducescatter") == 4);
   CHECK(z2.reduced_elements == 8000);
 }
@@ -156,7 +157,7 @@ TEST_CASE("ZeRO-1 reduces only after the whole backward, once per optimizer step
 TEST_CASE("FSDP FULL_SHARD: gathers prefetched over the previous unit, BACKWARD_PRE", "[sharded]") {
   // Three units blocks.0..2 (one layer each), world 4, all-gather 0.5 ms, reduce-scatter
   // 0.25 ms, at most 2 all-gathers in flight.
-  const ShardedResult r = simulate_sharded(blocks(3), hand_device(), fsdp_cost, fsdp(Sharding::FsdpFullShard), 4);
+  const ShardedResult r = simulate_sharded(blocks(3), sharded_hand_device(), fsdp_cost, fsdp(Sharding::FsdpFullShard), 4);
   REQUIRE(r.units.size() == 3);
   CHECK_FALSE(r.units[0].root);
   const auto& t = r.unit_timings;
@@ -204,7 +205,7 @@ TEST_CASE("FSDP backward prefetch POST and None, and the all-gather limit", "[sh
   ShardingOptions o = fsdp(Sharding::FsdpFullShard);
   SECTION("BACKWARD_POST") {
     o.backward_prefetch = BackwardPrefetch::Post;
-    const ShardedResult r = simulate_sharded(blocks(3), hand_device(), fsdp_cost, o, 4);
+    const ShardedResult r = simulate_sharded(blocks(3), sharded_hand_device(), fsdp_cost, o, 4);
     const auto& t = r.unit_timings;
     // Forward as with PRE; bwd 2 3.5-5.5. Post-backward 2 issues unit 1's gather after
     // the gradient computation, before RS2: AG 5.5-6.0, RS2 6.0-6.25 overlapping bwd 1
@@ -217,7 +218,7 @@ TEST_CASE("FSDP backward prefetch POST and None, and the all-gather limit", "[sh
   }
   SECTION("no backward prefetch") {
     o.backward_prefetch = BackwardPrefetch::None;
-    const ShardedResult r = simulate_sharded(blocks(3), hand_device(), fsdp_cost, o, 4);
+    const ShardedResult r = simulate_sharded(blocks(3), sharded_hand_device(), fsdp_cost, o, 4);
     const auto& t = r.unit_timings;
     // bwd 2 3.5-5.5, RS2 5.5-5.75; unit 1's gather only at its pre-backward, behind RS2:
     // 5.75-6.25; bwd 1 6.25-8.25; RS1 8.25-8.5; AG0 8.5-9.0; bwd 0 9.0-11.0; RS0 -11.25;
@@ -228,13 +229,13 @@ TEST_CASE("FSDP backward prefetch POST and None, and the all-gather limit", "[sh
   }
   SECTION("no limit: the third gather is not held back") {
     o.all_gather_limit = 0;
-    const ShardedResult r = simulate_sharded(blocks(3), hand_device(), fsdp_cost, o, 4);
+    const ShardedResult r = simulate_sharded(blocks(3), sharded_hand_device(), fsdp_cost, o, 4);
     // Without the limiter AG2 runs right behind AG1: 1.0-1.5 instead of 1.5-2.0.
     CHECK(r.unit_timings[2].forward_gather_start == us(1000));
   }
   SECTION("forward_prefetch changes nothing when the CPU keeps ahead") {
     o.forward_prefetch = true;
-    const ShardedResult r = simulate_sharded(blocks(3), hand_device(), fsdp_cost, o, 4);
+    const ShardedResult r = simulate_sharded(blocks(3), sharded_hand_device(), fsdp_cost, o, 4);
     // The CPU enqueues every gather as early as the limiter allows either way (torch's
     // docs: forward_prefetch helps CPU-bound workloads only): same 10 ms as implicit.
     CHECK(r.iteration == us(10000));
@@ -247,7 +248,7 @@ TEST_CASE("communication volume per step follows the ZeRO paper", "[sharded]") {
   const double psi = 4000;
   // DDP: one all-reduce of every gradient (4 B fp32 each) = Ψ elements all-reduced,
   // which the ZeRO paper counts as reduce-scatter + all-gather = 2Ψ.
-  const DdpResult ddp = simulate_ddp(w, hand_device(), [](CollectiveOp, Bytes) { return us(1); }, DdpOptions{});
+  const DdpResult ddp = simulate_ddp(w, sharded_hand_device(), [](CollectiveOp, Bytes) { return us(1); }, DdpOptions{});
   std::int64_t ddp_bytes = 0;
   for (const auto& c : ddp.program.comm) {
     if (c.category == "allreduce") ddp_bytes += c.bytes.count;
@@ -255,7 +256,7 @@ TEST_CASE("communication volume per step follows the ZeRO paper", "[sharded]") {
   const double ddp_volume = 2.0 * static_cast<double>(ddp_bytes / 4);
   CHECK(ddp_volume == 2 * psi);
   auto volume = [&](Sharding s) {
-    const ShardedResult r = simulate_sharded(w, hand_device(), fsdp_cost, fsdp(s), 4);
+    const ShardedResult r = simulate_sharded(w, sharded_hand_device(), fsdp_cost, fsdp(s), 4);
     return r.gathered_elements + r.reduced_elements;
   };
   // Stages 1 and 2: reduce-scatter Ψ + all-gather Ψ = 2Ψ, as DDP.
@@ -267,7 +268,7 @@ TEST_CASE("communication volume per step follows the ZeRO paper", "[sharded]") {
 }
 
 TEST_CASE("SHARD_GRAD_OP keeps parameters through backward", "[sharded]") {
-  const ShardedResult r = simulate_sharded(blocks(3), hand_device(), fsdp_cost, fsdp(Sharding::FsdpShardGradOp), 4);
+  const ShardedResult r = simulate_sharded(blocks(3), sharded_hand_device(), fsdp_cost, fsdp(Sharding::FsdpShardGradOp), 4);
   for (const auto& t : r.unit_timings) {
     CHECK(t.backward_gather_start == Time{});
     CHECK(t.backward_gather_end == Time{});
@@ -292,7 +293,7 @@ TEST_CASE("HYBRID_SHARD shards inside a node and all-reduces shards across nodes
     calls.emplace_back(op, b.count, g);
     return fsdp_cost(op, b, g);
   };
-  const ShardedResult r = simulate_sharded(blocks(3), hand_device(), cost, o, 8);
+  const ShardedResult r = simulate_sharded(blocks(3), sharded_hand_device(), cost, o, 8);
   // Every gather and reduce-scatter runs in the node (4 ranks, 2,000 B each); after each
   // reduce-scatter the 1,000 / 4 = 250-element shard (500 B) is all-reduced across nodes.
   int inter = 0;
@@ -320,7 +321,7 @@ TEST_CASE("HYBRID_SHARD shards inside a node and all-reduces shards across nodes
 
 TEST_CASE("FSDP units: blocks and the root", "[sharded]") {
   // embed, blocks.0, blocks.1, head: the root holds embed and head, first in the list.
-  const Workload w = hand_model({"embed", "blocks.0.attn", "blocks.0.mlp", "blocks.1.attn", "head"});
+  const Workload w = sharded_hand_model({"embed", "blocks.0.attn", "blocks.0.mlp", "blocks.1.attn", "head"});
   const auto units = make_units(w, fsdp(Sharding::FsdpFullShard));
   REQUIRE(units.size() == 3);
   CHECK(units[0].root);
@@ -342,7 +343,7 @@ TEST_CASE("FSDP units: blocks and the root", "[sharded]") {
 
   // The root is gathered once, first, and kept through forward: 3 forward gathers and 2
   // backward ones (the root is not resharded after forward), and 3 reduce-scatters.
-  const ShardedResult r = simulate_sharded(w, hand_device(), fsdp_cost, fsdp(Sharding::FsdpFullShard), 4);
+  const ShardedResult r = simulate_sharded(w, sharded_hand_device(), fsdp_cost, fsdp(Sharding::FsdpFullShard), 4);
   CHECK(count_comm(r, "allgather") == 5);
   CHECK(count_comm(r, "reducescatter") == 3);
   CHECK(r.unit_timings[0].backward_gather_end == Time{});
@@ -351,7 +352,7 @@ TEST_CASE("FSDP units: blocks and the root", "[sharded]") {
 TEST_CASE("FSDP with gradient accumulation re-gathers and reduces every micro-step", "[sharded]") {
   ShardingOptions o = fsdp(Sharding::FsdpFullShard);
   o.accumulate = 2;
-  const ShardedResult r = simulate_sharded(blocks(3), hand_device(), fsdp_cost, o, 4);
+  const ShardedResult r = simulate_sharded(blocks(3), sharded_hand_device(), fsdp_cost, o, 4);
   // Without no_sync(): 2 x (3 forward + 3 backward) gathers and 2 x 3 reduce-scatters.
   CHECK(count_comm(r, "allgather") == 12);
   CHECK(count_comm(r, "reducescatter") == 6);
@@ -361,7 +362,7 @@ TEST_CASE("FSDP with gradient accumulation re-gathers and reduces every micro-st
 
 TEST_CASE("bad sharded options are ConfigErrors", "[sharded]") {
   const Workload w = blocks(2);
-  auto run = [&](const ShardingOptions& o, int world = 4) { return simulate_sharded(w, hand_device(), fsdp_cost, o, world); };
+  auto run = [&](const ShardingOptions& o, int world = 4) { return simulate_sharded(w, sharded_hand_device(), fsdp_cost, o, world); };
   REQUIRE_THROWS_AS(run(fsdp(Sharding::Ddp)), ConfigError);
   REQUIRE_THROWS_AS(run(fsdp(Sharding::Zero3), 0), ConfigError);
   ShardingOptions o = fsdp(Sharding::FsdpFullShard);
@@ -400,7 +401,7 @@ std::string field_of(const std::function<void()>& f) {
 TEST_CASE("sharded option errors name the options field", "[sharded][vocabulary]") {
   const Workload w = blocks(2);
   auto run = [&](const ShardingOptions& o, int world = 4) {
-    return [&w, o, world] { (void)simulate_sharded(w, hand_device(), fsdp_cost, o, world); };
+    return [&w, o, world] { (void)simulate_sharded(w, sharded_hand_device(), fsdp_cost, o, world); };
   };
   CHECK(field_of(run(fsdp(Sharding::Ddp))) == "sharding");
   CHECK(field_of(run(fsdp(Sharding::Zero3), 0)) == "world_size");
@@ -425,10 +426,10 @@ TEST_CASE("sharded option errors name the options field", "[sharded][vocabulary]
   CHECK(field_of(run(o)) == "min_unit_params");
   DdpOptions d;
   d.accumulate = 0;
-  CHECK(field_of([&] { (void)simulate_ddp(w, hand_device(), [](CollectiveOp, Bytes) { return Time{}; }, d); }) == "accumulate");
+  CHECK(field_of([&] { (void)simulate_ddp(w, sharded_hand_device(), [](CollectiveOp, Bytes) { return Time{}; }, d); }) == "accumulate");
   d = DdpOptions{};
   d.hook = CommHook::PowerSgd;  // the hand model's parameters have no shapes
-  CHECK(field_of([&] { (void)simulate_ddp(w, hand_device(), [](CollectiveOp, Bytes) { return Time{}; }, d); }) == "hook");
+  CHECK(field_of([&] { (void)simulate_ddp(w, sharded_hand_device(), [](CollectiveOp, Bytes) { return Time{}; }, d); }) == "hook");
 }
 
 }  // namespace collsim

@@ -20,4 +20,11 @@ inline std::string write_test_file(const std::string& name, const std::string& t
   return path.string();
 }
 
+// The path of a topology file the repository ships (topologies/NAME).
+inline std::string shipped_topology(const std::string& name) { return std::string(COLLSIM_SOURCE_DIR) + "/topologies/" + name; }
+// The path of a workload the repository ships (workloads/NAME.json).
+inline std::string shipped_workload(const std::string& name) {
+  return std::string(COLLSIM_SOURCE_DIR) + "/workloads/" + name + ".json";
+}
+
 }  // namespace collsim::test

@@ -9,11 +9,11 @@
 #include "sim/topo/cluster_generator.hpp"
 #include "sim/topo/link_graph.hpp"
 #include "sim/topo/loader.hpp"
+#include "tests/unit/test_files.hpp"
 
 namespace collsim {
 namespace {
 
-std::string shipped(const std::string& name) { return std::string(COLLSIM_SOURCE_DIR) + "/topologies/" + name; }
 
 // Every rank sends size/N bytes to every other rank at once (no dependencies).
 Schedule direct_all_to_all(int ranks, Bytes size) {
@@ -32,7 +32,7 @@ Schedule direct_all_to_all(int ranks, Bytes size) {
 }  // namespace
 
 TEST_CASE("ring all-reduce on 4 x DGX H100 rail-optimised is limited by the 400 Gb/s NICs", "[topo][acceptance]") {
-  const Topology t = load_topology_file(shipped("4x-dgx-h100-rail-8x400g-ib.json"));
+  const Topology t = load_topology_file(test::shipped_topology("4x-dgx-h100-rail-8x400g-ib.json"));
   REQUIRE(t.rank_count() == 32);
   LinkGraph g(t);
   const Bytes size{Bytes{1} .count << 30};  // 1 GiB per rank

@@ -1,4 +1,4 @@
-// A cluster generator with an explicit server ({"kind": "explicit", "nodes", "links"}):
+// A server_cluster generator with an explicit server ({"kind": "explicit", "nodes", "links"}):
 // the server is copied per host with "h<i>/" ids, and one rejection per rule.
 #include <catch2/catch.hpp>
 
@@ -11,7 +11,7 @@ namespace {
 
 // One host with two GPUs on an NVSwitch and one NIC under a PCIe switch; `extra_node`
 // and `extra_link` are appended to the server's arrays.
-nlohmann::json cluster(const std::string& extra_node = "", const std::string& extra_link = "") {
+nlohmann::json server_cluster(const std::string& extra_node = "", const std::string& extra_link = "") {
   return nlohmann::json::parse(R"({"generator": {"kind": "cluster", "hosts": 3,
     "server": {"kind": "explicit",
       "nodes": [{"id": "host", "kind": "host"}, {"id": "sw", "kind": "pcie_switch", "host": "host"},
@@ -31,7 +31,7 @@ nlohmann::json cluster(const std::string& extra_node = "", const std::string& ex
 }  // namespace
 
 TEST_CASE("topo explicit server: copied per host on the fabric", "[topo][explicit-server]") {
-  const Topology t = load_topology_json(cluster(), "c.json");
+  const Topology t = load_topology_json(server_cluster(), "c.json");
   // 3 hosts x 6 nodes + 1 fabric switch; 3 x 5 duplex links + 3 NIC links, both directions.
   REQUIRE(t.nodes.size() == 3 * 6 + 1);
   REQUIRE(t.links.size() == 2 * (3 * 5 + 3));
@@ -43,17 +43,17 @@ TEST_CASE("topo explicit server: copied per host on the fabric", "[topo][explici
 
 TEST_CASE("topo explicit server: each rule is a ConfigError", "[topo][explicit-server]") {
   // A second host node.
-  REQUIRE_THROWS_AS(load_topology_json(cluster(R"(, {"id": "host2", "kind": "host"})"), "c.json"), ConfigError);
+  REQUIRE_THROWS_AS(load_topology_json(server_cluster(R"(, {"id": "host2", "kind": "host"})"), "c.json"), ConfigError);
   // A fabric switch inside the server.
-  REQUIRE_THROWS_AS(load_topology_json(cluster(R"(, {"id": "tor", "kind": "switch"})"), "c.json"), ConfigError);
+  REQUIRE_THROWS_AS(load_topology_json(server_cluster(R"(, {"id": "tor", "kind": "switch"})"), "c.json"), ConfigError);
   // A network link inside the server.
-  REQUIRE_THROWS_AS(load_topology_json(cluster(R"(, {"id": "n1", "kind": "nic"})",
+  REQUIRE_THROWS_AS(load_topology_json(server_cluster(R"(, {"id": "n1", "kind": "nic"})",
                                                R"(, {"endpoints": ["n0", "n1"], "kind": "ib", "bandwidth": "1GB/s", "latency": "1us"})"),
                                        "c.json"),
                     ConfigError);
   // A bad link inside the server names its pointer under /generator/server.
   try {
-    (void)load_topology_json(cluster("", R"(, {"endpoints": ["g0", "zz"], "kind": "pcie", "bandwidth": "1GB/s", "latency": "1us"})"),
+    (void)load_topology_json(server_cluster("", R"(, {"endpoints": ["g0", "zz"], "kind": "pcie", "bandwidth": "1GB/s", "latency": "1us"})"),
                              "c.json");
     FAIL("no error");
   } catch (const ConfigError& e) {

@@ -6,13 +6,13 @@
 
 #include "sim/topo/loader.hpp"
 #include "sim/topo/topology_summary.hpp"
+#include "tests/unit/test_files.hpp"
 
 namespace collsim {
 
 namespace {
-std::string shipped(const std::string& name) { return std::string(COLLSIM_SOURCE_DIR) + "/topologies/" + name; }
 
-struct Expect {
+struct FileExpect {
   std::string file;
   int ranks, hosts, nics_per_host;
   double net_gbps;        // per-rank share of its own NIC, payload GB/s per direction
@@ -43,7 +43,7 @@ TEST_CASE("shipped clusters: ranks, hosts, NICs, NIC rate and bisection", "[topo
   // hosts' NICs cross the cut (24.817); 25 Gb/s -> 3.10212 GB/s per host, 8 hosts
   // cross (24.817).
   const double eth100 = 12.5 * 8948.0 / 9014.0, eth25 = 3.125 * 8948.0 / 9014.0;
-  const std::vector<Expect> cases{
+  const std::vector<FileExpect> cases{
       {"4x-dgx-a100-8x200g-ib.json", 32, 4, 8, 25, 400},
       {"4x-dgx-h100-rail-8x400g-ib.json", 32, 4, 8, 50, 800},
       {"16x-dgx-h100-rail-8x400g-ib.json", 128, 16, 8, 50, 3200},
@@ -51,9 +51,9 @@ TEST_CASE("shipped clusters: ranks, hosts, NICs, NIC rate and bisection", "[topo
       {"tcp-16x25gbe.json", 16, 16, 1, eth25, 8 * eth25},
       {"h100-fat-tree-1024.json", 1024, 128, 8, 50, 25600},
   };
-  for (const Expect& e : cases) {
+  for (const FileExpect& e : cases) {
     INFO(e.file);
-    const TopologySummary s = summarize(load_topology_file(shipped(e.file)));
+    const TopologySummary s = summarize(load_topology_file(test::shipped_topology(e.file)));
     CHECK(s.ranks == e.ranks);
     CHECK(s.node_counts.at("host") == e.hosts);
     CHECK(s.min_nics_per_host == e.nics_per_host);
@@ -65,7 +65,7 @@ TEST_CASE("shipped clusters: ranks, hosts, NICs, NIC rate and bisection", "[topo
 }
 
 TEST_CASE("the 16384-GPU fat tree loads: 2048 DGX H100, 512 leaves, 32 spines", "[topo][files]") {
-  const Topology t = load_topology_file(shipped("h100-fat-tree-16384.json"));
+  const Topology t = load_topology_file(test::shipped_topology("h100-fat-tree-16384.json"));
   CHECK(t.rank_count() == 16384);
   int switches = 0;
   for (const Node& n : t.nodes) switches += n.kind == NodeKind::Switch ? 1 : 0;

@@ -11,13 +11,13 @@
 #include "sim/topo/loader.hpp"
 #include "sim/topo/nccl_topo_import.hpp"
 #include "sim/topo/topology_compare.hpp"
+#include "tests/unit/test_files.hpp"
 
 namespace collsim {
 
 namespace {
 
 const std::string kXml = std::string(COLLSIM_TEST_DATA) + "/nccl-xml/";
-std::string shipped(const std::string& name) { return std::string(COLLSIM_SOURCE_DIR) + "/topologies/" + name; }
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);
@@ -32,9 +32,9 @@ nlohmann::ordered_json import_text(const std::string& xml, const std::optional<N
   return nccl_topology_json(host, "imported", "dump.xml", cluster);
 }
 
-Topology load(const nlohmann::ordered_json& doc) { return load_topology_json(nlohmann::json::parse(doc.dump()), "imported"); }
+Topology load_import(const nlohmann::ordered_json& doc) { return load_topology_json(nlohmann::json::parse(doc.dump()), "imported"); }
 
-std::string error_of(const std::function<void()>& f) {
+std::string import_error_of(const std::function<void()>& f) {
   try {
     f();
   } catch (const ConfigError& e) {
@@ -56,8 +56,8 @@ std::string a100_with(const std::string& from, const std::string& to) {
 TEST_CASE("topo import-nccl: each hand-written dump is its shipped topology up to ids", "[topo][nccl-import]") {
   for (const std::string name : {"dgx-a100", "dgx-h100", "pcie-8gpu"}) {
     INFO(name);
-    const Topology imported = load(import_text(slurp(kXml + name + ".xml")));
-    const Topology expected = load_topology_file(shipped(name + ".json"));
+    const Topology imported = load_import(import_text(slurp(kXml + name + ".xml")));
+    const Topology expected = load_topology_file(test::shipped_topology(name + ".json"));
     const auto diffs = topology_differences(imported, expected);
     for (const auto& d : diffs) UNSCOPED_INFO(d);
     REQUIRE(diffs.empty());
@@ -80,7 +80,7 @@ TEST_CASE("topo import-nccl: GPU models, NVLink counts and PCIe generations come
   REQUIRE(nvs["lanes"] == 12);
   REQUIRE(nvs["bandwidth"] == "25GB/s");
   // Hopper: 5+4+4+5 = 18 NVLinks; PCIe Gen5 x16 (32 GT/s x 128/130 / 8 per lane).
-  const Topology h100 = load(import_text(slurp(kXml + "dgx-h100.xml")));
+  const Topology h100 = load_import(import_text(slurp(kXml + "dgx-h100.xml")));
   REQUIRE(h100.nodes[h100.ranks[0]].model == "H100");
   for (const DirectedLink& l : h100.links) {
     if (l.kind == LinkKind::NvSwitch) REQUIRE(l.lanes == 18);
@@ -95,7 +95,7 @@ TEST_CASE("topo import-nccl: a dump on a fabric is the shipped cluster, NIC spee
   // 4x-dgx-a100-8x200g-ib.json: 4 DGX A100 on one star, 200 Gb/s NICs (speed="200000" Mb/s).
   const auto doc = import_text(slurp(kXml + "dgx-a100.xml"), NcclClusterOptions{4, {{"kind", "star"}, {"link_kind", "ib"}}});
   REQUIRE(doc["generator"]["fabric"]["nic_bandwidth"] == "200Gbps");
-  const auto diffs = topology_differences(load(doc), load_topology_file(shipped("4x-dgx-a100-8x200g-ib.json")));
+  const auto diffs = topology_differences(load_import(doc), load_topology_file(test::shipped_topology("4x-dgx-a100-8x200g-ib.json")));
   for (const auto& d : diffs) UNSCOPED_INFO(d);
   REQUIRE(diffs.empty());
 }
@@ -109,22 +109,22 @@ TEST_CASE("topo import-nccl: a GPU the dump cannot name needs --gpu-model, which
   // An A30 (SM 80, device 0x20b7) is not an A100: the SM alone does not decide.
   std::string a30 = slurp(kXml + "pcie-8gpu.xml");
   a30 = std::regex_replace(a30, std::regex("0x20b5"), "0x20b7");
-  const std::string m = error_of([&] { (void)import_text(a30); });
+  const std::string m = import_error_of([&] { (void)import_text(a30); });
   REQUIRE(m.find("dump.xml: line 10, <gpu> attribute \"sm\" (PCI device 0x20b7)") != std::string::npos);
   REQUIRE(m.find("--gpu-model") != std::string::npos);
-  REQUIRE(load(import_text(a30, std::nullopt, {"A100"})).nodes[8].model == "A100");
+  REQUIRE(load_import(import_text(a30, std::nullopt, {"A100"})).nodes[8].model == "A100");
   REQUIRE_THROWS_AS(import_text(a30, std::nullopt, {"H100"}), ConfigError);
   REQUIRE_THROWS_AS(import_text(a30, std::nullopt, {"Z9"}), ConfigError);
 }
 
 TEST_CASE("topo import-nccl: each bad dump names file, line, element and attribute", "[topo][nccl-import]") {
   // A missing attribute.
-  const std::string no_width = error_of([] { (void)import_text(a100_with(" link_width=\"16\">", ">")); });
+  const std::string no_width = import_error_of([] { (void)import_text(a100_with(" link_width=\"16\">", ">")); });
   REQUIRE(no_width.find("dump.xml: line 8, <pci> attribute \"link_width\"") != std::string::npos);
   // A PCIe speed collsim does not model.
   REQUIRE_THROWS_AS(import_text(a100_with("16.0 GT/s PCIe", "2.5 GT/s PCIe")), ConfigError);
   // A wrong schema version, a wrong root, an element where it does not belong.
-  REQUIRE(error_of([] { (void)import_text(a100_with("\n<system version=\"1\">", "\n<system version=\"2\">")); })
+  REQUIRE(import_error_of([] { (void)import_text(a100_with("\n<system version=\"1\">", "\n<system version=\"2\">")); })
               .find("version 1") != std::string::npos);
   REQUIRE_THROWS_AS(import_text("<topology/>"), ConfigError);
   REQUIRE_THROWS_AS(import_text(a100_with("<nic>", "<nic><gpu dev=\"9\" sm=\"80\"/>")), ConfigError);
@@ -134,18 +134,18 @@ TEST_CASE("topo import-nccl: each bad dump names file, line, element and attribu
                     ConfigError);
   REQUIRE_THROWS_AS(import_text(a100_with("tclass=\"0x068000\"", "tclass=\"0x020700\"")), ConfigError);
   // Two GPUs with one CUDA index.
-  REQUIRE(error_of([] { (void)import_text(a100_with("<gpu dev=\"1\"", "<gpu dev=\"0\"")); }).find("first on line") !=
+  REQUIRE(import_error_of([] { (void)import_text(a100_with("<gpu dev=\"1\"", "<gpu dev=\"0\"")); }).find("first on line") !=
           std::string::npos);
   // Two sockets of a CPU whose socket links collsim does not know.
-  REQUIRE(error_of([] { (void)import_text(a100_with("familyid=\"23\" modelid=\"49\"", "familyid=\"25\" modelid=\"1\"")); })
+  REQUIRE(import_error_of([] { (void)import_text(a100_with("familyid=\"23\" modelid=\"49\"", "familyid=\"25\" modelid=\"1\"")); })
               .find("socket links") != std::string::npos);
   // A NIC speed that is not a number.
   REQUIRE_THROWS_AS(import_text(a100_with("speed=\"200000\"", "speed=\"fast\"")), ConfigError);
 }
 
 TEST_CASE("topo compare: different machines and different wiring are reported", "[topo][nccl-import]") {
-  const Topology a100 = load_topology_file(shipped("dgx-a100.json"));
-  REQUIRE(!topology_differences(a100, load_topology_file(shipped("dgx-h100.json"))).empty());
+  const Topology a100 = load_topology_file(test::shipped_topology("dgx-a100.json"));
+  REQUIRE(!topology_differences(a100, load_topology_file(test::shipped_topology("dgx-h100.json"))).empty());
   // Moves the <pci> element `busid` (with its contents) to just before `before`.
   const auto move = [](std::string xml, const std::string& busid, const std::string& before) {
     const auto start = xml.find("      <pci busid=\"" + busid + "\"");
@@ -155,15 +155,15 @@ TEST_CASE("topo compare: different machines and different wiring are reported", 
     xml.insert(xml.find("      <pci busid=\"" + before + "\""), element);
     return xml;
   };
-  const Topology pcie = load_topology_file(shipped("pcie-8gpu.json"));
+  const Topology pcie = load_topology_file(test::shipped_topology("pcie-8gpu.json"));
   const std::string xml = slurp(kXml + "pcie-8gpu.xml");
   // Three GPUs on the second switch and one on the first: same nodes, same links, other wiring.
-  const auto gpu_moved = topology_differences(load(import_text(move(xml, "0000:1c:00.0", "0000:34:00.0"))), pcie);
+  const auto gpu_moved = topology_differences(load_import(import_text(move(xml, "0000:1c:00.0", "0000:34:00.0"))), pcie);
   REQUIRE(gpu_moved.size() == 1);
   REQUIRE(gpu_moved.front().rfind("structure:", 0) == 0);
   // The NIC beside GPUs 2 and 3 instead of 0 and 1: the same machine, but rank 0 is no
   // longer beside the NIC, so the ranks differ.
-  const auto nic_moved = topology_differences(load(import_text(move(xml, "0000:1d:00.0", "0000:34:00.0"))), pcie);
+  const auto nic_moved = topology_differences(load_import(import_text(move(xml, "0000:1d:00.0", "0000:34:00.0"))), pcie);
   REQUIRE(nic_moved.size() == 1);
   REQUIRE(nic_moved.front().rfind("rank 0:", 0) == 0);
 }

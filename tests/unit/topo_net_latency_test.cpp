@@ -21,16 +21,16 @@
 namespace collsim {
 namespace {
 
-nlohmann::json cluster(const nlohmann::json& net_latency) {
+nlohmann::json latency_cluster(const nlohmann::json& net_latency) {
   nlohmann::json fabric{{"kind", "star"}, {"link_kind", "roce"}, {"nic_bandwidth", "100Gbps"}};
   if (!net_latency.is_null()) fabric["net_latency"] = net_latency;
   return {{"generator", {{"kind", "cluster"}, {"hosts", 2}, {"server", {{"kind", "dgx_a100"}, {"nics", 4}}}, {"fabric", fabric}}}};
 }
 
-Topology load(const nlohmann::json& doc) { return load_topology_json(doc, "t.json"); }
+Topology load_latency(const nlohmann::json& doc) { return load_topology_json(doc, "t.json"); }
 
 // Exactly one error, whose message has every piece.
-void expect_one(const nlohmann::json& doc, const std::vector<std::string>& pieces) {
+void expect_latency_error(const nlohmann::json& doc, const std::vector<std::string>& pieces) {
   const Diagnostics e = check_topology_json(doc, "t.json").errors;
   for (const auto& x : e) UNSCOPED_INFO(x.what());
   REQUIRE(e.size() == 1);
@@ -48,22 +48,22 @@ Time net_latency_of_nics(const Topology& t) {
 }
 
 TEST_CASE("net_latency: a transport's published figure or a time, on every NIC of a fabric", "[topo][net_latency]") {
-  CHECK(net_latency_of_nics(load(cluster(nullptr))) == Time{});
-  CHECK(net_latency_of_nics(load(cluster("efa-p4d"))) == Time::from_us(75));
-  CHECK(net_latency_of_nics(load(cluster("efa-p5en"))) == Time::from_us(35));
-  CHECK(net_latency_of_nics(load(cluster("efa-p3dn"))) == Time::from_us(150));
-  CHECK(net_latency_of_nics(load(cluster("ib-verbs"))) == Time{});
-  CHECK(net_latency_of_nics(load(cluster("12.5us"))) == Time::from_ns(12500));
+  CHECK(net_latency_of_nics(load_latency(latency_cluster(nullptr))) == Time{});
+  CHECK(net_latency_of_nics(load_latency(latency_cluster("efa-p4d"))) == Time::from_us(75));
+  CHECK(net_latency_of_nics(load_latency(latency_cluster("efa-p5en"))) == Time::from_us(35));
+  CHECK(net_latency_of_nics(load_latency(latency_cluster("efa-p3dn"))) == Time::from_us(150));
+  CHECK(net_latency_of_nics(load_latency(latency_cluster("ib-verbs"))) == Time{});
+  CHECK(net_latency_of_nics(load_latency(latency_cluster("12.5us"))) == Time::from_ns(12500));
   // Every transport names where its figure is published.
   for (const NetTransport& t : net_transports()) CHECK(!t.source.empty());
 }
 
 TEST_CASE("net_latency: bad values are refused with file, pointer, value and expectation", "[topo][net_latency]") {
   const std::string expected = "a transport (ib-verbs, socket, tcpxo, efa-p4d";
-  expect_one(cluster("efa"), {"t.json", "/generator/fabric/net_latency", "got \"efa\"", expected});
-  expect_one(cluster(75), {"/generator/fabric/net_latency", "got 75", expected});
-  expect_one(cluster("20ms"), {"/generator/fabric/net_latency", "got \"20ms\"", "or a time up to 10 ms"});
-  expect_one(cluster("-1us"), {"/generator/fabric/net_latency", "got \"-1us\""});
+  expect_latency_error(latency_cluster("efa"), {"t.json", "/generator/fabric/net_latency", "got \"efa\"", expected});
+  expect_latency_error(latency_cluster(75), {"/generator/fabric/net_latency", "got 75", expected});
+  expect_latency_error(latency_cluster("20ms"), {"/generator/fabric/net_latency", "got \"20ms\"", "or a time up to 10 ms"});
+  expect_latency_error(latency_cluster("-1us"), {"/generator/fabric/net_latency", "got \"-1us\""});
   // On an explicit topology: NIC nodes only.
   auto doc = parse_json_text(R"({"nodes": [
       {"id": "h", "kind": "host"},
@@ -71,18 +71,18 @@ TEST_CASE("net_latency: bad values are refused with file, pointer, value and exp
       {"id": "n", "kind": "nic", "host": "h", "net_latency": "5us"}],
     "links": [{"endpoints": ["g", "n"], "kind": "pcie", "bandwidth": "24GB/s", "latency": "1us"}]})",
                              "t.json");
-  expect_one(doc, {"/nodes/1/net_latency", "got \"5us\"", "no net_latency except on a nic node"});
+  expect_latency_error(doc, {"/nodes/1/net_latency", "got \"5us\"", "no net_latency except on a nic node"});
   doc["nodes"][1].erase("net_latency");
-  const Topology t = load(doc);
+  const Topology t = load_latency(doc);
   CHECK(t.nodes[2].net_latency == Time::from_us(5));
   doc["nodes"][2]["net_latency"] = "fast";
-  expect_one(doc, {"/nodes/2/net_latency", "got \"fast\"", expected});
+  expect_latency_error(doc, {"/nodes/2/net_latency", "got \"fast\"", expected});
 }
 
 TEST_CASE("net_latency: NCCL adds it to each network step, twice for Simple", "[coll][net_latency]") {
   const ProtocolModel m = nccl_default_model();
-  const TopologyFacts plain = topology_facts(load(cluster(nullptr)));
-  const TopologyFacts efa = topology_facts(load(cluster("efa-p4d")));
+  const TopologyFacts plain = topology_facts(load_latency(latency_cluster(nullptr)));
+  const TopologyFacts efa = topology_facts(load_latency(latency_cluster("efa-p4d")));
   CHECK(efa.net_latency == Time::from_us(75));
   const Collective c{CollectiveOp::AllReduce, 16, 0, Bytes{8}};
   const auto net = static_cast<std::size_t>(LinkClass::Net);
@@ -107,12 +107,12 @@ TEST_CASE("net_latency: NCCL adds it to each network step, twice for Simple", "[
   REQUIRE(tb);
   CHECK((*tb - *ta).us() == Approx(150.0).margin(1e-6));
   // One host: no network step, nothing added.
-  auto one = cluster("efa-p4d");
+  auto one = latency_cluster("efa-p4d");
   one["generator"]["hosts"] = 1;
-  const TopologyFacts single = topology_facts(load(one));
+  const TopologyFacts single = topology_facts(load_latency(one));
   const Collective c8{CollectiveOp::AllReduce, 8, 0, Bytes{8}};
   CHECK(collective_cost(single, c8, "ring", Protocol::LL, m).step.step_latency[net] ==
-        collective_cost(topology_facts(load(cluster(nullptr))), c8, "ring", Protocol::LL, m).step.step_latency[net]);
+        collective_cost(topology_facts(load_latency(latency_cluster(nullptr))), c8, "ring", Protocol::LL, m).step.step_latency[net]);
 }
 
 TEST_CASE("net_latency: a small all-reduce across two EFA hosts pays it on its network steps", "[coll][net_latency]") {
@@ -120,8 +120,8 @@ TEST_CASE("net_latency: a small all-reduce across two EFA hosts pays it on its n
   req.algorithms = {"tree"};
   req.protocols = {Protocol::LL};
   const Collective c{CollectiveOp::AllReduce, 16, 0, Bytes{8}};
-  const Topology plain = load(cluster(nullptr));
-  const Topology efa = load(cluster("efa-p4d"));
+  const Topology plain = load_latency(latency_cluster(nullptr));
+  const Topology efa = load_latency(latency_cluster("efa-p4d"));
   LinkGraph gp(plain), ge(efa);
   const double a = predict_collective(gp, c, req).time.us();
   const double b = predict_collective(ge, c, req).time.us();

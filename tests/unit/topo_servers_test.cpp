@@ -15,13 +15,13 @@
 #include "sim/topo/link_overhead.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/topo/topology_summary.hpp"
+#include "tests/unit/test_files.hpp"
 
 namespace collsim {
 
 namespace {
-std::string shipped(const std::string& name) { return std::string(COLLSIM_SOURCE_DIR) + "/topologies/" + name; }
 
-struct Expect {
+struct ServerExpect {
   std::string file;
   std::string model;
   double nvlink_gbps;  // per GPU per direction
@@ -43,7 +43,7 @@ TEST_CASE("single servers: GPU count, model, per-GPU NVLink and PCIe bandwidth, 
   // only PCIe, min(3 x 22.4 UPI = 67.2, 2 x 31.508) = 63.015.
   const double gen3 = 16 * 8e9 * 128 / 130 / 8 / 1e9, gen4 = 2 * gen3, gen5 = 4 * gen3;
   // B200: NVLink 5, 18 x 50 = 900 per direction; socket link 4 x 40 = 160 > 2 x 63.015.
-  const std::array<Expect, 6> cases{{
+  const std::array<ServerExpect, 6> cases{{
       {"dgx1-v100.json", "V100", 150, gen3, 4, 150 + 2 * gen3},
       {"dgx-a100.json", "A100", 300, gen4, 8, 4 * 300 + 2 * gen4},
       {"dgx-h100.json", "H100", 450, gen5, 8, 4 * 450 + 2 * gen5},
@@ -51,9 +51,9 @@ TEST_CASE("single servers: GPU count, model, per-GPU NVLink and PCIe bandwidth, 
       {"dgx-b200.json", "B200", 900, gen5, 8, 4 * 900 + 2 * gen5},
       {"pcie-8gpu.json", "A100", 0, gen4, 1, 2 * gen4},
   }};
-  for (const Expect& e : cases) {
+  for (const ServerExpect& e : cases) {
     INFO(e.file);
-    const Topology t = load_topology_file(shipped(e.file));
+    const Topology t = load_topology_file(test::shipped_topology(e.file));
     const TopologySummary s = summarize(t);
     CHECK(s.ranks == 8);
     CHECK(s.gpus_by_model == std::map<std::string, int>{{e.model, 8}});
@@ -68,7 +68,7 @@ TEST_CASE("single servers: GPU count, model, per-GPU NVLink and PCIe bandwidth, 
 }
 
 TEST_CASE("GPU models and link classes are exposed for later layers", "[topo][servers]") {
-  const Topology t = load_topology_file(shipped("dgx-h100.json"));
+  const Topology t = load_topology_file(test::shipped_topology("dgx-h100.json"));
   const Node& gpu = t.nodes[t.ranks[0]];
   REQUIRE(gpu.model == "H100");
   // Every model name a file may use has an NCCL architecture row.
@@ -82,7 +82,7 @@ TEST_CASE("GPU models and link classes are exposed for later layers", "[topo][se
 
 TEST_CASE("Ethernet links charge TCP/IP headers: rate x (MTU - 52) / (MTU + 14)", "[topo][servers]") {
   // 25 Gb/s = 3.125 GB/s; at MTU 9000: x 8948 / 9014 = 3.10212 GB/s (testbed.md: 0.993).
-  const Topology t = load_topology_file(shipped("tcp-16x25gbe.json"));
+  const Topology t = load_topology_file(test::shipped_topology("tcp-16x25gbe.json"));
   const auto eth = std::find_if(t.links.begin(), t.links.end(), [](const auto& l) { return l.kind == LinkKind::Ethernet; });
   REQUIRE(eth != t.links.end());
   CHECK(eth->mtu == 9000);
@@ -116,7 +116,7 @@ TEST_CASE("the DGX-1 hybrid cube-mesh matches a real machine's nvidia-smi layout
     }
   }
   REQUIRE(entries == 8);
-  const Topology t = load_topology_file(shipped("dgx1-v100.json"));
+  const Topology t = load_topology_file(test::shipped_topology("dgx1-v100.json"));
   std::array<std::array<int, 8>, 8> ours{};
   for (const auto& l : t.links) {
     if (l.kind == LinkKind::NvLink) ours[l.from - t.ranks[0]][l.to - t.ranks[0]] = l.lanes;

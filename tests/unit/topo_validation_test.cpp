@@ -33,7 +33,7 @@ nlohmann::json base() { return parse_json_text(kBase, "t.json"); }
 Diagnostics errors_of(const nlohmann::json& doc) { return check_topology_json(doc, "t.json").errors; }
 
 // Exactly one error, whose message has every piece.
-void expect_one(const nlohmann::json& doc, const std::vector<std::string>& pieces) {
+void expect_validation_error(const nlohmann::json& doc, const std::vector<std::string>& pieces) {
   const Diagnostics e = errors_of(doc);
   for (const auto& x : e) UNSCOPED_INFO(x.what());
   REQUIRE(e.size() == 1);
@@ -51,25 +51,25 @@ TEST_CASE("the base file is valid", "[topo][validation]") {
 }
 
 TEST_CASE("validation: the document and unknown keys", "[topo][validation]") {
-  expect_one(nlohmann::json::array(), {"t.json: /", "got []", "a JSON object"});
+  expect_validation_error(nlohmann::json::array(), {"t.json: /", "got []", "a JSON object"});
   auto d = base();
   d["colour"] = "red";
-  expect_one(d, {"/colour", "unknown key \"colour\"", "only these keys here: name, description, collsim_version, nodes, links, ranks"});
+  expect_validation_error(d, {"/colour", "unknown key \"colour\"", "only these keys here: name, description, collsim_version, nodes, links, ranks"});
   d = base();
   d["nodes"][1]["speed"] = 1;
-  expect_one(d, {"/nodes/1/speed", "unknown key \"speed\"", "id, kind, model, host, nic"});
+  expect_validation_error(d, {"/nodes/1/speed", "unknown key \"speed\"", "id, kind, model, host, nic"});
   d = base();
   d["links"][0]["colour"] = 1;
-  expect_one(d, {"/links/0/colour", "unknown key", "endpoints, kind, bandwidth, latency, duplex, lanes, mtu"});
+  expect_validation_error(d, {"/links/0/colour", "unknown key", "endpoints, kind, bandwidth, latency, duplex, lanes, mtu"});
   d = base();
   d["name"] = 3;
-  expect_one(d, {"/name", "got 3", "a string"});
+  expect_validation_error(d, {"/name", "got 3", "a string"});
   d = base();
   d["links"] = {{"a", 1}};
-  expect_one(d, {"/links", "got {\"a\":1}", "an array"});
+  expect_validation_error(d, {"/links", "got {\"a\":1}", "an array"});
   d = base();
   d["nodes"][1].erase("kind");
-  expect_one(d, {"/nodes/1/kind", "this field, which is required"});
+  expect_validation_error(d, {"/nodes/1/kind", "this field, which is required"});
   d = base();
   d.erase("nodes");
   const Diagnostics e = errors_of(d);
@@ -80,118 +80,118 @@ TEST_CASE("validation: the document and unknown keys", "[topo][validation]") {
 TEST_CASE("validation: nodes", "[topo][validation]") {
   auto d = base();
   d["nodes"].push_back(5);
-  expect_one(d, {"/nodes/4", "got 5", "a JSON object"});
+  expect_validation_error(d, {"/nodes/4", "got 5", "a JSON object"});
   d = base();
   d["nodes"].push_back({{"id", ""}, {"kind", "cpu"}});
-  expect_one(d, {"/nodes/4/id", "got \"\"", "a non-empty node id"});
+  expect_validation_error(d, {"/nodes/4/id", "got \"\"", "a non-empty node id"});
   d = base();
   d["nodes"].push_back({{"id", "a"}, {"kind", "cpu"}});
-  expect_one(d, {"/nodes/4/id", "got \"a\"", "a node id not used by an earlier node"});
+  expect_validation_error(d, {"/nodes/4/id", "got \"a\"", "a node id not used by an earlier node"});
   d = base();
   d["nodes"][1]["kind"] = "tpu";
-  expect_one(d, {"/nodes/1/kind", "got \"tpu\"", "one of: gpu, nvswitch, pcie_switch, cpu, nic, switch, host"});
+  expect_validation_error(d, {"/nodes/1/kind", "got \"tpu\"", "one of: gpu, nvswitch, pcie_switch, cpu, nic, switch, host"});
   d = base();
   d["nodes"][3]["model"] = "H100";
-  expect_one(d, {"/nodes/3/model", "got \"H100\"", "no model except on a gpu node"});
+  expect_validation_error(d, {"/nodes/3/model", "got \"H100\"", "no model except on a gpu node"});
   d = base();
   d["nodes"][1]["model"] = "GTX1080";
-  expect_one(d, {"t.json: /nodes/1/model", "got \"GTX1080\"",
+  expect_validation_error(d, {"t.json: /nodes/1/model", "got \"GTX1080\"",
                  "a GPU model, one of: V100, RTX 2080 Ti, A100, A800, RTX 3090, RTX 4090, L4, L40S, H100, H800, "
                  "H20, H200, B200, GB200, B300, RTX 5090"});
   d = base();
   d["nodes"][1]["host"] = "nowhere";
-  expect_one(d, {"/nodes/1/host", "got \"nowhere\"", "the id of a node listed in /nodes"});
+  expect_validation_error(d, {"/nodes/1/host", "got \"nowhere\"", "the id of a node listed in /nodes"});
   d = base();
   d["nodes"][1]["host"] = "sw";
-  expect_one(d, {"/nodes/1/host", "got \"sw\"", "the id of a node of kind \"host\""});
+  expect_validation_error(d, {"/nodes/1/host", "got \"sw\"", "the id of a node of kind \"host\""});
   d = base();
   d["nodes"][0]["host"] = "h";
-  expect_one(d, {"/nodes/0/host", "got \"h\"", "no host on a node that is itself a host"});
+  expect_validation_error(d, {"/nodes/0/host", "got \"h\"", "no host on a node that is itself a host"});
 }
 
 TEST_CASE("validation: a GPU's own NIC", "[topo][validation]") {
   auto d = base();
   d["nodes"][1]["nic"] = "sw";
-  expect_one(d, {"/nodes/1/nic", "got \"sw\"", "the id of a node of kind \"nic\""});
+  expect_validation_error(d, {"/nodes/1/nic", "got \"sw\"", "the id of a node of kind \"nic\""});
   d = base();
   d["nodes"].push_back({{"id", "n0"}, {"kind", "nic"}, {"host", "h"}});
   d["nodes"][3]["nic"] = "n0";
-  expect_one(d, {"/nodes/3/nic", "got \"n0\"", "no nic except on a gpu node"});
+  expect_validation_error(d, {"/nodes/3/nic", "got \"n0\"", "no nic except on a gpu node"});
   d = base();
   d["nodes"].push_back({{"id", "h2"}, {"kind", "host"}});
   d["nodes"].push_back({{"id", "n1"}, {"kind", "nic"}, {"host", "h2"}});
   d["nodes"][1]["nic"] = "n1";
-  expect_one(d, {"/nodes/1/nic", "got \"n1\"", "a NIC in the same host as the GPU"});
+  expect_validation_error(d, {"/nodes/1/nic", "got \"n1\"", "a NIC in the same host as the GPU"});
 }
 
 TEST_CASE("validation: links", "[topo][validation]") {
   auto d = base();
   d["links"][0]["endpoints"] = {"a"};
-  expect_one(d, {"/links/0/endpoints", "got [\"a\"]", "an array of two node ids"});
+  expect_validation_error(d, {"/links/0/endpoints", "got [\"a\"]", "an array of two node ids"});
   d = base();
   d["links"][0]["endpoints"][1] = "ghost";
-  expect_one(d, {"/links/0/endpoints/1", "got \"ghost\"", "the id of a node listed in /nodes"});
+  expect_validation_error(d, {"/links/0/endpoints/1", "got \"ghost\"", "the id of a node listed in /nodes"});
   d = base();
   d["links"][0]["endpoints"] = {"a", "a"};
-  expect_one(d, {"/links/0/endpoints", "got [\"a\",\"a\"]", "two different nodes"});
+  expect_validation_error(d, {"/links/0/endpoints", "got [\"a\",\"a\"]", "two different nodes"});
   d = base();
   d["links"][0]["kind"] = "smoke";
-  expect_one(d, {"/links/0/kind", "got \"smoke\"", "one of: nvlink, nvswitch, pcie, ib, roce, ethernet"});
+  expect_validation_error(d, {"/links/0/kind", "got \"smoke\"", "one of: nvlink, nvswitch, pcie, ib, roce, ethernet"});
   d = base();
   d["links"][0]["bandwidth"] = "25";
-  expect_one(d, {"/links/0/bandwidth", "25", "a positive bandwidth with a unit"});
+  expect_validation_error(d, {"/links/0/bandwidth", "25", "a positive bandwidth with a unit"});
   d = base();
   d["links"][0]["latency"] = "fast";
-  expect_one(d, {"/links/0/latency", "fast", "a non-negative time with a unit"});
+  expect_validation_error(d, {"/links/0/latency", "fast", "a non-negative time with a unit"});
   d = base();
   d["links"][0]["duplex"] = 1;
-  expect_one(d, {"/links/0/duplex", "got 1", "true or false"});
+  expect_validation_error(d, {"/links/0/duplex", "got 1", "true or false"});
   d = base();
   d["links"][0]["lanes"] = 0;
-  expect_one(d, {"/links/0/lanes", "got 0", "an integer from 1 to 1024"});
+  expect_validation_error(d, {"/links/0/lanes", "got 0", "an integer from 1 to 1024"});
   d = base();
   d["links"][0]["mtu"] = 9000;
-  expect_one(d, {"/links/0/mtu", "got 9000", "no mtu except on an \"ethernet\" link"});
+  expect_validation_error(d, {"/links/0/mtu", "got 9000", "no mtu except on an \"ethernet\" link"});
 }
 
 TEST_CASE("validation: link kinds must fit their endpoints", "[topo][validation]") {
   auto d = base();
   d["nodes"].push_back({{"id", "n0"}, {"kind", "nic"}, {"host", "h"}});
   d["links"].push_back({{"endpoints", {"a", "n0"}}, {"kind", "nvlink"}, {"bandwidth", "25GB/s"}, {"latency", "1us"}});
-  expect_one(d, {"/links/2/kind", "got \"nvlink\" between gpu \"a\" and nic \"n0\"",
+  expect_validation_error(d, {"/links/2/kind", "got \"nvlink\" between gpu \"a\" and nic \"n0\"",
                  "an NVLink or NVSwitch link between GPUs and NVSwitches only"});
   d = base();
   d["links"][0]["kind"] = "ib";
-  expect_one(d, {"/links/0/kind", "got \"ib\" between gpu \"a\" and nvswitch \"sw\"",
+  expect_validation_error(d, {"/links/0/kind", "got \"ib\" between gpu \"a\" and nvswitch \"sw\"",
                  "a network link (ib, roce, ethernet) between NICs, network switches and hosts only"});
   d = base();
   d["links"][0]["kind"] = "pcie";
-  expect_one(d, {"/links/0/kind", "got \"pcie\" between gpu \"a\" and nvswitch \"sw\"", "a PCIe link between"});
+  expect_validation_error(d, {"/links/0/kind", "got \"pcie\" between gpu \"a\" and nvswitch \"sw\"", "a PCIe link between"});
 }
 
 TEST_CASE("validation: Ethernet MTU range", "[topo][validation]") {
   const char* text = R"({"nodes": [{"id": "x", "kind": "host"}, {"id": "y", "kind": "host"}, {"id": "s", "kind": "switch"}],
     "links": [{"endpoints": ["x", "s"], "kind": "ethernet", "bandwidth": "25Gbps", "latency": "1us", "mtu": 100},
               {"endpoints": ["y", "s"], "kind": "ethernet", "bandwidth": "25Gbps", "latency": "1us"}]})";
-  expect_one(parse_json_text(text, "t.json"), {"/links/0/mtu", "got 100", "an integer from 576 to 9216"});
+  expect_validation_error(parse_json_text(text, "t.json"), {"/links/0/mtu", "got 100", "an integer from 576 to 9216"});
 }
 
 TEST_CASE("validation: ranks", "[topo][validation]") {
   auto d = base();
   d["ranks"] = "by_magic";
-  expect_one(d, {"/ranks", "got \"by_magic\"", "an array of node ids or one of: gpus, gpus_by_host, hosts"});
+  expect_validation_error(d, {"/ranks", "got \"by_magic\"", "an array of node ids or one of: gpus, gpus_by_host, hosts"});
   d = base();
   d["ranks"] = {"a", "zz"};
-  expect_one(d, {"/ranks/1", "got \"zz\"", "the id of a node listed in /nodes"});
+  expect_validation_error(d, {"/ranks/1", "got \"zz\"", "the id of a node listed in /nodes"});
   d = base();
   d["ranks"] = {"a", "sw"};
-  expect_one(d, {"/ranks/1", "got \"sw\"", "a node of kind \"gpu\" or \"host\""});
+  expect_validation_error(d, {"/ranks/1", "got \"sw\"", "a node of kind \"gpu\" or \"host\""});
   d = base();
   d["ranks"] = {"a", "a"};
-  expect_one(d, {"/ranks/1", "got \"a\"", "a node not already a rank"});
+  expect_validation_error(d, {"/ranks/1", "got \"a\"", "a node not already a rank"});
   d = base();
   d["ranks"] = nlohmann::json::array();
-  expect_one(d, {"/ranks", "got []", "a non-empty array of node ids"});
+  expect_validation_error(d, {"/ranks", "got []", "a non-empty array of node ids"});
   // Ranks by host exist here, but the host has no links: no path between them.
   d = base();
   d["nodes"].push_back({{"id", "h2"}, {"kind", "host"}});
@@ -203,7 +203,7 @@ TEST_CASE("validation: ranks", "[topo][validation]") {
   d = base();
   d["nodes"] = {{{"id", "s"}, {"kind", "switch"}}};
   d["links"] = nlohmann::json::array();
-  expect_one(d, {"/nodes", "no gpu or host node", "at least one node of kind \"gpu\" or \"host\" to be a rank"});
+  expect_validation_error(d, {"/nodes", "no gpu or host node", "at least one node of kind \"gpu\" or \"host\" to be a rank"});
 }
 
 TEST_CASE("validation: ranks that cannot reach each other", "[topo][validation]") {
@@ -235,21 +235,21 @@ TEST_CASE("validation: every error is reported, not just the first", "[topo][val
 
 TEST_CASE("validation: generator blocks", "[topo][validation]") {
   auto gen = [](nlohmann::json g) { return nlohmann::json{{"generator", std::move(g)}}; };
-  expect_one(gen({{"kind", "dgx9"}}), {"/generator/kind", "got \"dgx9\"", "one of: star, nvswitch_node, dgx1_v100"});
-  expect_one(gen({{"kind", "dgx_h100"}, {"nics", 99}}), {"/generator/nics", "got 99", "an integer from 0 to 64"});
-  expect_one(gen({{"kind", "dgx_h100"}, {"gpu_model", "H100"}}), {"/generator/gpu_model", "unknown key"});
-  expect_one(gen({{"kind", "pcie_8gpu"}, {"gpu_model", "K80"}}),
+  expect_validation_error(gen({{"kind", "dgx9"}}), {"/generator/kind", "got \"dgx9\"", "one of: star, nvswitch_node, dgx1_v100"});
+  expect_validation_error(gen({{"kind", "dgx_h100"}, {"nics", 99}}), {"/generator/nics", "got 99", "an integer from 0 to 64"});
+  expect_validation_error(gen({{"kind", "dgx_h100"}, {"gpu_model", "H100"}}), {"/generator/gpu_model", "unknown key"});
+  expect_validation_error(gen({{"kind", "pcie_8gpu"}, {"gpu_model", "K80"}}),
              {"/generator/gpu_model", "got \"K80\"", "a GPU model, one of: V100, RTX 2080 Ti, A100"});
-  expect_one(gen({{"kind", "pcie_8gpu"}, {"pcie_gen", 6}}), {"/generator/pcie_gen", "got 6", "an integer from 3 to 5"});
-  expect_one(gen({{"kind", "tcp_cluster"}, {"hosts", 4}}), {"/generator/nic_bandwidth", "required"});
-  expect_one(gen({{"kind", "star"}, {"hosts", 2}, {"bandwidth", "1Gbps"}, {"latency", "1us"}, {"link_kind", "ib"}, {"mtu", 1500}}),
+  expect_validation_error(gen({{"kind", "pcie_8gpu"}, {"pcie_gen", 6}}), {"/generator/pcie_gen", "got 6", "an integer from 3 to 5"});
+  expect_validation_error(gen({{"kind", "tcp_cluster"}, {"hosts", 4}}), {"/generator/nic_bandwidth", "required"});
+  expect_validation_error(gen({{"kind", "star"}, {"hosts", 2}, {"bandwidth", "1Gbps"}, {"latency", "1us"}, {"link_kind", "ib"}, {"mtu", 1500}}),
              {"/generator/mtu", "got 1500", "no mtu except with link_kind \"ethernet\""});
   nlohmann::json doc = gen({{"kind", "dgx_h100"}});
   doc["nodes"] = nlohmann::json::array();
-  expect_one(doc, {"/nodes", "unknown key \"nodes\"", "only these keys here: name, description, collsim_version, generator, ranks"});
+  expect_validation_error(doc, {"/nodes", "unknown key \"nodes\"", "only these keys here: name, description, collsim_version, generator, ranks"});
   doc = gen({{"kind", "dgx_h100"}});
   doc["ranks"] = {"gpu0"};
-  expect_one(doc, {"/ranks", "a non-empty array of node ids (only without a generator) or one of"});
+  expect_validation_error(doc, {"/ranks", "a non-empty array of node ids (only without a generator) or one of"});
 }
 
 TEST_CASE("validation: cluster generator blocks", "[topo][validation]") {
@@ -258,25 +258,25 @@ TEST_CASE("validation: cluster generator blocks", "[topo][validation]") {
   };
   const nlohmann::json ok_fabric{{"kind", "fat_tree"}, {"nic_bandwidth", "400Gbps"}, {"nics_per_leaf", 8}};
   CHECK(errors_of(cluster({{"kind", "dgx_h100"}}, ok_fabric)).empty());
-  expect_one(cluster({{"kind", "dgx_z"}}, ok_fabric), {"/generator/server/kind", "got \"dgx_z\"", "one of: dgx1_v100, dgx_a100"});
-  expect_one(cluster({{"kind", "dgx_h100"}}, {{"kind", "torus"}, {"nic_bandwidth", "400Gbps"}, {"nics_per_leaf", 8}}),
+  expect_validation_error(cluster({{"kind", "dgx_z"}}, ok_fabric), {"/generator/server/kind", "got \"dgx_z\"", "one of: dgx1_v100, dgx_a100"});
+  expect_validation_error(cluster({{"kind", "dgx_h100"}}, {{"kind", "torus"}, {"nic_bandwidth", "400Gbps"}, {"nics_per_leaf", 8}}),
              {"/generator/fabric/kind", "got \"torus\"", "one of: star, fat_tree, rail_optimized"});
   auto f = ok_fabric;
   f["oversubscription"] = 0.5;
-  expect_one(cluster({{"kind", "dgx_h100"}}, f), {"/generator/fabric/oversubscription", "got 0.5", "a number from 1 to 1024"});
+  expect_validation_error(cluster({{"kind", "dgx_h100"}}, f), {"/generator/fabric/oversubscription", "got 0.5", "a number from 1 to 1024"});
   f = ok_fabric;
   f["spines"] = 0;
-  expect_one(cluster({{"kind", "dgx_h100"}}, f), {"/generator/fabric/spines", "got 0", "an integer from 1 to 4096"});
+  expect_validation_error(cluster({{"kind", "dgx_h100"}}, f), {"/generator/fabric/spines", "got 0", "an integer from 1 to 4096"});
   f = ok_fabric;
   f["link_kind"] = "nvlink";
-  expect_one(cluster({{"kind", "dgx_h100"}}, f), {"/generator/fabric/link_kind", "got \"nvlink\"", "one of: ib, roce, ethernet"});
+  expect_validation_error(cluster({{"kind", "dgx_h100"}}, f), {"/generator/fabric/link_kind", "got \"nvlink\"", "one of: ib, roce, ethernet"});
   f = ok_fabric;
   f.erase("nics_per_leaf");
-  expect_one(cluster({{"kind", "dgx_h100"}}, f), {"/generator/fabric/nics_per_leaf", "required"});
+  expect_validation_error(cluster({{"kind", "dgx_h100"}}, f), {"/generator/fabric/nics_per_leaf", "required"});
   f = ok_fabric;
   f["mtu"] = 9000;
-  expect_one(cluster({{"kind", "dgx_h100"}}, f), {"/generator/fabric/mtu", "got 9000", "no mtu except with link_kind \"ethernet\""});
-  expect_one(nlohmann::json{{"generator", {{"kind", "cluster"}, {"hosts", 2}, {"fabric", ok_fabric}}}},
+  expect_validation_error(cluster({{"kind", "dgx_h100"}}, f), {"/generator/fabric/mtu", "got 9000", "no mtu except with link_kind \"ethernet\""});
+  expect_validation_error(nlohmann::json{{"generator", {{"kind", "cluster"}, {"hosts", 2}, {"fabric", ok_fabric}}}},
              {"/generator/server", "required"});
   // A GPU cluster ranked by host: the hosts are not linked to anything.
   auto d = cluster({{"kind", "dgx_h100"}}, ok_fabric);
@@ -292,23 +292,23 @@ namespace collsim {
 
 TEST_CASE("validation: more generator rules", "[topo][validation]") {
   auto gen = [](nlohmann::json g) { return nlohmann::json{{"generator", std::move(g)}}; };
-  expect_one(gen(7), {"/generator", "got 7", "a JSON object"});
-  expect_one(gen({{"kind", "nvswitch_node"}, {"gpus", 8}, {"gpu_model", "P100"}, {"bandwidth", "450GB/s"}, {"latency", "1us"}}),
+  expect_validation_error(gen(7), {"/generator", "got 7", "a JSON object"});
+  expect_validation_error(gen({{"kind", "nvswitch_node"}, {"gpus", 8}, {"gpu_model", "P100"}, {"bandwidth", "450GB/s"}, {"latency", "1us"}}),
              {"/generator/gpu_model", "got \"P100\"", "a GPU model, one of: V100, RTX 2080 Ti, A100"});
-  expect_one(gen({{"kind", "star"}, {"hosts", 2}, {"bandwidth", "1Gbps"}, {"latency", "1us"}, {"link_kind", "nvlink"}}),
+  expect_validation_error(gen({{"kind", "star"}, {"hosts", 2}, {"bandwidth", "1Gbps"}, {"latency", "1us"}, {"link_kind", "nvlink"}}),
              {"/generator/link_kind", "got \"nvlink\"", "one of: ib, roce, ethernet"});
-  expect_one(gen({{"kind", "tcp_cluster"}, {"hosts", 4}, {"nics_per_host", 0}, {"nic_bandwidth", "25Gbps"}}),
+  expect_validation_error(gen({{"kind", "tcp_cluster"}, {"hosts", 4}, {"nics_per_host", 0}, {"nic_bandwidth", "25Gbps"}}),
              {"/generator/nics_per_host", "got 0", "an integer from 1 to 64"});
-  expect_one(gen({{"kind", "tcp_cluster"}, {"hosts", 4}, {"nic_bandwidth", "25Gbps"}, {"mtu", 20000}}),
+  expect_validation_error(gen({{"kind", "tcp_cluster"}, {"hosts", 4}, {"nic_bandwidth", "25Gbps"}, {"mtu", 20000}}),
              {"/generator/mtu", "got 20000", "an integer from 576 to 9216"});
-  expect_one(gen({{"kind", "cpu_host"}, {"pcie_gen", 2}}), {"/generator/pcie_gen", "got 2", "an integer from 3 to 5"});
-  expect_one(gen({{"kind", "cluster"}, {"hosts", 0}, {"server", {{"kind", "cpu_host"}}},
+  expect_validation_error(gen({{"kind", "cpu_host"}, {"pcie_gen", 2}}), {"/generator/pcie_gen", "got 2", "an integer from 3 to 5"});
+  expect_validation_error(gen({{"kind", "cluster"}, {"hosts", 0}, {"server", {{"kind", "cpu_host"}}},
                   {"fabric", {{"kind", "star"}, {"nic_bandwidth", "25Gbps"}}}}),
              {"/generator/hosts", "got 0", "an integer from 1 to 100000"});
   // An order that finds no node: a CPU-only cluster has no GPUs to rank.
   auto d = gen({{"kind", "tcp_cluster"}, {"hosts", 4}, {"nic_bandwidth", "25Gbps"}});
   d["ranks"] = "gpus_by_host";
-  expect_one(d, {"/ranks", "got \"gpus_by_host\"", "this topology has no gpu node"});
+  expect_validation_error(d, {"/ranks", "got \"gpus_by_host\"", "this topology has no gpu node"});
 }
 
 TEST_CASE("validation: ranks ordered by host, then local index", "[topo][validation]") {

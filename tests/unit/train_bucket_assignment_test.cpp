@@ -13,7 +13,7 @@ Parameter param(std::int64_t numel, DType t = DType::Float32, bool sparse = fals
   return Parameter{"p", numel, t, sparse, {}};
 }
 
-std::vector<std::vector<std::size_t>> members(const std::vector<Bucket>& bs) {
+std::vector<std::vector<std::size_t>> assignment_members(const std::vector<Bucket>& bs) {
   std::vector<std::vector<std::size_t>> out;
   for (const auto& b : bs) out.push_back(b.params);
   return out;
@@ -27,7 +27,7 @@ TEST_CASE("a bucket closes once it reaches the limit, keeping the tensor that cr
   // bigger than the cap is never split); {4} is left over.
   const std::vector<Parameter> ps{param(10), param(10), param(10), param(50), param(2)};
   const auto bs = compute_bucket_assignment_by_size(ps, {0, 1, 2, 3, 4}, {100, 160}, true);
-  CHECK(members(bs) == std::vector<std::vector<std::size_t>>{{0, 1, 2}, {3}, {4}});
+  CHECK(assignment_members(bs) == std::vector<std::vector<std::size_t>>{{0, 1, 2}, {3}, {4}});
   CHECK(bs[0].bytes == Bytes{120});
   CHECK(bs[1].bytes == Bytes{200});
 }
@@ -39,12 +39,12 @@ TEST_CASE("dtypes fill separate buckets; sparse gradients sit alone", "[train][b
   const std::vector<Parameter> ps{param(6), param(4, DType::Float16), param(100, DType::Float32, true), param(6),
                                   param(4, DType::Float16)};
   const auto sorted = compute_bucket_assignment_by_size(ps, {0, 1, 2, 3, 4}, {40}, true);
-  CHECK(members(sorted) == std::vector<std::vector<std::size_t>>{{0, 3}, {1, 4}, {2}});
+  CHECK(assignment_members(sorted) == std::vector<std::vector<std::size_t>>{{0, 3}, {1, 4}, {2}});
   CHECK(sorted[2].sparse);
   CHECK(sorted[1].dtype == DType::Float16);
   // Unsorted (rebuild path): emission order: sparse {2} first, then {0,3}, then leftovers.
   const auto unsorted = compute_bucket_assignment_by_size(ps, {0, 1, 2, 3, 4}, {40}, false);
-  CHECK(members(unsorted) == std::vector<std::vector<std::size_t>>{{2}, {0, 3}, {1, 4}});
+  CHECK(assignment_members(unsorted) == std::vector<std::vector<std::size_t>>{{2}, {0, 3}, {1, 4}});
 }
 
 TEST_CASE("construction reverses, rebuild follows the ready order", "[train][buckets]") {
@@ -54,15 +54,15 @@ TEST_CASE("construction reverses, rebuild follows the ready order", "[train][buc
   o.first_bucket_cap = Bytes{1000};
   o.bucket_cap = Bytes{2000};
   // Default (no find_unused): one bucket of everything at construction.
-  CHECK(members(construction_buckets(w, o).buckets) == std::vector<std::vector<std::size_t>>{{0, 1, 2, 3}});
+  CHECK(assignment_members(construction_buckets(w, o).buckets) == std::vector<std::vector<std::size_t>>{{0, 1, 2, 3}});
   // find_unused: [1000, 2000] over 0..3 gives {0} {1,2} {3}, reversed.
   o.find_unused_parameters = true;
-  CHECK(members(construction_buckets(w, o).buckets) == std::vector<std::vector<std::size_t>>{{3}, {1, 2}, {0}});
+  CHECK(assignment_members(construction_buckets(w, o).buckets) == std::vector<std::vector<std::size_t>>{{3}, {1, 2}, {0}});
   // ...and no rebuild.
-  CHECK(members(rebuilt_buckets(w, {3, 2, 1, 0}, o).buckets) == std::vector<std::vector<std::size_t>>{{3}, {1, 2}, {0}});
+  CHECK(assignment_members(rebuilt_buckets(w, {3, 2, 1, 0}, o).buckets) == std::vector<std::vector<std::size_t>>{{3}, {1, 2}, {0}});
   // Without find_unused the rebuild takes the ready order as is: {3} {2,1} {0}.
   o.find_unused_parameters = false;
-  CHECK(members(rebuilt_buckets(w, {3, 2, 1, 0}, o).buckets) == std::vector<std::vector<std::size_t>>{{3}, {2, 1}, {0}});
+  CHECK(assignment_members(rebuilt_buckets(w, {3, 2, 1, 0}, o).buckets) == std::vector<std::vector<std::size_t>>{{3}, {2, 1}, {0}});
 }
 
 TEST_CASE("bucket_cap_mb is MiB truncated to whole bytes", "[train][buckets]") {

@@ -25,7 +25,7 @@ Workload params_only(const nlohmann::json& c) {
   return w;
 }
 
-std::vector<std::vector<std::size_t>> members(const BucketPlan& plan) {
+std::vector<std::vector<std::size_t>> truth_members(const BucketPlan& plan) {
   std::vector<std::vector<std::size_t>> out;
   for (const auto& b : plan.buckets) out.push_back(b.params);
   return out;
@@ -56,20 +56,20 @@ TEST_CASE("bucket assignment equals real PyTorch DDP's, construction and rebuild
 
     // Construction: the reducer's buckets (bucket 0 first) and the logged bucket_sizes.
     const BucketPlan built = construction_buckets(w, o);
-    CHECK(members(built) == c["construction"]["buckets"].get<std::vector<std::vector<std::size_t>>>());
+    CHECK(truth_members(built) == c["construction"]["buckets"].get<std::vector<std::vector<std::size_t>>>());
     CHECK(byte_sizes(built) == c["construction"]["bucket_sizes"].get<std::vector<std::int64_t>>());
 
     // After iteration 0: rebuilt from the observed gradient-ready order (or, with
     // find_unused_parameters, unchanged).
     const BucketPlan after = rebuilt_buckets(w, ready, o);
     const auto want = c["after_first_iteration"]["buckets"].get<std::vector<std::vector<std::size_t>>>();
-    CHECK(members(after) == want);
+    CHECK(truth_members(after) == want);
     if (!o.find_unused_parameters) {
       // DDP's own log of the rebuild (iteration 2's runtime stats) says the same: sizes,
       // per-bucket indices, and the gradient-ready order it used.
       const auto& logged = c["after_first_iteration"];
       CHECK(byte_sizes(after) == logged["rebuilt_bucket_sizes"].get<std::vector<std::int64_t>>());
-      CHECK(members(after) == logged["logged_per_bucket_param_indices"].get<std::vector<std::vector<std::size_t>>>());
+      CHECK(truth_members(after) == logged["logged_per_bucket_param_indices"].get<std::vector<std::vector<std::size_t>>>());
       CHECK(ready == logged["logged_grad_ready_order"].get<std::vector<std::size_t>>());
       if (want.size() > 1) ++rebuilt_multi_bucket;
     }

@@ -6,10 +6,11 @@
 #include "sim/core/error.hpp"
 #include "sim/train/ddp_startup.hpp"
 #include "tests/unit/ddp_hand_model.hpp"
+#include "tests/unit/test_time.hpp"
 
 namespace collsim {
 namespace {
-Time us(std::int64_t v) { return Time{v * Time::kPerUs}; }
+using test::us;
 }  // namespace
 
 TEST_CASE("the start-up broadcast coalesces tensors into chunks", "[train][startup]") {

@@ -12,19 +12,20 @@
 
 #include "sim/train/ddp_timeline.hpp"
 #include "tests/unit/ddp_hand_model.hpp"
+#include "tests/unit/test_time.hpp"
 
 namespace collsim {
 namespace {
 
 constexpr std::int64_t kUs = Time::kPerUs;
-Time us(std::int64_t v) { return Time{v * kUs}; }
+using test::us;
 
 Workload hand_model(const std::vector<std::string>& owner = {"p0", "p1", "p2", "p3"}) { return hand::model(owner); }
 ComputeModel hand_device() { return hand::device(); }
 Time one_ns_per_byte(CollectiveOp op, Bytes b) { return hand::one_ns_per_byte(op, b); }
 DdpOptions hand_options() { return hand::options(); }
 
-DdpResult run(const DdpOptions& o, const Workload& w = hand_model()) {
+DdpResult run_timeline(const DdpOptions& o, const Workload& w = hand_model()) {
   return simulate_ddp(w, hand_device(), one_ns_per_byte, o);
 }
 
@@ -41,7 +42,7 @@ const ComputeTask* find_task(const DdpResult& r, const std::string& name, Interv
 }  // namespace
 
 TEST_CASE("overlapped steady-state iteration of the hand model", "[train][ddp]") {
-  const DdpResult r = run(hand_options());
+  const DdpResult r = run_timeline(hand_options());
   REQUIRE(r.buckets.size() == 3);
   CHECK(r.plan.buckets[1].params == std::vector<std::size_t>{2, 1});
   // Forward 0-4 ms. L3 bwd 4-6, copy p3 -> 6.002: b0 ready and launched, all-reduce
@@ -78,7 +79,7 @@ TEST_CASE("a late bucket blocks the launch of later ready buckets", "[train][ddp
   // limits over p0 p1 p2 p3 give {p0} {p1,p2} {p3}, reversed: b0={p3}, b1={p1,p2}, b2={p0}.
   DdpOptions o = hand_options();
   o.buckets.find_unused_parameters = true;
-  const DdpResult r = run(o, hand_model({"p1", "p0", "p2", "p3"}));
+  const DdpResult r = run_timeline(o, hand_model({"p1", "p0", "p2", "p3"}));
   REQUIRE(r.buckets.size() == 3);
   CHECK(r.plan.buckets[1].params == std::vector<std::size_t>{1, 2});
   // b2 = {p0} is complete after L1's backward and copy (10.006 ms) but b1 needs p1 from
@@ -96,7 +97,7 @@ TEST_CASE("a late bucket blocks the launch of later ready buckets", "[train][ddp
 TEST_CASE("no-overlap mode launches every bucket after backward", "[train][ddp]") {
   DdpOptions o = hand_options();
   o.overlap = false;
-  const DdpResult r = run(o);
+  const DdpResult r = run_timeline(o);
   // Backward and copies end at 12.008; b0 12.008-13.008, b1 -15.008, b2 -16.008;
   // copy_out b2 16.008-16.010, optimizer -17.010. Compute busy 13.016, exposed 3.994.
   CHECK(r.buckets[0].start == us(12008));
@@ -108,7 +109,7 @@ TEST_CASE("no-overlap mode launches every bucket after backward", "[train][ddp]"
 TEST_CASE("no_sync accumulation adds communication-free micro-steps", "[train][ddp]") {
   DdpOptions o = hand_options();
   o.accumulate = 2;
-  const DdpResult r = run(o);
+  const DdpResult r = run_timeline(o);
   // Micro-step 0: forward 4 ms + backward 8 ms, no copies or collectives; micro-step 1
   // is the synced step shifted by 12 ms: 12 + 14.010 = 26.010 ms.
   CHECK(r.iteration == us(26010));
@@ -122,7 +123,7 @@ TEST_CASE("no_sync accumulation adds communication-free micro-steps", "[train][d
 TEST_CASE("gradient_as_bucket_view drops the copy-out", "[train][ddp]") {
   DdpOptions o = hand_options();
   o.gradient_as_bucket_view = true;
-  const DdpResult r = run(o);
+  const DdpResult r = run_timeline(o);
   // Copy-in stays (an in-place divide with the same traffic, 4 x 2 us), copy-outs are 0:
   // optimizer starts when b2 ends at 13.008 -> iteration 14.008 ms.
   CHECK(r.copies == us(8));
@@ -132,7 +133,7 @@ TEST_CASE("gradient_as_bucket_view drops the copy-out", "[train][ddp]") {
 TEST_CASE("fp16 compression hook halves the bytes and adds casts", "[train][ddp]") {
   DdpOptions o = hand_options();
   o.hook = CommHook::Fp16;
-  const DdpResult r = run(o);
+  const DdpResult r = run_timeline(o);
   // Wire bytes: 2 B per element: 500,000, 1,000,000, 500,000.
   CHECK(r.buckets[0].wire_bytes == Bytes{500'000});
   CHECK(r.buckets[1].wire_bytes == Bytes{1'000'000});
@@ -154,7 +155,7 @@ TEST_CASE("PowerSGD all-reduces P and Q per bucket", "[train][ddp]") {
   DdpOptions o = hand_options();
   o.hook = CommHook::PowerSgd;
   o.powersgd_rank = 4;
-  const DdpResult r = run(o);
+  const DdpResult r = run_timeline(o);
   // Each p_i is 500 x 500; (500 + 500) 4 2 = 8,000 < 250,000, so compressed:
   // P = 500 x 4 fp32 = 8,000 B, Q = 8,000 B. b1 holds two matrices: 16,000 B each.
   CHECK(r.buckets[0].collectives == 2);
@@ -166,7 +167,7 @@ TEST_CASE("gloo runs two collectives at once, sharing bandwidth", "[train][ddp]"
   DdpOptions o = hand_options();
   o.overlap = false;
   o.backend = DdpBackend::Gloo;
-  const DdpResult r = run(o);
+  const DdpResult r = run_timeline(o);
   // All three launch at 12.008. b0 (1 ms) and b1 (2 ms) share: each at half speed, b0
   // ends at 14.008 with b1 half done; b2 (1 ms) then shares with b1's last 1 ms: both end
   // at 16.008. (NCCL, one at a time, ends b0 at 13.008.)
@@ -181,7 +182,7 @@ TEST_CASE("gloo runs two collectives at once, sharing bandwidth", "[train][ddp]"
 TEST_CASE("compute slows down while a collective runs", "[train][ddp]") {
   DdpOptions o = hand_options();
   o.compute_slowdown = 1.0;
-  const DdpResult r = run(o);
+  const DdpResult r = run_timeline(o);
   // L2's backward starts at 6.002 with b0's all-reduce (6.002-7.002) running: at half
   // speed it does 0.5 ms of its 2 ms by 7.002, then 1.5 ms at full speed: ends 8.502.
   Interval when;
@@ -193,7 +194,7 @@ TEST_CASE("compute slows down while a collective runs", "[train][ddp]") {
 TEST_CASE("iteration 0 uses the single construction bucket", "[train][ddp]") {
   DdpOptions o = hand_options();
   o.first_iteration = true;
-  const DdpResult r = run(o);
+  const DdpResult r = run_timeline(o);
   // Default DDP (no find_unused): one bucket of 4e6 B, ready after p0's copy at 12.008,
   // all-reduce 4 ms -> 16.008, copy_out 8 us, optimizer 1 ms: 17.016 ms.
   REQUIRE(r.buckets.size() == 1);

@@ -5,11 +5,12 @@
 
 #include "sim/train/eventful_step.hpp"
 #include "tests/unit/ddp_hand_model.hpp"
+#include "tests/unit/test_time.hpp"
 
 namespace collsim {
 namespace {
 
-Time us(std::int64_t v) { return Time{v * Time::kPerUs}; }
+using test::us;
 
 // Plays the hand model's step until it settles, with one event at 10 ms after which a
 // collective costs `factor` times its healthy time.

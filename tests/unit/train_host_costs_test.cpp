@@ -9,13 +9,14 @@
 #include "sim/core/error.hpp"
 #include "sim/train/ddp_timeline.hpp"
 #include "tests/unit/ddp_hand_model.hpp"
+#include "tests/unit/test_time.hpp"
 
 namespace collsim {
 namespace {
 
-Time us(std::int64_t v) { return Time{v * Time::kPerUs}; }
+using test::us;
 
-DdpResult run(const DdpOptions& o) { return simulate_ddp(hand::model(), hand::device(), hand::one_ns_per_byte, o); }
+DdpResult run_host_costs(const DdpOptions& o) { return simulate_ddp(hand::model(), hand::device(), hand::one_ns_per_byte, o); }
 
 Interval task(const DdpResult& r, const std::string& name) {
   for (std::size_t i = 0; i < r.program.compute.size(); ++i) {
@@ -64,7 +65,7 @@ TEST_CASE("a cheap host only delays the step by its first launch", "[train][host
   DdpOptions o = hand::options();
   o.host.kernel_launch = us(100);
   o.host.collective_launch = us(300);
-  const DdpResult r = run(o);
+  const DdpResult r = run_host_costs(o);
   // Host: fwd L0..L3 at 100..400, bwd L3 500, copy p3 600, b0 900, bwd L2 1000, copy p2
   // 1100, bwd L1 1200, copy p1 1300, b1 1600, bwd L0 1700, copy p0 1800, b2 2100, copy_outs
   // 2200, 2300, 2400, optimizer 2500: always ahead of the GPU after fwd L0, whose launch
@@ -83,7 +84,7 @@ TEST_CASE("an expensive host makes the step launch-bound", "[train][host]") {
   DdpOptions o = hand::options();
   o.host.kernel_launch = us(3000);
   o.host.collective_launch = us(300);
-  const DdpResult r = run(o);
+  const DdpResult r = run_host_costs(o);
   // Host: fwd L0..L3 at 3, 6, 9, 12 ms; bwd L3 15, copy p3 18, b0 18.3; bwd L2 21.3, copy p2
   // 24.3, bwd L1 27.3, copy p1 30.3, b1 30.6; bwd L0 33.6, copy p0 36.6, b2 36.9; copy_outs
   // 39.9, 42.9, 45.9; optimizer 48.9 ms.
@@ -113,7 +114,7 @@ TEST_CASE("a captured CUDA graph pays one launch for the whole step", "[train][h
   o.host.kernel_launch = us(3000);
   o.host.collective_launch = us(300);
   o.host.cuda_graph = true;
-  const DdpResult r = run(o);
+  const DdpResult r = run_host_costs(o);
   // One graph launch of 3 ms, then the GPU runs the 14.010 ms step unhindered.
   CHECK(r.host_launch == us(3000));
   CHECK(task(r, "fwd L0").start == us(3000));
@@ -125,7 +126,7 @@ TEST_CASE("graph capture refuses steps it cannot hold", "[train][host]") {
   o.host.cuda_graph = true;
   const auto refused = [](const DdpOptions& bad, const std::string& why) {
     try {
-      (void)run(bad);
+      (void)run_host_costs(bad);
       FAIL("accepted");
     } catch (const ConfigError& e) {
       CHECK(e.field() == "cuda_graph");
@@ -142,7 +143,7 @@ TEST_CASE("graph capture refuses steps it cannot hold", "[train][host]") {
   dynamic.buckets.find_unused_parameters = true;
   refused(dynamic, "a static graph");
   dynamic.buckets.static_graph = true;
-  CHECK(run(dynamic).iteration.ps > 0);
+  CHECK(run_host_costs(dynamic).iteration.ps > 0);
 }
 
 TEST_CASE("default host costs: GPUs of the catalogue launch, CPU ranks do not", "[train][host]") {

@@ -4,13 +4,14 @@
 #include "sim/train/ddp_timeline.hpp"
 #include "sim/train/interference.hpp"
 #include "tests/unit/ddp_hand_model.hpp"
+#include "tests/unit/test_time.hpp"
 
 namespace collsim {
 namespace {
 
-Time us(std::int64_t v) { return Time{v * Time::kPerUs}; }
+using test::us;
 
-DeviceSpec gpu(int sms, double hbm_gb_per_s) {
+DeviceSpec interference_gpu(int sms, double hbm_gb_per_s) {
   DeviceSpec d;
   d.name = "test GPU";
   d.sms = sms;
@@ -22,21 +23,21 @@ DeviceSpec gpu(int sms, double hbm_gb_per_s) {
 
 TEST_CASE("a collective's SM and HBM share slow compute", "[train][interference]") {
   // 8 channels of 80 SMs: f = 0.1, s = 0.1 / 0.9.
-  CHECK(collective_compute_slowdown(8, 0, gpu(80, 900)) == Approx(1.0 / 9.0));
+  CHECK(collective_compute_slowdown(8, 0, interference_gpu(80, 900)) == Approx(1.0 / 9.0));
   // 2 channels at 180 GB/s busbw on 900 GB/s HBM: f = max(2/80, 2 x 180 / 900) = 0.4, s = 2/3.
-  CHECK(collective_compute_slowdown(2, 180, gpu(80, 900)) == Approx(2.0 / 3.0));
+  CHECK(collective_compute_slowdown(2, 180, interference_gpu(80, 900)) == Approx(2.0 / 3.0));
   // More channels than the share's cap: f = 0.9, s = 9.
-  CHECK(collective_compute_slowdown(200, 0, gpu(80, 900)) == Approx(9.0));
+  CHECK(collective_compute_slowdown(200, 0, interference_gpu(80, 900)) == Approx(9.0));
   // No SM count, no HBM figure (CPU ranks): nothing.
   CHECK(collective_compute_slowdown(8, 10, DeviceSpec{}) == 0.0);
   // Predictions: the ideal protocol models no kernels.
   CollectivePrediction p;
   p.channels = 8;
   p.protocol = Protocol::Simple;
-  CHECK(prediction_compute_slowdown(p, gpu(80, 900)) == Approx(1.0 / 9.0));
+  CHECK(prediction_compute_slowdown(p, interference_gpu(80, 900)) == Approx(1.0 / 9.0));
   p.protocol = Protocol::Ideal;
-  CHECK(prediction_compute_slowdown(p, gpu(80, 900)) == 0.0);
-  CHECK(prediction_compute_slowdown(std::nullopt, gpu(80, 900)) == 0.0);
+  CHECK(prediction_compute_slowdown(p, interference_gpu(80, 900)) == 0.0);
+  CHECK(prediction_compute_slowdown(std::nullopt, interference_gpu(80, 900)) == 0.0);
 }
 
 TEST_CASE("the largest running collective's slowdown applies", "[train][interference]") {

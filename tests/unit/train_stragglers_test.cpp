@@ -6,13 +6,14 @@
 #include "sim/core/error.hpp"
 #include "sim/train/stragglers.hpp"
 #include "tests/unit/ddp_hand_model.hpp"
+#include "tests/unit/test_time.hpp"
 
 namespace collsim {
 namespace {
 
-Time us(std::int64_t v) { return Time{v * Time::kPerUs}; }
+using test::us;
 
-DdpStragglers run(const StragglerSpec& spec, int ranks = 32) {
+DdpStragglers run_stragglers(const StragglerSpec& spec, int ranks = 32) {
   return simulate_stragglers(hand::model(), hand::device(), hand::one_ns_per_byte, hand::options(), ranks, spec);
 }
 
@@ -22,7 +23,7 @@ TEST_CASE("one rank at half speed in a 32-GPU DDP step: the step is its compute 
           "[train][stragglers]") {
   StragglerSpec spec;
   spec.speeds = {{5, 0.5}};
-  const DdpStragglers r = run(spec);
+  const DdpStragglers r = run_stragglers(spec);
   // At half speed every kernel doubles: forward 0-8 ms; L3 backward 8-12, copy-in p3 (4 us)
   // -> 12.004, b0's 1 ms all-reduce 12.004-13.004; L2 -> 16.004, copy-in -> 16.008; L1 ->
   // 20.008, copy-in -> 20.012, b1 (2 ms) 20.012-22.012; L0 -> 24.012, copy-in -> 24.016, b2
@@ -78,14 +79,14 @@ TEST_CASE("jitter: seeded log-normal factors per rank and step, the same for the
   spec.jitter_sigma = 0.05;
   spec.steps = 50;
   spec.seed = 7;
-  const DdpStragglers a = run(spec), b = run(spec);
+  const DdpStragglers a = run_stragglers(spec), b = run_stragglers(spec);
   REQUIRE(a.steps.size() == 50);
   for (std::size_t k = 0; k < a.steps.size(); ++k) {
     CHECK(a.steps[k].iteration == b.steps[k].iteration);
     CHECK(a.steps[k].slowest_rank == b.steps[k].slowest_rank);
   }
   spec.seed = 8;
-  const DdpStragglers c = run(spec);
+  const DdpStragglers c = run_stragglers(spec);
   CHECK(c.mean != a.mean);
   // The slowest of 32 ranks is almost always slower than the median: the mean step is
   // longer than the nominal one; p50 <= p99 <= max.
@@ -97,7 +98,7 @@ TEST_CASE("jitter: seeded log-normal factors per rank and step, the same for the
 TEST_CASE("straggler inputs out of range name their field", "[train][stragglers]") {
   auto field_of = [](const StragglerSpec& s) {
     try {
-      (void)run(s, 8);
+      (void)run_stragglers(s, 8);
     } catch (const ConfigError& e) {
       return e.field();
     }

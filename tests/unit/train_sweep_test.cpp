@@ -1,18 +1,18 @@
 // Sweeps: the checked affine all-reduce fit against playing every size, best-bucket
-// selection and scaling efficiency; the generated cluster's routes.
+// selection and scaling efficiency; the generated sweep_cluster's routes.
 #include <catch2/catch.hpp>
 
 #include "sim/coll/affine_collective_cost.hpp"
 #include "sim/coll/predict.hpp"
 #include "sim/topo/cluster_topology.hpp"
 #include "sim/train/sweep.hpp"
+#include "tests/unit/test_files.hpp"
 
 namespace collsim {
 namespace {
 
-std::string shipped(const std::string& name) { return std::string(COLLSIM_SOURCE_DIR) + "/workloads/" + name + ".json"; }
 
-Topology cluster(int ranks) {
+Topology sweep_cluster(int ranks) {
   SweepClusterSpec s;
   s.gpus_per_host = 4;
   s.hosts = (ranks + 3) / 4;
@@ -26,7 +26,7 @@ ComputeModel h100(const Workload& w) { return make_compute_model(w, *find_device
 }  // namespace
 
 TEST_CASE("cluster routes: NVSwitch inside a host, NICs between hosts", "[train][sweep]") {
-  const Topology t = cluster(8);
+  const Topology t = sweep_cluster(8);
   LinkGraph g(t);
   // Rank 0 -> 1 (same host): GPU -> NVSwitch -> GPU, 2 links of 250 ns.
   CHECK(g.route(0, 1).links.size() == 2);
@@ -38,7 +38,7 @@ TEST_CASE("cluster routes: NVSwitch inside a host, NICs between hosts", "[train]
 }
 
 TEST_CASE("affine all-reduce fit equals playing the ring at multiples of N", "[train][sweep]") {
-  const Topology t = cluster(16);
+  const Topology t = sweep_cluster(16);
   LinkGraph g(t);
   AffineCollectiveCost fit(g, "ring", Bytes{64 << 20});
   REQUIRE(fit.affine());
@@ -51,13 +51,13 @@ TEST_CASE("affine all-reduce fit equals playing the ring at multiples of N", "[t
 }
 
 TEST_CASE("sweep: affine and exact agree; best bucket and efficiency", "[train][sweep]") {
-  const Workload w = load_workload_file(shipped("resnet50"));
+  const Workload w = load_workload_file(test::shipped_workload("resnet50"));
   SweepSpec spec;
   spec.ranks = {4, 8};
   spec.bucket_caps = {bucket_cap_from_mb(5), bucket_cap_from_mb(25), bucket_cap_from_mb(100)};
-  const SweepResult fast = run_sweep(w, h100(w), cluster, spec);
+  const SweepResult fast = run_sweep(w, h100(w), sweep_cluster, spec);
   spec.exact = true;
-  const SweepResult exact = run_sweep(w, h100(w), cluster, spec);
+  const SweepResult exact = run_sweep(w, h100(w), sweep_cluster, spec);
   REQUIRE(fast.rows.size() == 6);
   REQUIRE(exact.rows.size() == 6);
   for (std::size_t i = 0; i < 6; ++i) {
@@ -83,7 +83,7 @@ TEST_CASE("sweep: affine and exact agree; best bucket and efficiency", "[train][
 }
 
 TEST_CASE("prefetched NCCL predictions equal playing them one by one", "[train][sweep]") {
-  const Topology t = cluster(16);
+  const Topology t = sweep_cluster(16);
   LinkGraph g1(t), g2(t);
   CommSpec nccl;  // auto/auto: NCCL's choice per size
   CollectiveCostCache serial(g1, resolve_comm_spec(nccl, t, true));

@@ -7,11 +7,12 @@
 #include "sim/core/error.hpp"
 #include "sim/train/ddp_timeline.hpp"
 #include "tests/unit/ddp_hand_model.hpp"
+#include "tests/unit/test_time.hpp"
 
 namespace collsim {
 namespace {
 
-Time us(std::int64_t v) { return Time{v * Time::kPerUs}; }
+using test::us;
 
 Workload p1_unused_in_step_3() {
   Workload w = hand::model();

@@ -9,6 +9,7 @@
 #include "sim/core/error.hpp"
 #include "sim/train/bucket_assignment.hpp"
 #include "sim/train/workload.hpp"
+#include "tests/unit/test_files.hpp"
 
 namespace collsim {
 namespace {
@@ -32,7 +33,6 @@ std::vector<std::pair<std::string, std::int64_t>> read_csv(const std::string& pa
   return rows;
 }
 
-std::string shipped(const std::string& name) { return std::string(COLLSIM_SOURCE_DIR) + "/workloads/" + name + ".json"; }
 std::string reference_csv(const std::string& name) { return std::string(COLLSIM_TEST_DATA) + "/models/" + name; }
 
 }  // namespace
@@ -85,7 +85,7 @@ TEST_CASE("shipped ResNet-50 and BERT parameter lists equal the reference lists"
   for (const auto& [name, csv] : std::vector<std::pair<std::string, std::string>>{
            {"resnet50", "resnet50_params.csv"}, {"bert-base", "bert_base_params.csv"}, {"bert-large", "bert_large_params.csv"}}) {
     INFO(name);
-    const Workload w = load_workload_file(shipped(name));
+    const Workload w = load_workload_file(test::shipped_workload(name));
     const auto ref = read_csv(reference_csv(csv));
     REQUIRE(w.parameters.size() == ref.size());
     for (std::size_t i = 0; i < ref.size(); ++i) {
@@ -94,19 +94,19 @@ TEST_CASE("shipped ResNet-50 and BERT parameter lists equal the reference lists"
     }
   }
   // torchvision's ResNet50_Weights num_params: 25,557,032.
-  CHECK(load_workload_file(shipped("resnet50")).parameter_count() == 25'557'032);
+  CHECK(load_workload_file(test::shipped_workload("resnet50")).parameter_count() == 25'557'032);
 }
 
 TEST_CASE("shipped GPT-2 medium has GPT-2 medium's parameter count", "[train][workload]") {
   // 24 blocks x 12,596,224 + wte 50257 x 1024 + wpe 1024 x 1024 + ln_f 2048
   // = 302,309,376 + 51,463,168 + 1,048,576 + 2,048 = 354,823,168 (LM head tied to wte).
-  CHECK(load_workload_file(shipped("gpt2-medium")).parameter_count() == 354'823'168);
+  CHECK(load_workload_file(test::shipped_workload("gpt2-medium")).parameter_count() == 354'823'168);
 }
 
 TEST_CASE("ResNet-50 conv and fc FLOPs are twice the reference MACs", "[train][workload]") {
   // resnet50_layer_macs.csv: forward MACs per 224x224 image; the workload's FLOPs are for
   // its per-GPU batch, 2 FLOPs per MAC, plus one add per output for layers with a bias (fc).
-  const Workload w = load_workload_file(shipped("resnet50"));
+  const Workload w = load_workload_file(test::shipped_workload("resnet50"));
   std::map<std::string, double> flops;
   for (const auto& l : w.layers) flops[l.name] = l.compute.forward_flops;
   const auto macs = read_csv(reference_csv("resnet50_layer_macs.csv"));
@@ -124,7 +124,7 @@ TEST_CASE("shipped ResNet-50's layer order gives the gradient-ready order real P
   const auto truth = nlohmann::json::parse(std::ifstream(COLLSIM_TEST_DATA "/ddp_bucket_truth.json"));
   const auto& c = truth["cases"][0];
   REQUIRE(c["model"] == "resnet50");
-  CHECK(load_workload_file(shipped("resnet50")).grad_ready_order() == c["grad_ready_order"].get<std::vector<std::size_t>>());
+  CHECK(load_workload_file(test::shipped_workload("resnet50")).grad_ready_order() == c["grad_ready_order"].get<std::vector<std::size_t>>());
 }
 
 }  // namespace collsim
