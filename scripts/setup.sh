@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libboost-graph-dev nlohmann-json3-dev libcli11-dev
           libspdlog-dev libfmt-dev catch2 libbenchmark-dev libsimgrid-dev python3
           clang-14 libclang-rt-14-dev  # libFuzzer and the sanitizer build (scripts/fuzz.sh)
+          universal-ctags  # scripts/unity_names.py reads each file's file-local names
           python3-matplotlib  # collsim plan --report draws its PNG plots with matplotlib
           libopenmpi-dev openmpi-bin  # collsim-mpi: plans and sweeps over MPI ranks
           pybind11-dev python3-dev python3-pytest  # the Python package (python/) and its tests

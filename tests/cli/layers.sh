@@ -16,17 +16,24 @@ if grep -rnE '#[[:space:]]*include[[:space:]]*"sim/net/' "$SRC/sim/topo" >"$TMP/
 fi
 
 # The sources of collsim_lib: from the build's compile database when there is one (the
-# objects under CMakeFiles/collsim_lib.dir/), else every .cpp under sim/ but cli and exec.
+# objects under CMakeFiles/collsim_lib.dir/; in a unity build, the .cpp files that its
+# batch files include), else every .cpp under sim/ but cli and exec.
 if [[ -f $BUILD/compile_commands.json ]]; then
   python3 - "$BUILD/compile_commands.json" "$SRC" >"$TMP/lib_sources" <<'PY' || fail "cannot read compile_commands.json"
 import json, os, sys
 src = os.path.realpath(sys.argv[2])
 for entry in json.load(open(sys.argv[1])):
     command = entry.get("command", " ".join(entry.get("arguments", [])))
-    if "CMakeFiles/collsim_lib.dir/" in command and entry["file"].endswith(".cpp"):
-        path = os.path.realpath(os.path.join(entry["directory"], entry["file"]))
-        if path.startswith(src + "/"):
-            print(os.path.relpath(path, src))
+    if "CMakeFiles/collsim_lib.dir/" not in command:
+        continue
+    path = os.path.realpath(os.path.join(entry["directory"], entry["file"]))
+    files = [path]
+    if path.endswith(".cxx") and "/Unity/" in path:  # a unity batch: #include "/abs/file.cpp" lines
+        files = [line.split('"')[1] for line in open(path) if line.startswith("#include")]
+    for f in files:
+        f = os.path.realpath(f)
+        if f.endswith(".cpp") and f.startswith(src + "/"):
+            print(os.path.relpath(f, src))
 PY
 else
   (cd "$SRC" && find sim -name '*.cpp' ! -path 'sim/cli/*' ! -path 'sim/exec/*') >"$TMP/lib_sources"
