@@ -15,7 +15,7 @@ namespace collsim {
 
 namespace {
 
-using Bkt = BucketTiming;
+using BucketRow = BucketTiming;
 
 std::vector<Field> ddp_summary(const DdpResult& r) {
   return step_fields(r,
@@ -52,28 +52,28 @@ std::vector<Field> run_fields(const DdpReport& rep) {
 }
 
 // One row per bucket; the per-bucket (algorithm/protocol) choice is JSON only.
-std::vector<Column<Bkt>> bucket_columns(const DdpReport& rep) {
+std::vector<Column<BucketRow>> bucket_columns(const DdpReport& rep) {
   const auto count = [](std::int64_t v) { return Json(v); };
   return {
-      {.name = "bucket", .value = [](const Bkt& b) { return Json(b.index); }, .shown = kInTable | kInCsv, .title = "bucket", .width = 6},
-      {.name = "index", .value = [](const Bkt& b) { return Json(b.index); }, .shown = kInJson},
-      {.name = "params", .value = [](const Bkt& b) { return Json(b.params); }, .title = "params", .width = 7},
-      {.name = "bytes", .value = [count](const Bkt& b) { return count(b.bytes.count); }, .title = "bytes", .unit = "(B)", .width = 14},
-      {.name = "wire_bytes", .value = [count](const Bkt& b) { return count(b.wire_bytes.count); }, .title = "wire bytes",
+      {.name = "bucket", .value = [](const BucketRow& b) { return Json(b.index); }, .shown = kInTable | kInCsv, .title = "bucket", .width = 6},
+      {.name = "index", .value = [](const BucketRow& b) { return Json(b.index); }, .shown = kInJson},
+      {.name = "params", .value = [](const BucketRow& b) { return Json(b.params); }, .title = "params", .width = 7},
+      {.name = "bytes", .value = [count](const BucketRow& b) { return count(b.bytes.count); }, .title = "bytes", .unit = "(B)", .width = 14},
+      {.name = "wire_bytes", .value = [count](const BucketRow& b) { return count(b.wire_bytes.count); }, .title = "wire bytes",
        .unit = "(B)", .width = 14},
-      {.name = "collectives", .value = [](const Bkt& b) { return Json(b.collectives); }, .shown = kInJson},
-      ms_column<Bkt>("ready_ms", "ready", "(ms)", 11, [](const Bkt& b) { return b.ready; }),
-      ps_column<Bkt>("ready_ps", [](const Bkt& b) { return b.ready; }),
-      ms_column<Bkt>("launch_ms", "launch", "(ms)", 11, [](const Bkt& b) { return b.launched; }),
-      ps_column<Bkt>("launch_ps", [](const Bkt& b) { return b.launched; }),
-      ms_column<Bkt>("start_ms", "start", "(ms)", 11, [](const Bkt& b) { return b.start; }),
-      ps_column<Bkt>("start_ps", [](const Bkt& b) { return b.start; }),
-      ms_column<Bkt>("end_ms", "end", "(ms)", 11, [](const Bkt& b) { return b.end; }),
-      ps_column<Bkt>("end_ps", [](const Bkt& b) { return b.end; }),
-      ms_column<Bkt>("comm_ms", "comm", "(ms)", 11, [](const Bkt& b) { return b.end - b.start; }),
+      {.name = "collectives", .value = [](const BucketRow& b) { return Json(b.collectives); }, .shown = kInJson},
+      ms_column<BucketRow>("ready_ms", "ready", "(ms)", 11, [](const BucketRow& b) { return b.ready; }),
+      ps_column<BucketRow>("ready_ps", [](const BucketRow& b) { return b.ready; }),
+      ms_column<BucketRow>("launch_ms", "launch", "(ms)", 11, [](const BucketRow& b) { return b.launched; }),
+      ps_column<BucketRow>("launch_ps", [](const BucketRow& b) { return b.launched; }),
+      ms_column<BucketRow>("start_ms", "start", "(ms)", 11, [](const BucketRow& b) { return b.start; }),
+      ps_column<BucketRow>("start_ps", [](const BucketRow& b) { return b.start; }),
+      ms_column<BucketRow>("end_ms", "end", "(ms)", 11, [](const BucketRow& b) { return b.end; }),
+      ps_column<BucketRow>("end_ps", [](const BucketRow& b) { return b.end; }),
+      ms_column<BucketRow>("comm_ms", "comm", "(ms)", 11, [](const BucketRow& b) { return b.end - b.start; }),
       {.name = "choice",
        .value =
-           [&rep](const Bkt& b) {
+           [&rep](const BucketRow& b) {
              const auto i = static_cast<std::size_t>(&b - rep.result.buckets.data());
              return i < rep.bucket_choices.size() && !rep.bucket_choices[i].empty() ? Json(rep.bucket_choices[i]) : Json();
            },

@@ -11,7 +11,7 @@ namespace collsim {
 
 namespace {
 
-constexpr double kNoMore = std::numeric_limits<double>::infinity();
+constexpr double kNoInterruption = std::numeric_limits<double>::infinity();
 constexpr double kMaxReplaySteps = 2e8;  // intervals plus interruptions per replay (a few seconds)
 
 // The trace's interruptions in order: the next one not yet struck is the next to come
@@ -21,7 +21,7 @@ class TraceSource {
   TraceSource(const FailureTrace& trace, std::vector<TraceStrike>* strikes) : trace_(trace), strikes_(strikes) {}
 
   [[nodiscard]] double until_next(double now_s) const {
-    if (next_ == trace_.interruptions.size()) return kNoMore;
+    if (next_ == trace_.interruptions.size()) return kNoInterruption;
     // The sums of the run's phases land on the trace's times up to rounding: never below 0.
     return std::max(0.0, trace_.interruptions[next_].at_s - now_s);
   }
