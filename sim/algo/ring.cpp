@@ -105,15 +105,19 @@ void ring_blocks(Schedule& s, const std::vector<std::vector<int>>& rings, const 
   }
 }
 
+// 128-bit products for the division below (a GCC and clang extension, hence __extension__).
+__extension__ typedef unsigned __int128 Wide;
+
 // x / d by a multiply and a shift (Lemire, Kaser and Kurz, "Faster remainder by direct
 // computation", 2019): exact for x and d below 2^32; larger ones divide.
+
 class Divider {
  public:
   Divider() = default;
   explicit Divider(std::uint64_t d) : d_(d), m_(d > 1 && d < (std::uint64_t{1} << 32) ? ~std::uint64_t{0} / d + 1 : 0) {}
   std::uint64_t operator()(std::uint64_t x) const {
     if (m_ != 0 && x < (std::uint64_t{1} << 32)) {
-      return static_cast<std::uint64_t>((static_cast<unsigned __int128>(m_) * x) >> 64);
+      return static_cast<std::uint64_t>((static_cast<Wide>(m_) * x) >> 64);
     }
     return x / d_;
   }

@@ -22,7 +22,6 @@ std::optional<double> step_cost(const SearchRow& r) {
 }
 
 std::vector<Column<SearchRow>> search_columns() {
-  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
   const auto cost_json = [](const SearchRow& r) { const auto c = step_cost(r); return c ? Json(*c) : Json(); };
   return {
       {.name = "rank", .value = [](const SearchRow& r) { return Json(r.rank); }, .title = "#", .width = 4},
@@ -46,7 +45,7 @@ std::vector<Column<SearchRow>> search_columns() {
        .width = 7, .text_format = "{:.3f}"},
       {.name = "memory_bytes", .value = [](const SearchRow& r) { return Json(r.c->step.memory_peak.count); }, .title = "memory",
        .unit = "(GiB)", .width = 8,
-       .text = [kGiB](const SearchRow& r) { return fmt::format("{:.1f}", static_cast<double>(r.c->step.memory_peak.count) / kGiB); }},
+       .text = [](const SearchRow& r) { return fmt::format("{:.1f}", static_cast<double>(r.c->step.memory_peak.count) / kBytesPerGiB); }},
       {.name = "fits", .value = [](const SearchRow& r) { return Json(r.c->step.fits); }, .title = "fits", .width = 5,
        .text = [](const SearchRow& r) { return std::string(r.c->step.fits ? "yes" : "NO"); }},
       {.name = "cost_per_step", .value = cost_json, .title = "cost/step", .width = 10, .text_format = "{:.4f}"},

@@ -23,10 +23,10 @@ struct Parameter {
   std::int64_t numel = 0;
   DType dtype = DType::Float32;
   bool sparse_gradient = false;      // nn.Embedding(sparse=True): its own bucket
-  std::vector<std::int64_t> shape;   // optional; PowerSGD needs it (empty = unknown)
+  std::vector<std::int64_t> shape{};  // optional; PowerSGD needs it (empty = unknown)
   // Training steps in which no gradient reaches it (a branch or expert not taken): the
   // listed step numbers, or every step. find_unused_parameters needs to know.
-  std::vector<std::int64_t> unused_in_steps;
+  std::vector<std::int64_t> unused_in_steps{};
   bool unused_in_every_step = false;
 
   [[nodiscard]] bool unused_in(std::int64_t step) const;

@@ -7,7 +7,7 @@
 namespace collsim {
 
 TEST_CASE("a moved LinkGraph still routes", "[topo][routing]") {
-  const Topology t = make_server(ServerSpec{ServerKind::DgxA100});
+  const Topology t = make_server(ServerSpec{.kind = ServerKind::DgxA100});
   auto make = [&t] {
     LinkGraph g(t);
     (void)g.route(0, 1);

@@ -22,7 +22,7 @@ std::vector<NodeKind> kinds_along(const Topology& t, const Route& r) {
 }  // namespace
 
 TEST_CASE("inside a DGX H100 a route takes the NVSwitch, not the PCIe switch", "[topo][routing]") {
-  const Topology t = make_server(ServerSpec{ServerKind::DgxH100});
+  const Topology t = make_server(ServerSpec{.kind = ServerKind::DgxH100});
   LinkGraph g(t);
   // GPU 0 and GPU 1 share PCIe switch 0, so GPU->PCIe->GPU is as short (2 hops) as
   // GPU->NVSwitch->GPU; NVLink wins: 2 links, both of kind nvswitch.
@@ -35,7 +35,7 @@ TEST_CASE("inside a DGX H100 a route takes the NVSwitch, not the PCIe switch", "
 }
 
 TEST_CASE("on a DGX-1 a pair without NVLink goes over PCIe and the socket link", "[topo][routing]") {
-  const Topology t = make_server(ServerSpec{ServerKind::Dgx1V100});
+  const Topology t = make_server(ServerSpec{.kind = ServerKind::Dgx1V100});
   LinkGraph g(t);
   // GPU 0 has NVLinks to 1, 2, 3 and 4 only. GPU 0 -> 5: up PCIe switch 0, CPU 0, the
   // socket link to CPU 1, down PCIe switch 2 (GPUs 4, 5): 5 links, never through a GPU.

@@ -10,7 +10,7 @@ namespace collsim {
 namespace {
 
 Parameter param(std::int64_t numel, DType t = DType::Float32, bool sparse = false) {
-  return Parameter{"p", numel, t, sparse, {}};
+  return Parameter{.name = "p", .numel = numel, .dtype = t, .sparse_gradient = sparse};
 }
 
 std::vector<std::vector<std::size_t>> assignment_members(const std::vector<Bucket>& bs) {
