@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/core/text.hpp"
 
 namespace collsim {
 
@@ -18,7 +19,7 @@ std::uint64_t env_limit(const char* name, std::uint64_t fallback, const char* wh
     char* end = nullptr;
     const unsigned long long v = std::strtoull(env, &end, 10);
     if (end && *end == '\0' && v > 0) return v;
-    throw ConfigError(name, "", fmt::format("\"{}\"", env), what);
+    throw ConfigError(name, "", in_quotes(env), what);
   }
   return fallback;
 }

@@ -20,6 +20,7 @@
 #include "sim/core/random_stream.hpp"
 #include "sim/core/size_list.hpp"
 #include "sim/core/unit_parse.hpp"
+#include "sim/core/text.hpp"
 #include "sim/measure/calibration.hpp"
 #include "sim/report/collective_trace.hpp"
 
@@ -88,7 +89,7 @@ void run_collective(const CollectiveArgs& in, ReportOutput& output) {
   CollectiveArgs a = in;
   const NcclEnv env = resolve_nccl_knobs(a.nccl, a.algo, a.protocol);
   const auto op = enum_from<CollectiveOp>(a.op);
-  if (!op) throw ConfigError("--op", "", fmt::format("\"{}\"", a.op), fmt::format("one of: {}", fmt::join(enum_names<CollectiveOp>(), ", ")));
+  if (!op) throw ConfigError("--op", "", in_quotes(a.op), fmt::format("one of: {}", fmt::join(enum_names<CollectiveOp>(), ", ")));
   CollectiveRequest req;
   try {
     req.algorithms = parse_algorithm_list(a.algo, *op);
@@ -98,7 +99,7 @@ void run_collective(const CollectiveArgs& in, ReportOutput& output) {
   }
   for (const auto& algo : req.algorithms) {
     if (!supports(algo, *op) && !is_choice(a.algo)) {
-      throw ConfigError("--algo", "", fmt::format("\"{}\"", algo), fmt::format("an algorithm that implements {}", a.op));
+      throw ConfigError("--algo", "", in_quotes(algo), fmt::format("an algorithm that implements {}", a.op));
     }
   }
   try {
@@ -129,7 +130,7 @@ void run_collective(const CollectiveArgs& in, ReportOutput& output) {
       throw ConfigError("--slice", "", e.value(), e.expected());
     }
     if (req.overrides.slice.count < 1 || req.overrides.slice > kMaxMessageBytes) {
-      throw ConfigError("--slice", "", fmt::format("\"{}\"", a.slice), fmt::format("a slice of at least 1 B and at most {}", to_string(kMaxMessageBytes)));
+      throw ConfigError("--slice", "", in_quotes(a.slice), fmt::format("a slice of at least 1 B and at most {}", to_string(kMaxMessageBytes)));
     }
   }
   // One calibration format (sim/measure/calibration.hpp): protocol constants and/or link classes.

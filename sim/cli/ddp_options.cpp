@@ -7,6 +7,7 @@
 #include "sim/core/error.hpp"
 #include "sim/cli/validators.hpp"
 #include "sim/core/unit_parse.hpp"
+#include "sim/core/text.hpp"
 #include "sim/topo/gpu_catalogue.hpp"
 #include "sim/train/ddp_names.hpp"
 #include "sim/train/workload_path.hpp"
@@ -119,7 +120,7 @@ void check_unused_parameters(const DdpArgs& a, const Workload& w, const DdpOptio
 
 void check_algorithm(const std::string& algo) {
   if (!is_algorithm(algo) || !supports(algo, CollectiveOp::AllReduce)) {
-    throw ConfigError("--algo", "", fmt::format("\"{}\"", algo),
+    throw ConfigError("--algo", "", in_quotes(algo),
                       fmt::format("an all-reduce algorithm, one of: {}", fmt::join(algorithm_names(), ", ")));
   }
 }
@@ -134,13 +135,13 @@ CommSpec comm_spec_option(const DdpArgs& a, const std::optional<ProtocolModel>& 
   try {
     (void)parse_protocol_list(spec.protocols);
   } catch (const std::invalid_argument& e) {
-    throw ConfigError("--protocol", "", fmt::format("\"{}\"", spec.protocols),
+    throw ConfigError("--protocol", "", in_quotes(spec.protocols),
                       fmt::format("ideal, ll, ll128, simple, a list, ^list or auto ({})", e.what()));
   }
   try {
     check_comm_spec(spec, CollectiveOp::AllReduce);
   } catch (const std::invalid_argument& e) {
-    throw ConfigError("--algo", "", fmt::format("\"{}\"", spec.algorithms), e.what());
+    throw ConfigError("--algo", "", in_quotes(spec.algorithms), e.what());
   }
   return spec;
 }
@@ -178,11 +179,11 @@ DdpOptions make_ddp_options(const DdpArgs& a) {
   o.overlap = !a.no_overlap;
   o.accumulate = a.accumulate;
   const auto hook = comm_hook_from(a.hook);  // checked while parsing (--hook's validator)
-  if (!hook) throw ConfigError("--hook", "", fmt::format("\"{}\"", a.hook), std::string(kExpectedCommHook));
+  if (!hook) throw ConfigError("--hook", "", in_quotes(a.hook), std::string(kExpectedCommHook));
   o.hook = hook->hook;
   o.powersgd_rank = hook->powersgd_rank;
   const auto step = iteration_step(a.iteration);  // checked while parsing
-  if (!step) throw ConfigError("--iteration", "", fmt::format("\"{}\"", a.iteration), std::string(kExpectedIteration));
+  if (!step) throw ConfigError("--iteration", "", in_quotes(a.iteration), std::string(kExpectedIteration));
   o.first_iteration = *step == 0;
   o.step = *step;
   try {
@@ -214,7 +215,7 @@ ComputeModel compute_model_option(const DdpArgs& a, const Workload& w, const Top
   const auto d = find_device(name);
   if (!d) {
     throw ConfigError(a.device.empty() ? t.source : "--device", a.device.empty() ? "GPU model" : "",
-                      fmt::format("\"{}\"", name), fmt::format("one of: {}", fmt::join(device_names(), ", ")));
+                      in_quotes(name), fmt::format("one of: {}", fmt::join(device_names(), ", ")));
   }
   ComputeModel cm = make_compute_model(w, *d);
   if (a.efficiency) cm.efficiency = *a.efficiency;  // checked while parsing

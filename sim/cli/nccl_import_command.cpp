@@ -15,6 +15,7 @@
 #include "sim/cli/commands.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/text.hpp"
 #include "sim/topo/fabric_generators.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/topo/nccl_topo_import.hpp"
@@ -44,7 +45,7 @@ nlohmann::ordered_json parse_fabric(const std::string& text) {
   parts.push_back(text.substr(start));
   const auto kinds = enum_names<FabricKind>();
   if (std::find(kinds.begin(), kinds.end(), parts.front()) == kinds.end()) {
-    throw ConfigError("--fabric", "KIND", fmt::format("\"{}\"", parts.front()), fmt::format("one of: {}", fmt::join(kinds, ", ")));
+    throw ConfigError("--fabric", "KIND", in_quotes(parts.front()), fmt::format("one of: {}", fmt::join(kinds, ", ")));
   }
   f["kind"] = parts.front();
   for (std::size_t i = 1; i < parts.size(); ++i) {
@@ -54,7 +55,7 @@ nlohmann::ordered_json parse_fabric(const std::string& text) {
     const bool is_int = key == "mtu" || key == "nics_per_leaf" || key == "spines";
     const bool is_string = key == "link_kind" || key == "nic_bandwidth" || key == "latency";
     if (eq == std::string::npos || value.empty() || (!is_int && !is_string && key != "oversubscription")) {
-      throw ConfigError("--fabric", "", fmt::format("\"{}\"", parts[i]),
+      throw ConfigError("--fabric", "", in_quotes(parts[i]),
                         "key=value with a key among link_kind, nic_bandwidth, latency, mtu, nics_per_leaf, spines, oversubscription");
     }
     try {
@@ -69,7 +70,7 @@ nlohmann::ordered_json parse_fabric(const std::string& text) {
       }
       if (used != value.size()) throw std::invalid_argument(value);
     } catch (const std::logic_error&) {
-      throw ConfigError("--fabric", key, fmt::format("\"{}\"", value), is_int ? "an integer" : "a number");
+      throw ConfigError("--fabric", key, in_quotes(value), is_int ? "an integer" : "a number");
     }
   }
   return f;

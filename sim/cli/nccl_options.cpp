@@ -4,6 +4,7 @@
 
 #include "sim/coll/selection.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/text.hpp"
 
 namespace collsim {
 
@@ -31,20 +32,20 @@ NcclEnv resolve_nccl_knobs(const NcclKnobArgs& a, std::string& algo, std::string
   if (a.min_channels != -1) set_nccl_variable(single, "NCCL_MIN_NCHANNELS", std::to_string(a.min_channels), "--min-channels");
   if (a.max_channels != -1) set_nccl_variable(single, "NCCL_MAX_NCHANNELS", std::to_string(a.max_channels), "--max-channels");
   if (!a.nvls.empty()) {
-    if (a.nvls != "on" && a.nvls != "off") throw ConfigError("--nvls", "", fmt::format("\"{}\"", a.nvls), "on or off");
+    if (a.nvls != "on" && a.nvls != "off") throw ConfigError("--nvls", "", in_quotes(a.nvls), "on or off");
     single.nvls = a.nvls == "on";
   }
   if (a.cross_nic != -1) set_nccl_variable(single, "NCCL_CROSS_NIC", std::to_string(a.cross_nic), "--cross-nic");
   env = merge_nccl_env(env, single, "--nccl-env");
   if (env.algo) {
     if (!is_auto(algo)) {
-      throw ConfigError("--algo", "", fmt::format("\"{}\"", algo), fmt::format("auto beside NCCL_ALGO={} (give one of them)", *env.algo));
+      throw ConfigError("--algo", "", in_quotes(algo), fmt::format("auto beside NCCL_ALGO={} (give one of them)", *env.algo));
     }
     algo = *env.algo;
   }
   if (env.proto) {
     if (!is_auto(protocol)) {
-      throw ConfigError("--protocol", "", fmt::format("\"{}\"", protocol),
+      throw ConfigError("--protocol", "", in_quotes(protocol),
                         fmt::format("auto beside NCCL_PROTO={} (give one of them)", *env.proto));
     }
     protocol = *env.proto;

@@ -6,6 +6,7 @@
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/unit_parse.hpp"
+#include "sim/core/text.hpp"
 #include "sim/topo/generators.hpp"
 #include "sim/topo/loader.hpp"
 
@@ -43,7 +44,7 @@ std::vector<std::pair<int, std::string>> rank_pairs_option(const char* flag, con
       if (used != colon) throw std::invalid_argument(item);
       out.emplace_back(first, item.substr(colon + 1));
     } catch (const std::logic_error&) {
-      throw ConfigError(flag, "", fmt::format("\"{}\"", item), expected);
+      throw ConfigError(flag, "", in_quotes(item), expected);
     }
   }
   return out;
@@ -53,7 +54,7 @@ OutputFormat parse_format_option(const std::string& text) {
   if (text == "table") return OutputFormat::Table;
   if (text == "json") return OutputFormat::Json;
   if (text == "csv") return OutputFormat::Csv;
-  throw ConfigError("--format", "", fmt::format("\"{}\"", text), "one of: table, json, csv");
+  throw ConfigError("--format", "", in_quotes(text), "one of: table, json, csv");
 }
 
 }  // namespace collsim::cli

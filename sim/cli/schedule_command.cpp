@@ -9,6 +9,7 @@
 #include "sim/cli/commands.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/unit_parse.hpp"
+#include "sim/core/text.hpp"
 #include "sim/report/schedule_report.hpp"
 
 namespace collsim::cli {
@@ -31,12 +32,12 @@ struct ScheduleArgs {
 
 void run_schedule(const ScheduleArgs& a, ReportOutput& output) {
   const auto op = enum_from<CollectiveOp>(a.op);
-  if (!op) throw ConfigError("--op", "", fmt::format("\"{}\"", a.op), fmt::format("one of: {}", fmt::join(enum_names<CollectiveOp>(), ", ")));
+  if (!op) throw ConfigError("--op", "", in_quotes(a.op), fmt::format("one of: {}", fmt::join(enum_names<CollectiveOp>(), ", ")));
   if (!is_algorithm(a.algo)) {
-    throw ConfigError("--algo", "", fmt::format("\"{}\"", a.algo), fmt::format("one of: {}", fmt::join(algorithm_names(), ", ")));
+    throw ConfigError("--algo", "", in_quotes(a.algo), fmt::format("one of: {}", fmt::join(algorithm_names(), ", ")));
   }
   if (!supports(a.algo, *op)) {
-    throw ConfigError("--algo", "", fmt::format("\"{}\"", a.algo), fmt::format("an algorithm that implements {}", a.op));
+    throw ConfigError("--algo", "", in_quotes(a.algo), fmt::format("an algorithm that implements {}", a.op));
   }
   if (a.ranks < 1 || a.ranks > 100000) throw ConfigError("--ranks", "", std::to_string(a.ranks), "a rank count from 1 to 100000");
   const int hosts = a.hosts.value_or(a.ranks);
@@ -57,7 +58,7 @@ void run_schedule(const ScheduleArgs& a, ReportOutput& output) {
   } catch (const UnitError& e) {
     throw ConfigError("--size", "", e.value(), size_range);
   }
-  if (c.size > kMaxMessageBytes) throw ConfigError("--size", "", fmt::format("\"{}\"", a.size), size_range);
+  if (c.size > kMaxMessageBytes) throw ConfigError("--size", "", in_quotes(a.size), size_range);
   if (!a.slice.empty()) {
     try {
       opt.slice_bytes = parse_size(a.slice);
@@ -65,7 +66,7 @@ void run_schedule(const ScheduleArgs& a, ReportOutput& output) {
       throw ConfigError("--slice", "", e.value(), size_range);
     }
     if (opt.slice_bytes.count < 1 || opt.slice_bytes > kMaxMessageBytes) {
-      throw ConfigError("--slice", "", fmt::format("\"{}\"", a.slice), fmt::format("a slice of at least 1 B and at most {}", to_string(kMaxMessageBytes)));
+      throw ConfigError("--slice", "", in_quotes(a.slice), fmt::format("a slice of at least 1 B and at most {}", to_string(kMaxMessageBytes)));
     }
   }
   opt.host_of_rank = block_hosts(a.ranks, hosts);

@@ -16,6 +16,7 @@
 #include "sim/coll/link_scenario.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/text.hpp"
 #include "sim/report/sharded_report.hpp"
 #include "sim/report/trace_writer.hpp"
 #include "sim/train/eventful_step.hpp"
@@ -133,7 +134,7 @@ void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo
   const CommSpec requested = comm_spec_option(ddp, model);
   for (CollectiveOp op : {CollectiveOp::AllGather, CollectiveOp::ReduceScatter, CollectiveOp::AllReduce}) {
     if (requested.request(op).algorithms.empty()) {
-      throw ConfigError("--algo", "", fmt::format("\"{}\"", requested.algorithms),
+      throw ConfigError("--algo", "", in_quotes(requested.algorithms),
                         fmt::format("algorithms with all-gather, reduce-scatter and all-reduce: auto, or from {}",
                                     fmt::join(algorithm_names(), ", ")));
     }

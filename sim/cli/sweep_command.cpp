@@ -10,6 +10,7 @@
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/unit_parse.hpp"
+#include "sim/core/text.hpp"
 #include "sim/report/sweep_report.hpp"
 #include "sim/topo/cluster_topology.hpp"
 #include "sim/topo/gpu_catalogue.hpp"
@@ -71,7 +72,7 @@ void run_sweep_command(const CLI::App& cmd, const SweepArgs& a, const WorkRunner
     // Checked here so the error names the flag, not the generated cluster it would build.
     const GpuSpec* gpu = find_gpu(a.gpu);
     if (gpu == nullptr) {
-      throw ConfigError("--gpu", "", fmt::format("\"{}\"", a.gpu), fmt::format("a GPU model, one of: {}", fmt::join(gpu_names(), ", ")));
+      throw ConfigError("--gpu", "", in_quotes(a.gpu), fmt::format("a GPU model, one of: {}", fmt::join(gpu_names(), ", ")));
     }
     SweepClusterSpec cs;
     cs.gpus_per_host = a.gpus_per_host;

@@ -12,6 +12,7 @@
 #include "sim/coll/protocol.hpp"
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/text.hpp"
 #include "sim/report/nccl_graph_report.hpp"
 #include "sim/topo/dot_writer.hpp"
 #include "sim/topo/loader.hpp"
@@ -77,7 +78,7 @@ Topology load_or_report(const std::string& path) {
 OutputFormat parse_nccl_format(const std::string& text) {
   if (text == "text") return OutputFormat::Table;
   if (text == "json") return OutputFormat::Json;
-  throw ConfigError("--format", "", fmt::format("\"{}\"", text), "one of: text, json");
+  throw ConfigError("--format", "", in_quotes(text), "one of: text, json");
 }
 
 }  // namespace

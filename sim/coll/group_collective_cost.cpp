@@ -64,10 +64,7 @@ Schedule merge(const Schedule& one, const std::vector<std::optional<Schedule>>& 
 int ranks_per_node(const Topology& topo) {
   const int n = topo.rank_count();
   if (n == 0) return 1;
-  auto host = [&topo](int r) {
-    const NodeIndex node = topo.ranks[static_cast<std::size_t>(r)];
-    return topo.nodes[node].host.value_or(node);
-  };
+  auto host = [&topo](int r) { return topo.host_or_self(topo.ranks[static_cast<std::size_t>(r)]); };
   int per = 1;
   while (per < n && host(per) == host(0)) ++per;
   std::set<NodeIndex> seen;
@@ -98,12 +95,12 @@ GroupCollectiveCost::GroupCollectiveCost(LinkGraph& graph, CommSpec spec, int ra
     throw ConfigError("", "algorithms", spec_.algorithms, fmt::format("one of {}, a list or auto ({})",
                                                                        fmt::join(algorithm_names(), ", "), e.what()));
   }
-  // Each rank's host (Node::host, else its own node, as topology_facts labels it) and place
+  // Each rank's host (host_or_self, as topology_facts labels it) and place
   // among that host's ranks, for the groups' channel searches.
   const Topology& topo = graph.topology();
   std::map<NodeIndex, int> seen;
   for (const NodeIndex node : topo.ranks) {
-    const NodeIndex host = topo.nodes[node].host.value_or(node);
+    const NodeIndex host = topo.host_or_self(node);
     rank_host_.push_back(host);
     rank_place_.push_back(seen[host]++);
   }

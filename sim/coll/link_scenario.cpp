@@ -8,6 +8,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/json_fields.hpp"
 #include "sim/core/unit_parse.hpp"
+#include "sim/core/text.hpp"
 #include "sim/topo/link_graph.hpp"
 
 namespace collsim {
@@ -22,7 +23,7 @@ NodeIndex node_named(const Topology& topo, JsonFields& f, std::string_view key, 
   for (NodeIndex i = 0; i < topo.nodes.size(); ++i) {
     if (topo.nodes[i].id == id) return i;
   }
-  f.fail(key, fmt::format("\"{}\"", id), fmt::format("a node id of {} (collsim topo dot lists them)", topo.name));
+  f.fail(key, in_quotes(id), fmt::format("a node id of {} (collsim topo dot lists them)", topo.name));
 }
 
 LinkEvent read_event(const nlohmann::json& j, const std::string& source, std::size_t index, const Topology& topo) {
@@ -41,7 +42,7 @@ LinkEvent read_event(const nlohmann::json& j, const std::string& source, std::si
       if (topo.links[l].from == n || topo.links[l].to == n) e.links.push_back(l);
     }
     e.what = fmt::format("node {}", topo.nodes[n].id);
-    if (e.links.empty()) f.fail("node", fmt::format("\"{}\"", topo.nodes[n].id), "a node with links");
+    if (e.links.empty()) f.fail("node", in_quotes(topo.nodes[n].id), "a node with links");
   } else {
     const nlohmann::json& ends = f.required("link");
     if (!ends.is_array() || ends.size() != 2 || !ends[0].is_string() || !ends[1].is_string()) {

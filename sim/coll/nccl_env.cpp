@@ -10,7 +10,7 @@
 
 #include "sim/algo/registry.hpp"
 #include "sim/core/error.hpp"
-#include "sim/core/unit_parse.hpp"
+#include "sim/core/text.hpp"
 
 namespace collsim {
 
@@ -33,7 +33,7 @@ template <typename NameOf>
 std::string translate_list(std::string_view value, std::string_view option, std::string_view variable,
                            std::string_view expected, NameOf name_of) {
   auto fail = [&](std::string_view why) {
-    throw ConfigError(std::string(option), std::string(variable), fmt::format("\"{}\"", value),
+    throw ConfigError(std::string(option), std::string(variable), in_quotes(value),
                       fmt::format("{}{}", expected, why));
   };
   if (value.find(':') != std::string_view::npos || value.find(';') != std::string_view::npos) {
@@ -63,7 +63,7 @@ int env_integer(std::string_view value, std::string_view option, std::string_vie
   int v = 0;
   const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
   if (ec != std::errc{} || end != value.data() + value.size() || v < lo || v > hi) {
-    throw ConfigError(std::string(option), std::string(variable), fmt::format("\"{}\"", value), std::string(expected));
+    throw ConfigError(std::string(option), std::string(variable), in_quotes(value), std::string(expected));
   }
   return v;
 }
@@ -113,7 +113,7 @@ void set_nccl_variable(NcclEnv& env, const std::string& name, std::string_view v
   } else if (name == "NCCL_CROSS_NIC") {
     env.cross_nic = env_integer(value, option, name, 0, 2, "0 (same NIC in and out), 1 (any NIC) or 2 (try 0, then 1)");
   } else {
-    throw ConfigError(std::string(option), name, fmt::format("\"{}\"", value),
+    throw ConfigError(std::string(option), name, in_quotes(value),
                       "one of NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_NVLS_ENABLE, "
                       "NCCL_CROSS_NIC");
   }
@@ -132,12 +132,12 @@ NcclEnv parse_nccl_env(std::string_view text, std::string_view option) {
     i = j;
     const std::size_t eq = pair.find('=');
     if (eq == std::string_view::npos || eq == 0) {
-      throw ConfigError(std::string(option), "", fmt::format("\"{}\"", pair), "NAME=VALUE pairs such as NCCL_ALGO=Ring");
+      throw ConfigError(std::string(option), "", in_quotes(pair), "NAME=VALUE pairs such as NCCL_ALGO=Ring");
     }
     const std::string name(pair.substr(0, eq));
     const std::string_view value = pair.substr(eq + 1);
     if (std::find(seen.begin(), seen.end(), name) != seen.end()) {
-      throw ConfigError(std::string(option), name, fmt::format("\"{}\"", value), "each variable once");
+      throw ConfigError(std::string(option), name, in_quotes(value), "each variable once");
     }
     seen.push_back(name);
     set_nccl_variable(env, name, value, option);

@@ -6,6 +6,7 @@
 
 #include "sim/algo/registry.hpp"
 #include "sim/core/name_table.hpp"
+#include "sim/core/text.hpp"
 #include "sim/topo/gpu_catalogue.hpp"
 
 namespace collsim {
@@ -21,9 +22,7 @@ int nccl_index(Protocol p) {
 }
 
 std::optional<Protocol> protocol_from(std::string_view s) {
-  std::string lower(s);
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  return enum_from<Protocol>(lower);
+  return enum_from<Protocol>(to_lower(s));
 }
 
 GpuArch gpu_arch_from_sm(int sm) {

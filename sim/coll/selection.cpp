@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/algo/registry.hpp"
-#include "sim/core/unit_parse.hpp"
+#include "sim/core/text.hpp"
 
 namespace collsim {
 

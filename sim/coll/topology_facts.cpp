@@ -15,10 +15,7 @@ TopologyFacts topology_facts(const Topology& topo, std::optional<int> hosts_over
   if (hosts_override) {
     f.host_of_rank = block_hosts(n, *hosts_override);
   } else {
-    for (NodeIndex node : topo.ranks) {
-      const Node& nd = topo.nodes[node];
-      f.host_of_rank.push_back(static_cast<int>(nd.host.value_or(node)));
-    }
+    for (NodeIndex node : topo.ranks) f.host_of_rank.push_back(static_cast<int>(topo.host_or_self(node)));
   }
   std::map<int, int> per_host;
   for (int h : f.host_of_rank) ++per_host[h];

@@ -9,6 +9,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/unit_parse.hpp"
+#include "sim/core/text.hpp"
 
 namespace collsim {
 
@@ -23,8 +24,6 @@ std::string pointer_token(std::string_view key) {
 }
 
 std::string element_pointer(std::string_view key, std::size_t i) { return fmt::format("/{}/{}", key, i); }
-
-std::string in_quotes(const std::string& s) { return fmt::format("\"{}\"", s); }
 
 std::string brief(const nlohmann::json& v) {
   std::string s = v.dump();
@@ -106,7 +105,7 @@ std::uint64_t max_input_bytes() {
     char* end = nullptr;
     const unsigned long long v = std::strtoull(env, &end, 10);
     if (end && *end == '\0' && v > 0) return v;
-    throw ConfigError("COLLSIM_MAX_INPUT_BYTES", "", fmt::format("\"{}\"", env), "a positive whole number of bytes");
+    throw ConfigError("COLLSIM_MAX_INPUT_BYTES", "", in_quotes(env), "a positive whole number of bytes");
   }
   return kDefaultMaxInputBytes;
 }
@@ -258,7 +257,7 @@ std::string JsonFields::choice(std::string_view key, const std::vector<std::stri
   for (const auto& c : choices) {
     if (c == s) return s;
   }
-  fail(key, fmt::format("\"{}\"", s), fmt::format("one of: {}", fmt::join(choices, ", ")));
+  fail(key, in_quotes(s), fmt::format("one of: {}", fmt::join(choices, ", ")));
 }
 
 const nlohmann::json& JsonFields::array(std::string_view key) {

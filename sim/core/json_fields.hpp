@@ -86,7 +86,5 @@ class JsonFields {
 [[nodiscard]] std::string pointer_token(std::string_view key);
 // The pointer of element `i` of the top-level array `key`: "/key/i".
 [[nodiscard]] std::string element_pointer(std::string_view key, std::size_t i);
-// `s` in double quotes, as an error message shows a value the user wrote.
-[[nodiscard]] std::string in_quotes(const std::string& s);
 
 }  // namespace collsim

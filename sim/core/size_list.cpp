@@ -6,6 +6,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/unit_parse.hpp"
+#include "sim/core/text.hpp"
 
 namespace collsim {
 
@@ -16,7 +17,7 @@ constexpr std::string_view kExpected =
 }
 
 std::vector<Bytes> parse_size_list(std::string_view text, double factor) {
-  const std::string quoted = fmt::format("\"{}\"", text);
+  const std::string quoted = in_quotes(text);
   auto one = [&](std::string_view part) {
     Bytes b;
     try {

@@ -2,7 +2,6 @@
 
 #include <array>
 #include <charconv>
-#include <cctype>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -11,6 +10,7 @@
 
 #include "sim/core/chars_to_double.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/text.hpp"
 
 namespace collsim {
 
@@ -46,7 +46,6 @@ constexpr std::array kSizeUnits{
     UnitScale{"TiB", 1099511627776.0L},
 };
 
-std::string quoted(std::string_view text) { return fmt::format("\"{}\"", text); }
 
 // Splits "12.5 Gbps" into its number and unit and returns number x scale.
 template <std::size_t N>
@@ -57,14 +56,14 @@ long double scaled_value(std::string_view text, const std::array<UnitScale, N>& 
   while (!rest.empty() && rest.back() == ' ') rest.remove_suffix(1);
   double number = 0.0;
   const auto [end, ec] = chars_to_double(rest.data(), rest.data() + rest.size(), number);
-  if (ec != std::errc{} || end == rest.data()) throw UnitError(quoted(text), std::string(expected));
+  if (ec != std::errc{} || end == rest.data()) throw UnitError(in_quotes(text), std::string(expected));
   std::string_view unit(end, static_cast<std::size_t>(rest.data() + rest.size() - end));
   while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
-  if (!std::isfinite(number)) throw UnitError(quoted(text), std::string(expected));
+  if (!std::isfinite(number)) throw UnitError(in_quotes(text), std::string(expected));
   for (const auto& u : units) {
     if (u.suffix == unit) return static_cast<long double>(number) * u.scale;
   }
-  throw UnitError(quoted(text), std::string(expected));
+  throw UnitError(in_quotes(text), std::string(expected));
 }
 
 }  // namespace
@@ -73,13 +72,13 @@ Bandwidth parse_bandwidth(std::string_view text) {
   const long double v = scaled_value(text, kBandwidthUnits, kExpectedBandwidth);
   // Below 1 bps or above 1e18 B/s no real link exists, and times computed from such a rate
   // would leave the picosecond range (or become infinite: "1e308TB/s").
-  if (!(v >= 1.0L / 8 && v <= 1e18L)) throw UnitError(quoted(text), std::string(kExpectedBandwidth));
+  if (!(v >= 1.0L / 8 && v <= 1e18L)) throw UnitError(in_quotes(text), std::string(kExpectedBandwidth));
   return Bandwidth{static_cast<double>(v)};
 }
 
 Time parse_time(std::string_view text) {
   const long double v = scaled_value(text, kTimeUnits, kExpectedTime);
-  if (v < 0 || v > 9.2e18L) throw UnitError(quoted(text), std::string(kExpectedTime));
+  if (v < 0 || v > 9.2e18L) throw UnitError(in_quotes(text), std::string(kExpectedTime));
   return Time{static_cast<std::int64_t>(std::llround(static_cast<double>(v)))};
 }
 
@@ -88,26 +87,20 @@ std::string expected_time(Time max) { return fmt::format("{}, from 0 to {}", kEx
 Time parse_time(std::string_view text, Time max) {
   const std::string expected = expected_time(max);
   const long double v = scaled_value(text, kTimeUnits, expected);
-  if (!(v >= 0 && v <= static_cast<long double>(max.ps))) throw UnitError(quoted(text), expected);
+  if (!(v >= 0 && v <= static_cast<long double>(max.ps))) throw UnitError(in_quotes(text), expected);
   return Time{static_cast<std::int64_t>(std::llround(static_cast<double>(v)))};
 }
 
 Bytes parse_size(std::string_view text) {
   const long double v = scaled_value(text, kSizeUnits, kExpectedSize);
-  if (v < 0 || v > 9.2e18L || v != std::floor(v)) throw UnitError(quoted(text), std::string(kExpectedSize));
+  if (v < 0 || v > 9.2e18L || v != std::floor(v)) throw UnitError(in_quotes(text), std::string(kExpectedSize));
   return Bytes{static_cast<std::int64_t>(v)};
 }
 
 double parse_duration_s(std::string_view text) {
   const long double v = scaled_value(text, kDurationUnits, kExpectedDuration);
-  if (!(v > 0 && v <= 1e12L)) throw UnitError(quoted(text), std::string(kExpectedDuration));
+  if (!(v > 0 && v <= 1e12L)) throw UnitError(in_quotes(text), std::string(kExpectedDuration));
   return static_cast<double>(v);
-}
-
-std::string to_lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 }  // namespace collsim

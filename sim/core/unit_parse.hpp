@@ -18,8 +18,6 @@ namespace collsim {
 // A duration of hours to years (an MTBF, a run, a checkpoint interval), in seconds as a
 // double: the picosecond clock ends at 106 days. Units ms, s, min, h, d; > 0, <= 1e12 s.
 [[nodiscard]] double parse_duration_s(std::string_view text);
-// `text` in ASCII lower case: names that are matched without regard to case.
-[[nodiscard]] std::string to_lower(std::string_view text);
 
 // The phrases used in error messages, so every caller says the same thing.
 inline constexpr std::string_view kExpectedBandwidth =

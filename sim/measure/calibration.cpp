@@ -11,6 +11,7 @@
 #include "sim/core/json_fields.hpp"
 #include "sim/core/unit_parse.hpp"
 #include "sim/core/version.hpp"
+#include "sim/core/text.hpp"
 
 namespace collsim {
 
@@ -49,7 +50,7 @@ Calibration parse_calibration(const nlohmann::json& doc, const std::string& path
   JsonFields top(doc, path, "");
   Calibration c;
   if (const auto kind = top.optional_string("kind"); kind && *kind != "collsim-calibration") {
-    top.fail("kind", fmt::format("\"{}\"", *kind), "\"collsim-calibration\" (or no kind)");
+    top.fail("kind", in_quotes(*kind), "\"collsim-calibration\" (or no kind)");
   }
   ProtocolModel protocol = nccl_default_model();
   protocol.source = path;
@@ -63,7 +64,7 @@ Calibration parse_calibration(const nlohmann::json& doc, const std::string& path
   for (const auto& [name, value] : links.items()) {
     const auto kind = enum_from<LinkKind>(name);
     if (!kind) {
-      throw ConfigError(path, top.pointer("links") + "/" + pointer_token(name), fmt::format("\"{}\"", name),
+      throw ConfigError(path, top.pointer("links") + "/" + pointer_token(name), in_quotes(name),
                         fmt::format("a link class: {}", fmt::join(enum_names<LinkKind>(), ", ")));
     }
     JsonFields f(value, path, top.pointer("links") + "/" + pointer_token(name));

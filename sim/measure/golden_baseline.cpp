@@ -7,6 +7,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/json_fields.hpp"
 #include "sim/core/version.hpp"
+#include "sim/core/text.hpp"
 
 namespace collsim {
 
@@ -40,7 +41,7 @@ GoldenBaseline parse_golden_baseline(const std::string& text, const std::string&
   const auto dir = (std::filesystem::absolute(path).parent_path() / b.root).lexically_normal();
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
-    f.fail("root", fmt::format("\"{}\"", b.root), "a folder, relative to the baseline, to run the command in");
+    f.fail("root", in_quotes(b.root), "a folder, relative to the baseline, to run the command in");
   }
   return b;
 }

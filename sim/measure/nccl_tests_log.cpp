@@ -15,6 +15,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/json_fields.hpp"
 #include "sim/core/name_table.hpp"
+#include "sim/core/text.hpp"
 
 namespace collsim {
 
@@ -70,7 +71,7 @@ std::optional<CollectiveOp> op_from_test_name(const std::string& n) {
 std::optional<CollectiveOp> op_from_file_name(std::string name) {
   const auto slash = name.find_last_of('/');
   if (slash != std::string::npos) name = name.substr(slash + 1);
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  name = to_lower(name);
   const std::pair<const char*, CollectiveOp> table[] = {
       {"reduce_scatter", CollectiveOp::ReduceScatter}, {"reducescatter", CollectiveOp::ReduceScatter},
       {"all_reduce", CollectiveOp::AllReduce},         {"allreduce", CollectiveOp::AllReduce},

@@ -10,6 +10,7 @@
 #include "sim/coll/selection.hpp"
 #include "sim/coll/predict.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/text.hpp"
 #include "sim/topo/loader.hpp"
 
 namespace collsim {
@@ -79,7 +80,7 @@ CollectivePrediction CasePredictor::predict_case(const CollectiveMeasurement& m)
   CollectiveRequest request;
   request.model = model_;
   auto bad_algorithm = [&] {
-    return ConfigError(m.source, "algorithm", fmt::format("\"{}\"", algo),
+    return ConfigError(m.source, "algorithm", in_quotes(algo),
                        fmt::format("an algorithm this build implements for {}, a list or auto: {}", to_string(m.op),
                                    fmt::join(algorithm_names(), ", ")));
   };
@@ -98,7 +99,7 @@ CollectivePrediction CasePredictor::predict_case(const CollectiveMeasurement& m)
       request.protocols = parse_protocol_list(default_protocol_);
       request.protocols_auto = is_auto(default_protocol_);
     } catch (const std::invalid_argument& e) {
-      throw ConfigError(m.source, "protocol", fmt::format("\"{}\"", default_protocol_),
+      throw ConfigError(m.source, "protocol", in_quotes(default_protocol_),
                         fmt::format("ideal, ll, ll128, simple, a list or auto ({})", e.what()));
     }
   }
@@ -110,7 +111,7 @@ CollectivePrediction CasePredictor::predict_case(const CollectiveMeasurement& m)
   try {
     return predict_collective(g, c, request);
   } catch (const std::invalid_argument& e) {
-    throw ConfigError(m.source, "algorithm", fmt::format("\"{}\"", algo), e.what());
+    throw ConfigError(m.source, "algorithm", in_quotes(algo), e.what());
   }
 }
 

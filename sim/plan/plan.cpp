@@ -12,6 +12,7 @@
 #include "sim/coll/selection.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_fields.hpp"
+#include "sim/core/text.hpp"
 #include "sim/topo/loader.hpp"
 #include "sim/train/bucket_assignment.hpp"
 #include "sim/train/device_catalogue.hpp"
@@ -125,7 +126,7 @@ PlanCandidate parse_candidate(const nlohmann::json& j, const std::string& source
     c.nccl_env_text = *env;
     auto take = [&](const std::optional<std::string>& knob, const char* key, std::string& into, const char* variable) {
       if (!knob) return;
-      if (f.has(key)) f.fail(key, fmt::format("\"{}\"", into), fmt::format("no \"{}\" beside {} in nccl_env", key, variable));
+      if (f.has(key)) f.fail(key, in_quotes(into), fmt::format("no \"{}\" beside {} in nccl_env", key, variable));
       into = *knob;
     };
     take(c.nccl_env.algo, "algorithm", c.algorithm, "NCCL_ALGO");
@@ -135,12 +136,12 @@ PlanCandidate parse_candidate(const nlohmann::json& j, const std::string& source
   try {
     (void)parse_protocol_list(c.protocol);
   } catch (const std::invalid_argument& e) {
-    f.fail("protocol", fmt::format("\"{}\"", c.protocol), fmt::format("ideal, ll, ll128, simple, a list, ^list or auto ({})", e.what()));
+    f.fail("protocol", in_quotes(c.protocol), fmt::format("ideal, ll, ll128, simple, a list, ^list or auto ({})", e.what()));
   }
   try {
     check_comm_spec(CommSpec{c.algorithm, c.protocol}, CollectiveOp::AllReduce);
   } catch (const std::invalid_argument& e) {
-    f.fail("algorithm", fmt::format("\"{}\"", c.algorithm), e.what());
+    f.fail("algorithm", in_quotes(c.algorithm), e.what());
   }
   c.price = parse_price(f.required("price"), source, f.pointer("price"), c.network_price);
   f.finish();
@@ -180,7 +181,7 @@ ShardingOptions base_options(JsonFields& f, Sharding s) {
   const auto prec = f.optional_string("precision").value_or(std::string(to_string(PrecisionPreset::AdamMixed)));
   const auto preset = precision_preset_from(prec);
   if (!preset) {
-    f.fail("precision", fmt::format("\"{}\"", prec), fmt::format("one of: {}", fmt::join(enum_names<PrecisionPreset>(), ", ")));
+    f.fail("precision", in_quotes(prec), fmt::format("one of: {}", fmt::join(enum_names<PrecisionPreset>(), ", ")));
   }
   o.precision = state_precision(*preset);
   o.activation_checkpointing = f.boolean("activation_checkpointing", false);
@@ -254,7 +255,7 @@ PlanStrategyVariant parse_megatron(JsonFields& f, const std::string& name) {
   bools("offload", space.offload);
   const auto order = f.optional_string("order").value_or("tp-dp-pp");
   const auto placement = enum_from<PlacementOrder>(order);
-  if (!placement) f.fail("order", fmt::format("\"{}\"", order), "tp-dp-pp or tp-pp-dp");
+  if (!placement) f.fail("order", in_quotes(order), "tp-dp-pp or tp-pp-dp");
   space.order = *placement;
   PlanStrategyVariant v;
   v.strategy = name;
@@ -316,7 +317,7 @@ std::vector<PlanStrategyVariant> parse_strategy(const nlohmann::json& j, const s
     const auto bp = f.optional_string("backward_prefetch").value_or(std::string(to_string(o.backward_prefetch)));
     const auto prefetch = enum_from<BackwardPrefetch>(bp);
     if (!prefetch) {
-      f.fail("backward_prefetch", fmt::format("\"{}\"", bp), fmt::format("one of: {}", fmt::join(enum_names<BackwardPrefetch>(), ", ")));
+      f.fail("backward_prefetch", in_quotes(bp), fmt::format("one of: {}", fmt::join(enum_names<BackwardPrefetch>(), ", ")));
     }
     o.backward_prefetch = *prefetch;
     o.forward_prefetch = f.boolean("forward_prefetch", false);
@@ -425,7 +426,7 @@ Plan parse_plan(const nlohmann::json& doc, const std::string& source, const std:
     std::string name;
     auto vs = parse_strategy(strategies[i], source, fmt::format("/strategies/{}", i), name);
     if (std::find(plan.strategy_names.begin(), plan.strategy_names.end(), name) != plan.strategy_names.end()) {
-      throw ConfigError(source, fmt::format("/strategies/{}/name", i), fmt::format("\"{}\"", name), "a strategy name used once");
+      throw ConfigError(source, fmt::format("/strategies/{}/name", i), in_quotes(name), "a strategy name used once");
     }
     plan.strategy_names.push_back(name);
     for (auto& v : vs) {
@@ -441,7 +442,7 @@ Plan parse_plan(const nlohmann::json& doc, const std::string& source, const std:
     const auto file = wf.string("file");
     w.path = resolve_relative(base_dir, file);
     if (!std::filesystem::exists(w.path)) {
-      wf.fail("file", fmt::format("\"{}\"", file), "a workload file (relative to the plan) or a shipped workload name");
+      wf.fail("file", in_quotes(file), "a workload file (relative to the plan) or a shipped workload name");
     }
     const auto given_name = wf.optional_string("name");
     // 2^30 samples per optimizer step is far past any real run, and keeps every micro-batch
@@ -474,7 +475,7 @@ Plan parse_plan(const nlohmann::json& doc, const std::string& source, const std:
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     plan.candidates.push_back(parse_candidate(candidates[i], source, fmt::format("/candidates/{}", i), base_dir));
     if (!names.insert(plan.candidates.back().name).second) {
-      throw ConfigError(source, fmt::format("/candidates/{}/name", i), fmt::format("\"{}\"", plan.candidates.back().name),
+      throw ConfigError(source, fmt::format("/candidates/{}/name", i), in_quotes(plan.candidates.back().name),
                         "a candidate name used once");
     }
   }

@@ -4,6 +4,7 @@
 
 #include "sim/core/json_fields.hpp"
 #include "sim/core/unit_parse.hpp"
+#include "sim/core/text.hpp"
 #include "sim/topo/gpu_catalogue.hpp"
 #include "sim/topo/link_overhead.hpp"
 #include "sim/topo/net_transport.hpp"

@@ -6,6 +6,7 @@
 
 #include "sim/core/json_fields.hpp"
 #include "sim/core/unit_parse.hpp"
+#include "sim/core/text.hpp"
 #include "sim/topo/cluster_generator.hpp"
 #include "sim/topo/explicit_json.hpp"
 #include "sim/topo/generators.hpp"

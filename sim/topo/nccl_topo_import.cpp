@@ -10,6 +10,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/unit_parse.hpp"
 #include "sim/core/version.hpp"
+#include "sim/core/text.hpp"
 #include "sim/topo/gpu_catalogue.hpp"
 #include "sim/topo/server_generators.hpp"
 
@@ -175,7 +176,7 @@ class HostBuilder {
     const auto where = fmt::format("<gpu> attribute \"sm\" (PCI device {})", d.pci_device.empty() ? "not given" : d.pci_device);
     if (options_.gpu_model) {
       const GpuSpec* m = find_gpu(*options_.gpu_model);
-      if (m == nullptr) throw ConfigError("--gpu-model", "", fmt::format("\"{}\"", *options_.gpu_model),
+      if (m == nullptr) throw ConfigError("--gpu-model", "", in_quotes(*options_.gpu_model),
                                           fmt::format("one of: {}", fmt::join(gpu_names(), ", ")));
       const int sm = m->compute_capability.sm();
       if (sm / 10 != d.sm / 10) {
@@ -238,7 +239,7 @@ class HostBuilder {
         }
         const auto it = by_bus.find(to_lower(l.target));
         if (it == by_bus.end() || it->second == g) {
-          fail(l.line, "<nvlink> attribute \"target\"", fmt::format("\"{}\"", l.target), "the bus id of another GPU in the dump");
+          fail(l.line, "<nvlink> attribute \"target\"", in_quotes(l.target), "the bus id of another GPU in the dump");
         }
         const auto key = std::make_pair(std::min(g, it->second), std::max(g, it->second));
         const auto [p, fresh] = pairs.emplace(key, std::make_pair(l.count, l.line));

@@ -6,7 +6,7 @@
 
 #include "sim/core/chars_to_double.hpp"
 #include "sim/core/error.hpp"
-#include "sim/core/json_fields.hpp"
+#include "sim/core/text.hpp"
 
 namespace collsim {
 

@@ -54,6 +54,8 @@ struct Topology {
   std::vector<NodeIndex> ranks;       // rank r runs on node ranks[r]
 
   [[nodiscard]] int rank_count() const { return static_cast<int>(ranks.size()); }
+  // Node v's host, or v itself when it has none (a bare GPU or CPU is its own host).
+  [[nodiscard]] NodeIndex host_or_self(NodeIndex v) const { return nodes[v].host.value_or(v); }
   [[nodiscard]] std::optional<NodeIndex> find(std::string_view id) const;
   // The largest Node::net_latency of its NICs (0 when none reports one): NCCL's latencyInter.
   [[nodiscard]] Time max_net_latency() const;

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/core/text.hpp"
 
 #include "sim/topo/link_graph.hpp"
 
@@ -239,7 +240,7 @@ void check_topology_rules(const Topology& t, Diagnostics& d) {
   for (NodeIndex n = 0; n < t.nodes.size(); ++n) {
     const Node& node = t.nodes[n];
     if (node.nic && t.nodes[*node.nic].host != node.host) {
-      d.emplace_back(t.source, node_pointer(n) + "/nic", fmt::format("\"{}\"", t.nodes[*node.nic].id),
+      d.emplace_back(t.source, node_pointer(n) + "/nic", in_quotes(t.nodes[*node.nic].id),
                      "a NIC in the same host as the GPU (give both the same \"host\")");
     }
   }

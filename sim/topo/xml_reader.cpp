@@ -4,6 +4,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/json_fields.hpp"
+#include "sim/core/text.hpp"
 
 namespace collsim {
 
@@ -75,7 +76,7 @@ class XmlParser {
     if (at_end()) return "end of file";
     std::string out;
     for (std::size_t i = pos_; i < s_.size() && i < pos_ + 12 && s_[i] != '\n'; ++i) out += s_[i];
-    return fmt::format("\"{}\"", out);
+    return in_quotes(out);
   }
   char next() {
     if (at_end()) fail("end of file", "more input (the document ends inside markup)");
@@ -178,13 +179,13 @@ class XmlParser {
     for (const auto& [k, v] : attrs) {
       std::size_t i = 0;
       while (i < 3 && k != order[i]) ++i;
-      if (i == 3 || i < next_allowed) fail(fmt::format("\"{}\"", k), "version, then optional encoding and standalone");
+      if (i == 3 || i < next_allowed) fail(in_quotes(k), "version, then optional encoding and standalone");
       next_allowed = i + 1;
-      if (k == "version" && !(v.size() >= 3 && v.substr(0, 2) == "1.")) fail(fmt::format("\"{}\"", v), "version 1.x");
+      if (k == "version" && !(v.size() >= 3 && v.substr(0, 2) == "1.")) fail(in_quotes(v), "version 1.x");
       if (k == "encoding" && v != "UTF-8" && v != "utf-8" && v != "US-ASCII" && v != "ASCII") {
-        fail(fmt::format("\"{}\"", v), "encoding UTF-8 or US-ASCII");
+        fail(in_quotes(v), "encoding UTF-8 or US-ASCII");
       }
-      if (k == "standalone" && v != "yes" && v != "no") fail(fmt::format("\"{}\"", v), "standalone yes or no");
+      if (k == "standalone" && v != "yes" && v != "no") fail(in_quotes(v), "standalone yes or no");
     }
     if (attrs.empty() || attrs.front().first != "version") fail("no version", "version=\"1.0\" first in the XML declaration");
   }
@@ -216,7 +217,7 @@ class XmlParser {
         }
       }
       for (const auto& [k, v] : out) {
-        if (k == key) fail(fmt::format("\"{}\"", key), "each attribute at most once per element");
+        if (k == key) fail(in_quotes(key), "each attribute at most once per element");
       }
       out.emplace_back(std::move(key), std::move(value));
     }

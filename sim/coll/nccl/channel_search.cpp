@@ -424,16 +424,24 @@ std::map<NodeIndex, std::vector<NodeIndex>> host_nics(const Topology& topo) {
   return out;
 }
 
+namespace {
+
+// Host h's GPUs (rank_nodes of its ranks) and its NICs (those of its first GPU's host).
+void place_host(NcclHost& h, const Topology& topo, const std::vector<NodeIndex>& rank_nodes,
+                const std::map<NodeIndex, std::vector<NodeIndex>>& nics) {
+  h.gpus.clear();
+  for (int r : h.ranks) h.gpus.push_back(rank_nodes.at(static_cast<std::size_t>(r)));
+  h.nics.clear();
+  if (const auto home = topo.nodes[h.gpus.front()].host) {
+    if (auto it = nics.find(*home); it != nics.end()) h.nics = it->second;
+  }
+}
+
+}  // namespace
+
 NcclGraph moved_to(NcclGraph g, const Topology& topo, const std::vector<NodeIndex>& rank_nodes,
                    const std::map<NodeIndex, std::vector<NodeIndex>>& nics) {
-  for (NcclHost& h : g.host) {
-    h.gpus.clear();
-    for (int r : h.ranks) h.gpus.push_back(rank_nodes.at(static_cast<std::size_t>(r)));
-    h.nics.clear();
-    if (const auto home = topo.nodes[h.gpus.front()].host) {
-      if (auto it = nics.find(*home); it != nics.end()) h.nics = it->second;
-    }
-  }
+  for (NcclHost& h : g.host) place_host(h, topo, rank_nodes, nics);
   return g;
 }
 
@@ -482,10 +490,7 @@ std::optional<NcclGraph> search_nccl_ring(LinkGraph& graph, const std::vector<No
   for (const auto& ranks : groups.ranks) {
     NcclHost h;
     h.ranks = ranks;
-    for (int r : ranks) h.gpus.push_back(rank_nodes[static_cast<std::size_t>(r)]);
-    if (const auto home = topo.nodes[h.gpus.front()].host) {
-      if (auto it = nics_of_host.find(*home); it != nics_of_host.end()) h.nics = it->second;
-    }
+    place_host(h, topo, rank_nodes, nics_of_host);
     nic_counts.push_back(h.nics.size());
     g.host.push_back(std::move(h));
   }
