@@ -10,6 +10,7 @@
 #include "sim/cli/nccl_options.hpp"
 #include "sim/coll/nccl_graph_summary.hpp"
 #include "sim/coll/protocol.hpp"
+#include "sim/coll/selection.hpp"
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/text.hpp"
@@ -114,11 +115,12 @@ void add_topo_command(CLI::App& app, ReportOutput& output) {
   nccl->callback([file, format, knobs, &output] {
     const OutputFormat f = parse_nccl_format(*format);
     // The graph and tuning table under the knobs that shape them (channels, NVLS,
-    // cross-NIC); NCCL_ALGO / NCCL_PROTO choose among the rows, which the table lists all.
+    // cross-NIC); NCCL_ALGO / NCCL_PROTO choose among the rows, which the table lists all,
+    // except that NCCL_PROTO turns on LL128 where NCCL leaves it off by default.
     std::string algo = "auto", protocol = "auto";
     ProtocolModel model = nccl_default_model();
     apply_nccl_env(resolve_nccl_knobs(*knobs, algo, protocol), model);
-    output.put(f, nccl_graph_report_views(summarize_nccl_graph(load_or_report(*file), model)));
+    output.put(f, nccl_graph_report_views(summarize_nccl_graph(load_or_report(*file), model, is_auto(protocol))));
   });
 
   CLI::App* compare = topo->add_subcommand(

@@ -33,6 +33,26 @@ std::int64_t halve_chunk(std::int64_t chunk, Bytes size, int channels, double wa
 
 GpuArch model_arch(const TopologyFacts& facts) { return facts.arch.value_or(GpuArch::Hopper); }
 
+std::optional<std::string> ll128_off_by_default(const TopologyFacts& facts, const NcclGraph* graph) {
+  if (facts.gpu == nullptr) return std::nullopt;
+  const int sm = facts.gpu->compute_capability.sm();
+  const std::string why = "ll128 is off by default here (NCCL enables it only between GPUs of one compute capability, "
+                          "SM 7.0, 8.0, 9.0, 10.0 or 12.0, over NVLink inside hosts; NCCL_PROTO naming LL128 forces it): ";
+  if (facts.mixed_compute) return why + "the ranks' GPUs differ in compute capability";
+  if (sm != 70 && sm != 80 && sm != 90 && sm != 100 && sm != 120) {
+    return why + fmt::format("{} is SM {}.{}", facts.gpu->name, sm / 10, sm % 10);
+  }
+  const bool nvlink_inside = graph ? graph->type_intra <= PathType::Nvb : facts.nvlink.bytes_per_s > 0;
+  if (!nvlink_inside) {
+    return why + (graph ? fmt::format("paths inside a host are {}", to_string(graph->type_intra)) : "no NVLink between the ranks");
+  }
+  if (graph != nullptr && graph->hosts > 1) {
+    const PathType most = sm >= 90 ? PathType::Pxn : PathType::Pxb;
+    if (graph->type_inter > most) return why + fmt::format("GPU-to-NIC paths are {}", to_string(graph->type_inter));
+  }
+  return std::nullopt;
+}
+
 ChannelPlan search_channels(const TopologyFacts& facts, const ProtocolModel& model) {
   const GpuArch arch = model_arch(facts);
   const double bw = facts.injection.gb_per_s();

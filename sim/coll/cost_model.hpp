@@ -35,6 +35,15 @@ struct ChannelPlan {
 // The GPU generation the model uses: the topology's, or Hopper when it names no GPU.
 [[nodiscard]] GpuArch model_arch(const TopologyFacts& facts);
 
+// NCCL's default for LL128 (tuning.cc, ncclTopoTuneModel: "enable LL128 by default only on
+// Volta/Ampere/Hopper/Blackwell+NVLink"): on when every rank's GPU has one compute
+// capability among SM 7.0, 8.0, 9.0, 10.0 and 12.0, the graph's paths inside a host are
+// NVLink (NVL or NVB) and its paths to the NICs at most PXB (PXN from SM 9.0). Returns why it
+// is off here, nullopt when on (or when the ranks are not GPUs: collective_cost refuses LL128
+// there). Without a graph the ranks' NVLink decides the intra-host path. NCCL_PROTO naming
+// LL128 forces it on: only `auto` protocol choices apply this rule.
+[[nodiscard]] std::optional<std::string> ll128_off_by_default(const TopologyFacts& facts, const NcclGraph* graph);
+
 // User overrides: channels (0 = from the model), slice (0 = protocol's step).
 struct CostOverrides {
   int channels = 0;

@@ -24,8 +24,9 @@ PathMatrix path_matrix(LinkGraph& graph, const std::vector<NodeIndex>& from, con
 }
 
 NcclTuningRow tuning_row(const TopologyFacts& facts, const Collective& c, const std::string& algo, Protocol p,
-                         const ProtocolModel& model, const NcclGraph& graph) {
-  const CollectiveCost cost = collective_cost(facts, c, algo, p, model, {}, &graph);
+                         const ProtocolModel& model, const NcclGraph& graph, bool protocols_auto) {
+  CollectiveCost cost = collective_cost(facts, c, algo, p, model, {}, &graph);
+  if (!cost.unusable && p == Protocol::LL128 && protocols_auto) cost.unusable = ll128_off_by_default(facts, &graph);
   NcclTuningRow row;
   row.algorithm = algo;
   row.protocol = p;
@@ -46,7 +47,7 @@ std::optional<double> NcclTuningRow::busbw_cap_gbps() const {
   return channels * *channel_cap_gbps * efficiency;
 }
 
-NcclGraphSummary summarize_nccl_graph(const Topology& topo, const ProtocolModel& model) {
+NcclGraphSummary summarize_nccl_graph(const Topology& topo, const ProtocolModel& model, bool protocols_auto) {
   NcclGraphSummary s;
   s.topology = topo.name;
   s.source = topo.source;
@@ -69,7 +70,7 @@ NcclGraphSummary summarize_nccl_graph(const Topology& topo, const ProtocolModel&
   for (const std::string& algo : automatic_algorithms(s.tuned.op)) {
     std::vector<NcclTuningRow> rows;
     for (Protocol p : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
-      rows.push_back(tuning_row(facts, s.tuned, algo, p, model, *s.graph));
+      rows.push_back(tuning_row(facts, s.tuned, algo, p, model, *s.graph, protocols_auto));
     }
     // nvls is listed only where some protocol can run it (Simple: its reason is the
     // one that matters); ring and tree always.

@@ -60,7 +60,10 @@ struct NcclGraphSummary {
 // The size the tuning rows are priced at: large enough that no protocol cuts channels.
 inline constexpr Bytes kNcclTuningSize{std::int64_t{1} << 30};
 
+// `protocols_auto`: NCCL_PROTO unset, so LL128 rows follow NCCL's default
+// (ll128_off_by_default); false: NCCL_PROTO was given and LL128 runs where it can.
 [[nodiscard]] NcclGraphSummary summarize_nccl_graph(const Topology& topo,
-                                                   const ProtocolModel& model = nccl_default_model());
+                                                   const ProtocolModel& model = nccl_default_model(),
+                                                   bool protocols_auto = true);
 
 }  // namespace collsim

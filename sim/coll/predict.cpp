@@ -113,6 +113,7 @@ CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, c
       // collective_cost decides which algorithms take the graph (channel_orders set).
       const NcclGraph* channel_graph = p != Protocol::Ideal ? nccl_graph() : nullptr;
       CollectiveCost cost = collective_cost(facts, c, algo, p, request.model, request.overrides, channel_graph);
+      if (!cost.unusable && p == Protocol::LL128 && request.protocols_auto) cost.unusable = ll128_off_by_default(facts, channel_graph);
       if (cost.unusable) {
         if (why.empty()) why = *cost.unusable;
         continue;

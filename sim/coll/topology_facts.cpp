@@ -45,9 +45,9 @@ TopologyFacts topology_facts(const Topology& topo, std::optional<int> hosts_over
       last_model = model;
       last_gpu = find_gpu(model);
     }
-    if (last_gpu != nullptr && (f.gpu == nullptr || last_gpu->compute_capability < f.gpu->compute_capability)) {
-      f.gpu = last_gpu;
-    }
+    if (last_gpu == nullptr) continue;
+    if (f.gpu != nullptr && last_gpu->compute_capability != f.gpu->compute_capability) f.mixed_compute = true;
+    if (f.gpu == nullptr || last_gpu->compute_capability < f.gpu->compute_capability) f.gpu = last_gpu;
   }
   if (f.gpu != nullptr) f.arch = gpu_arch_from_sm(f.gpu->compute_capability.sm());
   f.injection = Bandwidth{n > 0 ? inj : 0.0};

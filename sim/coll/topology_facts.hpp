@@ -19,6 +19,7 @@ struct TopologyFacts {
   bool one_rank_per_host = true;
   std::optional<GpuArch> arch;   // NCCL's row of `gpu`; none if no rank names a GPU model
   const GpuSpec* gpu = nullptr;  // the ranks' catalogue GPU of lowest compute capability (NCCL's minimum)
+  bool mixed_compute = false;    // ranks' GPUs of different compute capabilities (NCCL's min != max)
   bool nvswitch = false;         // every rank's node has a link of kind nvswitch
   Bandwidth injection;           // min over ranks of the sum of the rank node's outgoing links
   Bandwidth nvlink;              // min over ranks of the sum of its outgoing NVLink/NVSwitch links
