@@ -30,6 +30,7 @@ enum class NcclAlgorithm : std::uint8_t {
   NvlsTree,      // NVLS inside hosts, trees across them (NVLSTree)
   CollNet,       // CollNet: SHARP on InfiniBand switches
   PointToPoint,  // NCCL's point-to-point sends (how it runs all-to-all)
+  Pat,           // PAT: all-gather / reduce-scatter in log2 n dimensions, one GPU per node
 };
 
 // What an algorithm needs of the hosts its ranks sit on.

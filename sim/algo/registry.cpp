@@ -12,6 +12,7 @@
 #include "sim/algo/in_network.hpp"
 #include "sim/algo/nvls_tree.hpp"
 #include "sim/algo/parameter_server.hpp"
+#include "sim/algo/pat.hpp"
 #include "sim/algo/recursive_doubling.hpp"
 #include "sim/algo/ring.hpp"
 #include "sim/algo/tree.hpp"
@@ -34,6 +35,7 @@ constexpr std::array kAlgorithms{
     &kDirectAlgorithm,
     &kNvlsAlgorithm,
     &kNvlsTreeAlgorithm,
+    &kPatAlgorithm,
     &kSharpAlgorithm,
 };
 

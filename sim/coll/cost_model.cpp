@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "sim/algo/host_groups.hpp"
+#include "sim/algo/pat.hpp"
 #include "sim/algo/registry.hpp"
 #include "sim/coll/nccl/path_type.hpp"
 #include "sim/coll/nccl/speed_lists.hpp"
@@ -19,6 +20,12 @@ namespace collsim {
 namespace {
 
 std::size_t node_column(int hosts) { return hosts <= 1 ? 0 : hosts == 2 ? 1 : 2; }
+
+// NCCL's PAT in tuning.cc: its busBw x 0.75; latency baseLat + log2(nNodes) x interLat /
+// 3.5 + 2.8 us x nRanks.
+constexpr double kPatEfficiency = 0.75;
+constexpr double kPatStepDivisor = 3.5;
+constexpr double kPatPerRankUs = 2.8;
 
 // NCCL's chunk tuning (enqueue.cc): halve `chunk` while each of `channels` channels holds
 // fewer than `want` whole chunks of `size` and the chunk is above `floor`.
@@ -36,15 +43,17 @@ GpuArch model_arch(const TopologyFacts& facts) { return facts.arch.value_or(GpuA
 std::optional<std::string> ll128_off_by_default(const TopologyFacts& facts, const NcclGraph* graph) {
   if (facts.gpu == nullptr) return std::nullopt;
   const int sm = facts.gpu->compute_capability.sm();
-  const std::string why = "ll128 is off by default here (NCCL enables it only between GPUs of one compute capability, "
-                          "SM 7.0, 8.0, 9.0, 10.0 or 12.0, over NVLink inside hosts; NCCL_PROTO naming LL128 forces it): ";
+  const std::string why =
+      "ll128 is off by default here (NCCL enables it only between GPUs of one compute capability, "
+      "SM 7.0, 8.0, 9.0, 10.0 or 12.0, over NVLink inside hosts; NCCL_PROTO naming LL128 forces it): ";
   if (facts.mixed_compute) return why + "the ranks' GPUs differ in compute capability";
   if (sm != 70 && sm != 80 && sm != 90 && sm != 100 && sm != 120) {
     return why + fmt::format("{} is SM {}.{}", facts.gpu->name, sm / 10, sm % 10);
   }
   const bool nvlink_inside = graph ? graph->type_intra <= PathType::Nvb : facts.nvlink.bytes_per_s > 0;
   if (!nvlink_inside) {
-    return why + (graph ? fmt::format("paths inside a host are {}", to_string(graph->type_intra)) : "no NVLink between the ranks");
+    return why + (graph ? fmt::format("paths inside a host are {}", to_string(graph->type_intra))
+                        : std::string("no NVLink between the ranks"));
   }
   if (graph != nullptr && graph->hosts > 1) {
     const PathType most = sm >= 90 ? PathType::Pxn : PathType::Pxb;
@@ -152,7 +161,20 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     cost.unusable = "nvls_tree needs several hosts of NVSwitch GPUs, Hopper or newer (one host: nvls)";
     return cost;
   }
-  if ((row == NcclRow::Nvls || row == NcclRow::CollNet) && p != Protocol::Simple && p != Protocol::Ideal) {
+  const bool pat = counterpart == NcclAlgorithm::Pat;
+  if (pat && c.ranks > 1 && !facts.one_rank_per_host) {
+    cost.unusable = "pat needs one rank per host (NCCL's PAT runs only with one GPU per node)";
+    return cost;
+  }
+  if (pat) {
+    const std::uint64_t transfers = pat_transfers(c.ranks);
+    if (schedule_bytes(transfers, 3 * transfers) > max_schedule_bytes()) {
+      cost.unusable = fmt::format("pat's schedule on {} ranks ({} transfers) passes the schedule memory limit", c.ranks,
+                                  transfers);
+      return cost;
+    }
+  }
+  if ((row == NcclRow::Nvls || row == NcclRow::CollNet || pat) && p != Protocol::Simple && p != Protocol::Ideal) {
     cost.unusable = fmt::format("{} runs only with the simple protocol", algo);
     return cost;
   }
@@ -169,13 +191,14 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
   const bool nccl_algo = counterpart == NcclAlgorithm::Ring || counterpart == NcclAlgorithm::Tree;
   // NCCL's channel graph decides ring and tree channels; a calibration's channels /
   // channel_bandwidth still replace its figures.
-  const bool use_graph = graph != nullptr && nccl_protocol && nccl_algo;
+  const bool use_graph = graph != nullptr && nccl_protocol && (nccl_algo || pat);
   ChannelPlan plan = search_channels(facts, model);
   if (use_graph) {
     plan.channels = model.channels.value_or(graph->channels);
     // Trees on two hosts run at the tree graph's raised bwIntra (tuning.cc: bwIntra when
     // nNodes <= 2, else bwInter); their NIC legs stay limited by the links themselves.
-    const double speed = row == NcclRow::Tree && facts.hosts == 2 ? graph->tree_speed_gbps : graph->speed_gbps;
+    // PAT prices its channels by the tree graph as well (tuning.cc: graphs[PAT] = treeGraph).
+    const double speed = (row == NcclRow::Tree || pat) && facts.hosts == 2 ? graph->tree_speed_gbps : graph->speed_gbps;
     plan.per_channel = model.channel_bandwidth.value_or(Bandwidth::gb_per_s(speed));
   }
   // NCCL_MAX_NCHANNELS / NCCL_MIN_NCHANNELS change the channels run, not the busBw the
@@ -184,7 +207,7 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
   if (nccl_protocol && user.channels == 0) channels = channels_for_size(channels, c.size, p, row, c.ranks, model);
   cost.channels = channels;
   cost.options.channels = channels;
-  if (use_graph) {
+  if (use_graph && nccl_algo) {
     // Duplicated channels repeat the searched ones, so the searched orders suffice (and
     // let the tree put both of its trees on every searched channel).
     const int distinct = std::min(channels, graph->searched_channels);
@@ -271,8 +294,15 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
       cost.step.uniform_step_latency = Time::from_seconds(ring->total_us / ring->steps * 1e-6);
     }
   }
+  if (pat) {
+    // tuning.cc: PAT's latency is baseLat + log2(nNodes) x interLat / 3.5 + 2.8 us x nRanks
+    // ("still a linear part"): the per-rank term once, each dimension's step at 1/3.5.
+    cost.base_latency += Time::from_seconds(kPatPerRankUs * 1e-6 * c.ranks);
+    for (Time& l : cost.step.step_latency) l = Time::from_seconds(l.seconds() / kPatStepDivisor);
+  }
   // Payload share of the wire, and payload caps per flow (one flow = one channel's step).
   double eff = model.efficiency[pi];
+  if (pat) eff *= kPatEfficiency;
   std::optional<double> payload_cap;  // GB/s
   std::optional<double> nvls_wire_cap;  // GB/s per flow
   const double ll_max = model.ll_max_bandwidth ? model.ll_max_bandwidth->gb_per_s()
@@ -330,6 +360,9 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
       bus = raw * model.efficiency[pi];
     }
     cost.nccl_busbw_gbps = bus;
+  } else if (pat) {
+    const int ch = user.channels > 0 ? user.channels : plan.channels;
+    cost.nccl_busbw_gbps = ch * plan.per_channel.gb_per_s() * eff;
   }
   cost.step.wire_inflation = 1.0 / eff;
   if (nvls_wire_cap) cost.step.flow_cap = Bandwidth::gb_per_s(*nvls_wire_cap);
@@ -338,6 +371,9 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     if (payload_cap) wire_cap = std::min(wire_cap, *payload_cap / eff);
     cost.step.flow_cap = Bandwidth::gb_per_s(wire_cap);
   }
+  // PAT's schedule is built once for all channels, which run it in lockstep on their
+  // shares: its flows may use every channel's speed.
+  if (pat) cost.step.flow_cap = Bandwidth::gb_per_s(channels * plan.per_channel.gb_per_s());
   return cost;
 }
 
@@ -357,9 +393,17 @@ std::optional<Time> nccl_model_time(const TopologyFacts& facts, const Collective
   if (p == Protocol::Ideal || cost.unusable || cost.nccl_busbw_gbps <= 0) return std::nullopt;
   const NcclAlgorithm counterpart = nccl_counterpart(algo);
   const bool ring = counterpart == NcclAlgorithm::Ring;
-  if (!ring && !(counterpart == NcclAlgorithm::Tree && c.op == CollectiveOp::AllReduce)) return std::nullopt;
+  const bool pat = counterpart == NcclAlgorithm::Pat;
+  if (!ring && !pat && !(counterpart == NcclAlgorithm::Tree && c.op == CollectiveOp::AllReduce)) return std::nullopt;
   const int n = c.ranks;
   const int nodes = std::max(1, facts.hosts);
+  if (pat) {
+    // baseLat + 2.8 us x nRanks (in base_latency) + log2(nNodes) x interLat / 3.5 (the step
+    // latency, already divided); bytes at busBw as they are (no algBw conversion).
+    const double inter = cost.step.step_latency[static_cast<std::size_t>(LinkClass::Net)].us();
+    const double lat = cost.base_latency.us() + std::floor(std::log2(nodes)) * inter;
+    return Time::from_seconds((lat + static_cast<double>(c.size.count) / (1000 * cost.nccl_busbw_gbps)) * 1e-6);
+  }
   const int ppn = std::max(1, n / nodes);
   auto lat_us = [&](LinkClass k) { return cost.step.step_latency[static_cast<std::size_t>(k)].us(); };
   const double intra = lat_us(intra_class(facts, graph));

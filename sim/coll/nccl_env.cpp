@@ -73,7 +73,7 @@ int env_integer(std::string_view value, std::string_view option, std::string_vie
 bool NcclEnv::empty() const { return !algo && !proto && !min_channels && !max_channels && !nvls && !cross_nic; }
 
 std::string nccl_algo_list(std::string_view value, std::string_view option) {
-  return translate_list(value, option, "NCCL_ALGO", "Ring, Tree, NVLS, NVLSTree, CollNet, a comma list or ^list",
+  return translate_list(value, option, "NCCL_ALGO", "Ring, Tree, NVLS, NVLSTree, CollNet, PAT, a comma list or ^list",
                         [](const std::string& k) -> std::string {
                           // NCCL's name -> the collsim algorithm that reproduces it.
                           std::optional<NcclAlgorithm> a;
@@ -82,7 +82,7 @@ std::string nccl_algo_list(std::string_view value, std::string_view option) {
                           if (k == "nvls") a = NcclAlgorithm::Nvls;
                           if (k == "collnet" || k == "collnetdirect" || k == "collnetchain") a = NcclAlgorithm::CollNet;
                           if (k == "nvlstree") a = NcclAlgorithm::NvlsTree;
-                          if (k == "pat") return "";
+                          if (k == "pat") a = NcclAlgorithm::Pat;
                           if (!a) return "?";
                           for (const std::string& name : algorithm_names()) {
                             if (nccl_counterpart(name) == *a) return name;

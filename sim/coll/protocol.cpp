@@ -49,6 +49,7 @@ NcclRow nccl_row(std::string_view algorithm) {
     case NcclAlgorithm::Nvls:
     case NcclAlgorithm::NvlsTree: return NcclRow::Nvls;
     case NcclAlgorithm::CollNet: return NcclRow::CollNet;
+    case NcclAlgorithm::Pat: return NcclRow::Pat;
     case NcclAlgorithm::None:
     case NcclAlgorithm::Ring:
     case NcclAlgorithm::PointToPoint: return NcclRow::Ring;

@@ -23,27 +23,33 @@ ProtocolModel nccl_default_model() {
   const auto ring = static_cast<std::size_t>(NcclRow::Ring);
   const auto collnet = static_cast<std::size_t>(NcclRow::CollNet);
   const auto nvls = static_cast<std::size_t>(NcclRow::Nvls);
-  // baseLat (tuning.cc): Tree 6.8/14/8.4, Ring 6.6/14/8.4 us_to_s; CollNetDirect and NVLS 0.
+  const auto pat = static_cast<std::size_t>(NcclRow::Pat);
+  // baseLat (tuning.cc): Tree 6.8/14/8.4, Ring 6.6/14/8.4 us_to_s; CollNetDirect and NVLS 0,
+  // PAT 8 (it runs Simple only).
   m.base_latency[tree] = lat(6.8, 14.0, 8.4);
   m.base_latency[ring] = lat(6.6, 14.0, 8.4);
   m.base_latency[collnet] = lat(0, 0, 0);
   m.base_latency[nvls] = lat(0, 0, 0);
+  m.base_latency[pat] = lat(8.0, 8.0, 8.0);
   // hwLat [class][algorithm][protocol] (tuning.cc); CollNet = CollNetDirect's row.
   auto& nv = m.step_latency[static_cast<std::size_t>(LinkClass::NvLink)];
   nv[tree] = lat(0.6, 1.25, 4.0);
   nv[ring] = lat(0.6, 1.9, 3.4);
   nv[collnet] = lat(0, 0, 3.7);
   nv[nvls] = lat(0, 0, 25);
+  nv[pat] = lat(0, 0, 4.0);
   auto& pci = m.step_latency[static_cast<std::size_t>(LinkClass::Pci)];
   pci[tree] = lat(1.0, 1.9, 4.0);
   pci[ring] = lat(1.0, 2.5, 5.7);
   pci[collnet] = lat(0, 0, 3.7);
   pci[nvls] = lat(0, 0, 0);
+  pci[pat] = lat(0, 0, 4.0);
   auto& net = m.step_latency[static_cast<std::size_t>(LinkClass::Net)];
   net[tree] = lat(5.0, 8.5, 14);
   net[ring] = lat(2.7, 4.0, 14.0);
   net[collnet] = lat(0, 0, 31);
   net[nvls] = lat(0, 0, 18);
+  net[pat] = lat(0, 0, 14);
   // Ring: LL 0.5 (half of each 16 B line is flags), LL128 0.92 ("120/128"), Simple 1.
   m.efficiency = {0.5, 0.92, 1.0};
   // Tree all-reduce: x 0.92 always; LL x 1/3.8; LL128 x 7/9 (one node) or 120/128.
@@ -76,7 +82,7 @@ ProtocolModel nccl_default_model() {
 namespace {
 
 constexpr std::array<std::string_view, kNcclProtocols> kProtoKeys{"ll", "ll128", "simple"};
-constexpr std::array<std::string_view, kNcclRows> kRowKeys{"tree", "ring", "collnet", "nvls"};
+constexpr std::array<std::string_view, kNcclRows> kRowKeys{"tree", "ring", "collnet", "nvls", "pat"};
 constexpr std::array<std::string_view, kLinkClasses> kClassKeys{"nvlink", "pci", "net"};
 
 template <typename T, typename Read>

@@ -15,7 +15,7 @@
 
 namespace collsim {
 
-inline constexpr int kNcclRows = 4;       // Tree, Ring, CollNet, Nvls
+inline constexpr int kNcclRows = 5;       // Tree, Ring, CollNet, Nvls, Pat
 inline constexpr int kNcclProtocols = 3;  // LL, LL128, Simple
 inline constexpr int kArchs = 4;          // Volta, Ampere, Hopper, Blackwell
 inline constexpr int kNodeColumns = 3;    // 1 node, 2 nodes, >= 3 nodes

@@ -101,7 +101,8 @@ expect_error 2 "/candidates/0/algorithm" "beside NCCL_ALGO" -- plan "$TMP/p2.jso
 C=(collective --topology "$RAIL" --sizes 1MiB)
 expect_error 2 "--nccl-env" "NCCL_FOO" "one of NCCL_ALGO" -- "${C[@]}" --nccl-env "NCCL_FOO=1"
 expect_error 2 "--nccl-env" "NAME=VALUE" -- "${C[@]}" --nccl-env "Ring"
-expect_error 2 "NCCL_ALGO" "\"PAT\"" "does not model" -- "${C[@]}" --nccl-env "NCCL_ALGO=PAT"
+expect_error 2 "--algo" "\"pat\"" "implements allreduce" -- "${C[@]}" --nccl-env "NCCL_ALGO=PAT"
+expect_error 2 "\"pat\"" "one rank per host" -- collective --topology "$RAIL" --op allgather --sizes 1MiB --nccl-env "NCCL_ALGO=PAT"
 expect_error 2 "NCCL_ALGO" "allreduce:tree" "per-collective" -- "${C[@]}" --nccl-env "NCCL_ALGO=allreduce:tree"
 expect_error 2 "--nccl-algo" "NCCL_ALGO" "\"Rign\"" "unknown" -- "${C[@]}" --nccl-algo Rign
 expect_error 2 "--nccl-proto" "NCCL_PROTO" "\"LL64\"" -- "${C[@]}" --nccl-proto LL64

@@ -64,6 +64,7 @@ TEST_CASE("sharded parameter server verifies for every rank count", "[algo][veri
 TEST_CASE("halving-doubling verifies for every rank count", "[algo][verify]") { check_all_counts("rhd"); }
 TEST_CASE("recursive doubling verifies for every rank count", "[algo][verify]") { check_all_counts("rd"); }
 TEST_CASE("direct verifies for every op and rank count", "[algo][verify]") { check_all_counts("direct"); }
+TEST_CASE("PAT verifies for every rank count", "[algo][verify]") { check_all_counts("pat"); }
 TEST_CASE("nvls and sharp verify for every rank count", "[algo][verify]") {
   check_all_counts("nvls");
   check_all_counts("sharp");

@@ -99,7 +99,7 @@ TEST_CASE("sharded parameter server is as fast as the ring", "[coll][ps]") {
 TEST_CASE("NCCL_ALGO / NCCL_PROTO style lists", "[coll][auto]") {
   REQUIRE(parse_algorithm_list("Ring,Tree", CollectiveOp::AllReduce) == std::vector<std::string>{"ring", "tree"});
   REQUIRE(parse_algorithm_list("^tree", CollectiveOp::AllReduce) == std::vector<std::string>{"ring", "nvls"});
-  REQUIRE(parse_algorithm_list("auto", CollectiveOp::AllGather) == std::vector<std::string>{"ring"});
+  REQUIRE(parse_algorithm_list("auto", CollectiveOp::AllGather) == std::vector<std::string>{"ring", "pat"});
   REQUIRE(parse_algorithm_list("auto", CollectiveOp::AllToAll) == std::vector<std::string>{"direct"});
   REQUIRE(parse_protocol_list("LL,Simple") == std::vector<Protocol>{Protocol::LL, Protocol::Simple});
   REQUIRE(parse_protocol_list("^ll128") == std::vector<Protocol>{Protocol::LL, Protocol::Simple});
