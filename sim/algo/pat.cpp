@@ -1,6 +1,7 @@
 #include "sim/algo/pat.hpp"
 
 #include <array>
+#include <bit>
 #include <stdexcept>
 
 #include "sim/algo/schedule_builder.hpp"
@@ -12,10 +13,19 @@ namespace {
 int wrap(int r, int n) { return ((r % n) + n) % n; }
 
 // ceil(log2 n): the dimensions, so that 2^dims >= n.
-int dimensions(int n) {
-  int d = 0;
-  while ((1 << d) < n) ++d;
-  return d;
+int dimensions(int n) { return static_cast<int>(std::bit_width(static_cast<unsigned>(n - 1))); }
+
+// The schedule's size: the transfers, a join per sender and step (all-gather's pacing) or
+// per step (reduce-scatter's barrier), and up to three dependencies per transfer (its block's
+// arrival, the pacing join, the joins' own).
+struct PatSize {
+  std::uint64_t transfers;
+  std::uint64_t deps;
+};
+PatSize pat_size(int n) {
+  const std::uint64_t moves = pat_transfers(n);
+  const auto joins = static_cast<std::uint64_t>(n + 1) * static_cast<std::uint64_t>(dimensions(n));
+  return PatSize{moves + joins, moves * 3};
 }
 
 // One dimension of the pattern: every rank's blocks to its peer 2^d away.
@@ -37,6 +47,11 @@ void pat_dimension(StepBuilder& b, int n, int d, bool gather) {
 
 std::uint64_t pat_transfers(int ranks) {
   return ranks < 2 ? 0 : static_cast<std::uint64_t>(ranks) * static_cast<std::uint64_t>(ranks - 1);
+}
+
+bool pat_schedule_fits(int ranks) {
+  const PatSize size = pat_size(ranks);
+  return schedule_bytes(size.transfers, size.deps) <= max_schedule_bytes();
 }
 
 Schedule pat_schedule(const Collective& c, const AlgorithmOptions&) {
@@ -61,8 +76,8 @@ Schedule pat_schedule(const Collective& c, const AlgorithmOptions&) {
   const int dims = dimensions(n);
   // Each transfer waits for the one that brought its block (all-gather) or for the step
   // before (reduce-scatter, through one join per step).
-  const auto joins = static_cast<std::uint64_t>(n + 1) * static_cast<std::uint64_t>(dims);
-  s.expect(pat_transfers(n) + joins, pat_transfers(n) * 3);
+  const PatSize size = pat_size(n);
+  s.expect(size.transfers, size.deps);
   StepBuilder b(s);
   if (gather) {
     b.pace_senders();  // a rank works through its dimensions in order

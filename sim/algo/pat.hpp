@@ -29,6 +29,9 @@ namespace collsim {
 
 // Transfers of PAT's schedule on `ranks` ranks: every rank sends n - 1 blocks.
 [[nodiscard]] std::uint64_t pat_transfers(int ranks);
+// Whether that schedule (its joins and dependencies included) stays within
+// max_schedule_bytes(), so the cost model can refuse PAT before pat_schedule would throw.
+[[nodiscard]] bool pat_schedule_fits(int ranks);
 
 extern const AlgorithmInfo kPatAlgorithm;
 

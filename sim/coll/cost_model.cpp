@@ -43,21 +43,28 @@ GpuArch model_arch(const TopologyFacts& facts) { return facts.arch.value_or(GpuA
 std::optional<std::string> ll128_off_by_default(const TopologyFacts& facts, const NcclGraph* graph) {
   if (facts.gpu == nullptr) return std::nullopt;
   const int sm = facts.gpu->compute_capability.sm();
-  const std::string why =
-      "ll128 is off by default here (NCCL enables it only between GPUs of one compute capability, "
-      "SM 7.0, 8.0, 9.0, 10.0 or 12.0, over NVLink inside hosts; NCCL_PROTO naming LL128 forces it): ";
-  if (facts.mixed_compute) return why + "the ranks' GPUs differ in compute capability";
+  // Called for every LL128 candidate of every prediction: the message is built only when
+  // the rule turns LL128 off.
+  auto off = [](std::string_view reason) {
+    return fmt::format("ll128 is off by default here (NCCL enables it only between GPUs of one compute "
+                       "capability, SM 7.0, 8.0, 9.0, 10.0 or 12.0, over NVLink inside hosts; NCCL_PROTO "
+                       "naming LL128 forces it): {}",
+                       reason);
+  };
+  if (facts.mixed_compute) return off("the ranks' GPUs differ in compute capability");
   if (sm != 70 && sm != 80 && sm != 90 && sm != 100 && sm != 120) {
-    return why + fmt::format("{} is SM {}.{}", facts.gpu->name, sm / 10, sm % 10);
+    return off(fmt::format("{} is SM {}.{}", facts.gpu->name, sm / 10, sm % 10));
   }
-  const bool nvlink_inside = graph ? graph->type_intra <= PathType::Nvb : facts.nvlink.bytes_per_s > 0;
-  if (!nvlink_inside) {
-    return why + (graph ? fmt::format("paths inside a host are {}", to_string(graph->type_intra))
-                        : std::string("no NVLink between the ranks"));
+  if (graph == nullptr) {  // no channel graph: the ranks' own NVLink stands for the intra path
+    if (facts.nvlink.bytes_per_s > 0) return std::nullopt;
+    return off("no NVLink between the ranks");
   }
-  if (graph != nullptr && graph->hosts > 1) {
-    const PathType most = sm >= 90 ? PathType::Pxn : PathType::Pxb;
-    if (graph->type_inter > most) return why + fmt::format("GPU-to-NIC paths are {}", to_string(graph->type_inter));
+  if (graph->type_intra > PathType::Nvb) {
+    return off(fmt::format("paths inside a host are {}", to_string(graph->type_intra)));
+  }
+  const PathType most = sm >= 90 ? PathType::Pxn : PathType::Pxb;
+  if (graph->hosts > 1 && graph->type_inter > most) {
+    return off(fmt::format("GPU-to-NIC paths are {}", to_string(graph->type_inter)));
   }
   return std::nullopt;
 }
@@ -166,13 +173,10 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     cost.unusable = "pat needs one rank per host (NCCL's PAT runs only with one GPU per node)";
     return cost;
   }
-  if (pat) {
-    const std::uint64_t transfers = pat_transfers(c.ranks);
-    if (schedule_bytes(transfers, 3 * transfers) > max_schedule_bytes()) {
-      cost.unusable = fmt::format("pat's schedule on {} ranks ({} transfers) passes the schedule memory limit", c.ranks,
-                                  transfers);
-      return cost;
-    }
+  if (pat && !pat_schedule_fits(c.ranks)) {
+    cost.unusable = fmt::format("pat's schedule on {} ranks ({} transfers) passes the schedule memory limit", c.ranks,
+                                pat_transfers(c.ranks));
+    return cost;
   }
   if ((row == NcclRow::Nvls || row == NcclRow::CollNet || pat) && p != Protocol::Simple && p != Protocol::Ideal) {
     cost.unusable = fmt::format("{} runs only with the simple protocol", algo);
@@ -339,7 +343,7 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     const double share = ll_max / channels;
     payload_cap = payload_cap ? std::min(*payload_cap, share) : share;
   }
-  if (nccl_algo) {
+  if (nccl_algo || pat) {
     // NCCL's busBw: its channel count (not reduced for the size) at the channel speed,
     // times the protocol's efficiency, within the per-channel and LL caps.
     const int ch = user.channels > 0 ? user.channels : plan.channels;
@@ -357,12 +361,9 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     } else if (p == Protocol::LL128) {
       bus = std::min(raw * model.efficiency[pi], ch * model.ring_ll128_per_channel[ai][col]);
     } else {
-      bus = raw * model.efficiency[pi];
+      bus = raw * eff;  // the ring's Simple; PAT's with its 0.75
     }
     cost.nccl_busbw_gbps = bus;
-  } else if (pat) {
-    const int ch = user.channels > 0 ? user.channels : plan.channels;
-    cost.nccl_busbw_gbps = ch * plan.per_channel.gb_per_s() * eff;
   }
   cost.step.wire_inflation = 1.0 / eff;
   if (nvls_wire_cap) cost.step.flow_cap = Bandwidth::gb_per_s(*nvls_wire_cap);
@@ -370,10 +371,19 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     double wire_cap = plan.per_channel.gb_per_s();
     if (payload_cap) wire_cap = std::min(wire_cap, *payload_cap / eff);
     cost.step.flow_cap = Bandwidth::gb_per_s(wire_cap);
+  } else if (pat) {
+    // PAT's schedule is built once for all channels, which run it in lockstep on their
+    // shares: its flows may use every channel's speed.
+    cost.step.flow_cap = Bandwidth::gb_per_s(channels * plan.per_channel.gb_per_s());
   }
-  // PAT's schedule is built once for all channels, which run it in lockstep on their
-  // shares: its flows may use every channel's speed.
-  if (pat) cost.step.flow_cap = Bandwidth::gb_per_s(channels * plan.per_channel.gb_per_s());
+  return cost;
+}
+
+CollectiveCost candidate_cost(const TopologyFacts& facts, const Collective& c, std::string_view algo, Protocol p,
+                              const ProtocolModel& model, const CostOverrides& user, const NcclGraph* graph,
+                              bool protocols_auto) {
+  CollectiveCost cost = collective_cost(facts, c, algo, p, model, user, graph);
+  if (!cost.unusable && p == Protocol::LL128 && protocols_auto) cost.unusable = ll128_off_by_default(facts, graph);
   return cost;
 }
 

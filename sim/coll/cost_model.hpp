@@ -62,6 +62,12 @@ struct CollectiveCost {
   double nccl_busbw_gbps = 0;
 };
 
+// collective_cost for a candidate NCCL chooses among: with `protocols_auto` (NCCL_PROTO
+// unset) it also refuses LL128 where NCCL leaves it off by default (ll128_off_by_default).
+[[nodiscard]] CollectiveCost candidate_cost(const TopologyFacts& facts, const Collective& c, std::string_view algo,
+                                            Protocol p, const ProtocolModel& model, const CostOverrides& user,
+                                            const NcclGraph* graph, bool protocols_auto);
+
 // NCCL's estimate of the collective (ncclTopoGetAlgoTime: latency + bytes / algBw, with
 // the latency from baseLat and hwLat per intra-node and network step, the ring's plateau
 // factor and the tree's correction table), the figure NCCL picks its algorithm and

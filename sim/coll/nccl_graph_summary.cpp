@@ -25,8 +25,7 @@ PathMatrix path_matrix(LinkGraph& graph, const std::vector<NodeIndex>& from, con
 
 NcclTuningRow tuning_row(const TopologyFacts& facts, const Collective& c, const std::string& algo, Protocol p,
                          const ProtocolModel& model, const NcclGraph& graph, bool protocols_auto) {
-  CollectiveCost cost = collective_cost(facts, c, algo, p, model, {}, &graph);
-  if (!cost.unusable && p == Protocol::LL128 && protocols_auto) cost.unusable = ll128_off_by_default(facts, &graph);
+  const CollectiveCost cost = candidate_cost(facts, c, algo, p, model, {}, &graph, protocols_auto);
   NcclTuningRow row;
   row.algorithm = algo;
   row.protocol = p;

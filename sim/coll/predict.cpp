@@ -112,8 +112,8 @@ CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, c
     for (Protocol p : what_if ? ideal_only : request.protocols) {
       // collective_cost decides which algorithms take the graph (channel_orders set).
       const NcclGraph* channel_graph = p != Protocol::Ideal ? nccl_graph() : nullptr;
-      CollectiveCost cost = collective_cost(facts, c, algo, p, request.model, request.overrides, channel_graph);
-      if (!cost.unusable && p == Protocol::LL128 && request.protocols_auto) cost.unusable = ll128_off_by_default(facts, channel_graph);
+      CollectiveCost cost =
+          candidate_cost(facts, c, algo, p, request.model, request.overrides, channel_graph, request.protocols_auto);
       if (cost.unusable) {
         if (why.empty()) why = *cost.unusable;
         continue;
