@@ -254,6 +254,7 @@ Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::v
                                   : collective_cost(facts, c, algorithm, protocol, request.model, request.overrides, g);
       if (mine.unusable) throw std::invalid_argument(*mine.unusable);
       if (pins && g != nullptr) pin_channel_hops(graph_, *g, mine.options, group);
+      if (g != nullptr) pin_shm_routes(graph_, *g, group);
       const bool same = mine.options.channel_orders == cost.options.channel_orders;
       alike = alike && same;
       own.push_back(same ? std::nullopt : std::optional<Schedule>(build_schedule(algorithm, c, mine.options)));

@@ -70,7 +70,10 @@ int env_integer(std::string_view value, std::string_view option, std::string_vie
 
 }  // namespace
 
-bool NcclEnv::empty() const { return !algo && !proto && !min_channels && !max_channels && !nvls && !cross_nic; }
+bool NcclEnv::empty() const {
+  return !algo && !proto && !min_channels && !max_channels && !nvls && !cross_nic && !p2p_disable && !p2p_level &&
+         !gdr_level;
+}
 
 std::string nccl_algo_list(std::string_view value, std::string_view option) {
   return translate_list(value, option, "NCCL_ALGO", "Ring, Tree, NVLS, NVLSTree, CollNet, PAT, a comma list or ^list",
@@ -112,10 +115,21 @@ void set_nccl_variable(NcclEnv& env, const std::string& name, std::string_view v
     env.nvls = env_integer(value, option, name, 0, 2, "0 (off), 1 (on) or 2 (on where supported)") != 0;
   } else if (name == "NCCL_CROSS_NIC") {
     env.cross_nic = env_integer(value, option, name, 0, 2, "0 (same NIC in and out), 1 (any NIC) or 2 (try 0, then 1)");
+  } else if (name == "NCCL_P2P_DISABLE") {
+    env.p2p_disable = env_integer(value, option, name, 0, 1, "0 or 1 (no P2P between GPUs)") == 1;
+  } else if (name == "NCCL_P2P_LEVEL" || name == "NCCL_NET_GDR_LEVEL") {
+    const bool p2p = name == "NCCL_P2P_LEVEL";
+    const auto level = nccl_level_from(value, p2p);
+    if (!level) {
+      throw ConfigError(std::string(option), name, in_quotes(value),
+                        fmt::format("a path type: {}PIX, PXB, PHB or SYS (or NCCL's legacy 0 LOC, 1 PIX, 2 PXB, "
+                                    "3 PHB, 4 SYS)", p2p ? "LOC, NVL, " : "LOC, "));
+    }
+    (p2p ? env.p2p_level : env.gdr_level) = level;
   } else {
     throw ConfigError(std::string(option), name, in_quotes(value),
                       "one of NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_NVLS_ENABLE, "
-                      "NCCL_CROSS_NIC");
+                      "NCCL_CROSS_NIC, NCCL_P2P_DISABLE, NCCL_P2P_LEVEL, NCCL_NET_GDR_LEVEL");
   }
 }
 
@@ -160,6 +174,9 @@ NcclEnv merge_nccl_env(const NcclEnv& a, const NcclEnv& b, std::string_view opti
   take(out.max_channels, b.max_channels, "NCCL_MAX_NCHANNELS");
   take(out.nvls, b.nvls, "NCCL_NVLS_ENABLE");
   take(out.cross_nic, b.cross_nic, "NCCL_CROSS_NIC");
+  take(out.p2p_disable, b.p2p_disable, "NCCL_P2P_DISABLE");
+  take(out.p2p_level, b.p2p_level, "NCCL_P2P_LEVEL");
+  take(out.gdr_level, b.gdr_level, "NCCL_NET_GDR_LEVEL");
   return out;
 }
 
@@ -168,11 +185,16 @@ void apply_nccl_env(const NcclEnv& env, ProtocolModel& model) {
   if (env.max_channels) model.max_nchannels = *env.max_channels;
   if (env.nvls) model.nvls_enabled = *env.nvls;
   if (env.cross_nic) model.cross_nic = *env.cross_nic;
+  // ncclGetLevel: NCCL_P2P_DISABLE=1 wins over NCCL_P2P_LEVEL.
+  if (env.p2p_level) model.transports.p2p_level = env.p2p_level;
+  if (env.p2p_disable.value_or(false)) model.transports.p2p_level = PathType::Loc;
+  if (env.gdr_level) model.transports.gdr_level = env.gdr_level;
 }
 
 NcclSearchOptions nccl_search_options(const ProtocolModel& model) {
   NcclSearchOptions o;
   o.cross_nic = model.cross_nic;
+  o.transports = model.transports;
   return o;
 }
 

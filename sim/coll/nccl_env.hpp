@@ -1,7 +1,8 @@
 // NCCL's environment knobs, by their names, as a user would set them on a real run:
-// NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_NVLS_ENABLE and
-// NCCL_CROSS_NIC (NCCL's docs, "Environment Variables"; src/graph/connect.cc, tuning.cc,
-// search.cc). A knob that is not set leaves NCCL's default.
+// NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_NVLS_ENABLE,
+// NCCL_CROSS_NIC, NCCL_P2P_DISABLE, NCCL_P2P_LEVEL and NCCL_NET_GDR_LEVEL (NCCL's docs,
+// "Environment Variables"; src/graph/connect.cc, tuning.cc, search.cc, paths.cc). A knob
+// that is not set leaves NCCL's default.
 #pragma once
 
 #include <optional>
@@ -20,6 +21,9 @@ struct NcclEnv {
   std::optional<int> max_channels;   // NCCL_MAX_NCHANNELS
   std::optional<bool> nvls;          // NCCL_NVLS_ENABLE
   std::optional<int> cross_nic;      // NCCL_CROSS_NIC: 0, 1 or 2
+  std::optional<bool> p2p_disable;   // NCCL_P2P_DISABLE (1: no P2P, over NVLink either)
+  std::optional<PathType> p2p_level; // NCCL_P2P_LEVEL
+  std::optional<PathType> gdr_level; // NCCL_NET_GDR_LEVEL
 
   [[nodiscard]] bool empty() const;
 };
@@ -40,11 +44,11 @@ void set_nccl_variable(NcclEnv& env, const std::string& name, std::string_view v
 // `b` over `a`: a knob set in both must agree (else ConfigError naming `option`).
 [[nodiscard]] NcclEnv merge_nccl_env(const NcclEnv& a, const NcclEnv& b, std::string_view option);
 
-// The knobs a protocol model carries (channel counts, NVLS, cross-NIC); NCCL_ALGO and
+// The knobs a protocol model carries (channel counts, NVLS, cross-NIC, transports); NCCL_ALGO and
 // NCCL_PROTO become the caller's candidate lists instead.
 void apply_nccl_env(const NcclEnv& env, ProtocolModel& model);
 
-// The channel search's options under the model's knobs (NCCL_CROSS_NIC).
+// The channel search's options under the model's knobs (NCCL_CROSS_NIC, the transports).
 [[nodiscard]] NcclSearchOptions nccl_search_options(const ProtocolModel& model);
 
 // The channels NCCL runs after its search found `searched`: NCCL_MAX_NCHANNELS keeps the

@@ -13,11 +13,18 @@ namespace collsim {
 
 namespace {
 
-PathMatrix path_matrix(LinkGraph& graph, const std::vector<NodeIndex>& from, const std::vector<NodeIndex>& to) {
+// Path types as NCCL's paths.cc leaves them: through a CPU where `via_cpu[a][b]` (no P2P
+// between the GPUs, no GPUDirect RDMA to the NIC), staged near `from[a]` (to a NIC) or
+// `to[b]` (to a GPU).
+PathMatrix path_matrix(LinkGraph& graph, const std::vector<NodeIndex>& from, const std::vector<NodeIndex>& to,
+                       const std::vector<std::vector<bool>>& via_cpu, bool near_from) {
   PathMatrix m(from.size(), std::vector<std::optional<PathType>>(to.size()));
   for (std::size_t a = 0; a < from.size(); ++a) {
     for (std::size_t b = 0; b < to.size(); ++b) {
-      if (const auto r = graph.node_route(from[a], to[b])) m[a][b] = classify_route(graph.topology(), *r);
+      const bool staged = a < via_cpu.size() && b < via_cpu[a].size() && via_cpu[a][b];
+      const auto r = staged ? route_via_cpu(graph, from[a], to[b], near_from ? from[a] : to[b])
+                            : graph.node_route(from[a], to[b]);
+      if (r) m[a][b] = classify_route(graph.topology(), *r);
     }
   }
   return m;
@@ -60,8 +67,8 @@ NcclGraphSummary summarize_nccl_graph(const Topology& topo, const ProtocolModel&
     return s;
   }
   const NcclHost& host0 = s.graph->host.front();
-  s.gpu_gpu = path_matrix(links, host0.gpus, host0.gpus);
-  s.gpu_nic = path_matrix(links, host0.gpus, host0.nics);
+  s.gpu_gpu = path_matrix(links, host0.gpus, host0.gpus, s.graph->shm, false);
+  s.gpu_nic = path_matrix(links, host0.gpus, host0.nics, s.graph->staged, true);
 
   s.model = model.source;
   s.tuned = Collective{CollectiveOp::AllReduce, s.ranks, 0, kNcclTuningSize};

@@ -18,7 +18,8 @@
 
 namespace collsim {
 
-// Path types between host 0's devices; nullopt where the link graph has no route.
+// Path types between host 0's devices, as NCCL's transports route them (through a CPU
+// without P2P or GPUDirect RDMA); nullopt where the link graph has no route.
 using PathMatrix = std::vector<std::vector<std::optional<PathType>>>;
 
 // One (algorithm, protocol) as collective_cost prices it.

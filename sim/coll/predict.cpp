@@ -88,6 +88,22 @@ void pin_channel_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptio
   }
 }
 
+void pin_shm_routes(LinkGraph& graph, const NcclGraph& g, std::span<const int> job_rank) {
+  for (std::size_t a = 0; a < g.shm.size(); ++a) {
+    for (std::size_t b = 0; b < g.shm[a].size(); ++b) {
+      if (!g.shm[a][b]) continue;
+      for (const NcclHost& h : g.host) {
+        auto r = route_via_cpu(graph, h.gpus[a], h.gpus[b], h.gpus[b]);
+        if (!r) continue;
+        const int src = h.ranks[a];
+        const int dst = h.ranks[b];
+        graph.pin_route(job_rank.empty() ? src : job_rank[static_cast<std::size_t>(src)],
+                        job_rank.empty() ? dst : job_rank[static_cast<std::size_t>(dst)], std::move(*r));
+      }
+    }
+  }
+}
+
 CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, const CollectiveRequest& request) {
   const TopologyFacts facts = topology_facts(graph.topology(), request.hosts);
   // NCCL's channel graph, searched once and only when an NCCL protocol runs ring or tree
@@ -155,6 +171,7 @@ CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, c
     if (!cost.options.channel_orders.empty() && nccl_counterpart(algo) == NcclAlgorithm::Ring) {
       pin_channel_hops(graph, *nccl_graph(), cost.options);
     }
+    if (p != Protocol::Ideal && nccl_graph() != nullptr) pin_shm_routes(graph, *nccl_graph());
     const CommTime comm = play_collective(graph, c, algo, cost, request);
     graph.clear_pinned_routes();
     // A single rank communicates nothing: no launch either (NCCL: time 0).
@@ -186,6 +203,7 @@ CollectiveReplay replay_collective(LinkGraph& graph, const CollectivePrediction&
   if (!cost.options.channel_orders.empty() && nccl_counterpart(algo) == NcclAlgorithm::Ring) {
     pin_channel_hops(graph, *channel_graph, cost.options);
   }
+  if (channel_graph) pin_shm_routes(graph, *channel_graph);
   Schedule s = build_schedule(algo, c, cost.options);
   PlayOptions play;
   play.cost = cost.step;

@@ -83,6 +83,11 @@ struct CollectiveReplay {
 // clear_pinned_routes(). `job_rank` maps `g`'s ranks to `graph`'s (empty: the same ranks).
 void pin_channel_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptions& options, std::span<const int> job_rank = {});
 
+// GPUs of one host without P2P between them (g.shm) exchange data through host memory,
+// whatever the algorithm: pins those pairs' routes through the receiver's CPU on every
+// host of `g`, until clear_pinned_routes(). `job_rank` as for pin_channel_hops.
+void pin_shm_routes(LinkGraph& graph, const NcclGraph& g, std::span<const int> job_rank = {});
+
 // One algorithm, ideal protocol.
 [[nodiscard]] CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, const std::string& algo);
 

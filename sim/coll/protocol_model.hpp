@@ -10,6 +10,7 @@
 #include <string>
 
 #include "sim/coll/link_class.hpp"
+#include "sim/coll/nccl/transport.hpp"
 #include "sim/coll/protocol.hpp"
 #include "sim/core/units.hpp"
 
@@ -53,11 +54,13 @@ struct ProtocolModel {
   std::optional<Bandwidth> channel_bandwidth;
   std::optional<Bandwidth> ll_max_bandwidth;
   // NCCL's environment knobs (nccl_env.hpp): NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS
-  // (channels run, not the tuning model's busBw), NCCL_NVLS_ENABLE, NCCL_CROSS_NIC.
+  // (channels run, not the tuning model's busBw), NCCL_NVLS_ENABLE, NCCL_CROSS_NIC, and
+  // the transport levels.
   std::optional<int> min_nchannels;
   std::optional<int> max_nchannels;
   bool nvls_enabled = true;
   int cross_nic = 2;
+  NcclTransportLevels transports;  // NCCL_P2P_LEVEL (NCCL_P2P_DISABLE), NCCL_NET_GDR_LEVEL
 };
 
 [[nodiscard]] ProtocolModel nccl_default_model();

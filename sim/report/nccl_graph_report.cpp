@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -27,7 +28,33 @@ std::string channel_line(const NcclGraph& g, int c) {
   return line;
 }
 
-void write_matrix(std::ostream& out, const char* row_label, const char* col_label, const PathMatrix& m,
+using CellMatrix = std::vector<std::vector<std::string>>;
+
+CellMatrix path_cells(const PathMatrix& m) {
+  CellMatrix out;
+  for (const auto& row : m) {
+    out.emplace_back();
+    for (const auto& t : row) out.back().push_back(path_name(t));
+  }
+  return out;
+}
+
+// `yes` / `no` per pair of `m` (the diagonal of a square one "-"), and how many are `no`.
+std::pair<CellMatrix, int> flag_cells(const std::vector<std::vector<bool>>& m, const char* yes, const char* no,
+                                      bool square) {
+  CellMatrix out;
+  int count = 0;
+  for (std::size_t a = 0; a < m.size(); ++a) {
+    out.emplace_back();
+    for (std::size_t b = 0; b < m[a].size(); ++b) {
+      count += m[a][b] ? 1 : 0;
+      out.back().push_back(square && a == b ? "-" : m[a][b] ? no : yes);
+    }
+  }
+  return {out, count};
+}
+
+void write_matrix(std::ostream& out, const char* row_label, const char* col_label, const CellMatrix& m,
                   std::size_t cols) {
   // Columns 6 wide, like nvidia-smi topo -m; no trailing blanks.
   auto print_row = [&out](std::string label, const std::vector<std::string>& cells) {
@@ -39,10 +66,31 @@ void write_matrix(std::ostream& out, const char* row_label, const char* col_labe
   std::vector<std::string> header;
   for (std::size_t b = 0; b < cols; ++b) header.push_back(fmt::format("{}{}", col_label, b));
   print_row("", header);
-  for (std::size_t a = 0; a < m.size(); ++a) {
-    std::vector<std::string> cells;
-    for (const auto& t : m[a]) cells.push_back(path_name(t));
-    print_row(fmt::format("{}{}", row_label, a), cells);
+  for (std::size_t a = 0; a < m.size(); ++a) print_row(fmt::format("{}{}", row_label, a), m[a]);
+}
+
+// Which GPU pairs use P2P or SHM, which GPU-NIC pairs GPUDirect RDMA or host memory.
+void write_transports(std::ostream& out, const NcclGraph& g) {
+  const NcclHost& h0 = g.host.front();
+  fmt::print(out, "\nTransports (P2P up to {}: NCCL_P2P_LEVEL; GPU Direct RDMA up to {}: NCCL_NET_GDR_LEVEL; "
+                  "GPUs and drivers without them use host memory)\n",
+             to_string(g.transports.p2p()), to_string(g.transports.gdr()));
+  const auto [gpu_cells, shm] = flag_cells(g.shm, "P2P", "SHM", true);
+  const std::size_t pairs = h0.gpus.size() * (h0.gpus.size() - 1);
+  if (shm == 0) {
+    fmt::print(out, "GPU to GPU: P2P between all {} ordered pairs\n", pairs);
+  } else {
+    fmt::print(out, "GPU to GPU: SHM (through the receiving GPU's CPU) for {} of {} ordered pairs\n", shm, pairs);
+    write_matrix(out, "GPU", "GPU", gpu_cells, h0.gpus.size());
+  }
+  if (h0.nics.empty()) return;
+  const auto [nic_cells, staged] = flag_cells(g.staged, "GDR", "HOST", false);
+  const std::size_t links = h0.gpus.size() * h0.nics.size();
+  if (staged == 0) {
+    fmt::print(out, "GPU to NIC: GPU Direct RDMA for all {} pairs\n", links);
+  } else {
+    fmt::print(out, "GPU to NIC: staged in host memory (the GPU's CPU) for {} of {} pairs\n", staged, links);
+    write_matrix(out, "GPU", "NIC", nic_cells, h0.nics.size());
   }
 }
 
@@ -88,11 +136,12 @@ void write_text(std::ostream& out, const NcclGraphSummary& s) {
 
   out << "Paths inside host 0 (NCCL path types: LOC itself, NVL NVLink/NVSwitch, PIX one PCIe switch,\n"
          "PXB several PCIe switches, PHB through a CPU, SYS across CPUs, - no route)\n";
-  write_matrix(out, "GPU", "GPU", s.gpu_gpu, h0.gpus.size());
+  write_matrix(out, "GPU", "GPU", path_cells(s.gpu_gpu), h0.gpus.size());
   if (!h0.nics.empty()) {
     out << "\n";
-    write_matrix(out, "GPU", "NIC", s.gpu_nic, h0.nics.size());
+    write_matrix(out, "GPU", "NIC", path_cells(s.gpu_nic), h0.nics.size());
   }
+  write_transports(out, g);
 
   fmt::print(out, "\nRing graph (local GPU and NIC indices; every host alike)\n");
   fmt::print(out, "Pattern {} ({}), crossNic {}, nChannels {}, bw {:.6f}/{:.6f}, type {}/{}, sameChannels 1\n",
@@ -205,6 +254,20 @@ Json graph_summary_json(const NcclGraphSummary& s) {
   doc["arch"] = to_string(g.arch);
   doc["nics_per_host"] = h0.nics.size();
   doc["paths"] = Json{{"host", 0}, {"gpu_gpu", path_rows(s.gpu_gpu)}, {"gpu_nic", path_rows(s.gpu_nic)}};
+  Json transports{{"p2p_level", to_string(g.transports.p2p())}, {"gdr_level", to_string(g.transports.gdr())}};
+  transports["shm_pairs"] = Json::array();
+  for (std::size_t a = 0; a < g.shm.size(); ++a) {
+    for (std::size_t b = 0; b < g.shm[a].size(); ++b) {
+      if (g.shm[a][b]) transports["shm_pairs"].push_back(Json::array({a, b}));
+    }
+  }
+  transports["staged_gpu_nic"] = Json::array();
+  for (std::size_t a = 0; a < g.staged.size(); ++a) {
+    for (std::size_t k = 0; k < g.staged[a].size(); ++k) {
+      if (g.staged[a][k]) transports["staged_gpu_nic"].push_back(Json::array({a, k}));
+    }
+  }
+  doc["transports"] = std::move(transports);
   doc["ring"] = ring_json(g);
   doc["tuning"] = tuning_json(s);
   return doc;

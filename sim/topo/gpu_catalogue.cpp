@@ -22,6 +22,9 @@ constexpr std::int64_t kGB = 1'000'000'000;
 // same GH100 configuration), B200 and RTX 5090 as CUDA's device query reports them (148;
 // GB202's 21,760 CUDA cores / 128 = 170). 0 where NVIDIA publishes no figure (H20, GB200,
 // B300): no SM-share interference is then modelled (sim/train/interference.hpp).
+// Transports: GPUDirect RDMA only on data-center and professional GPUs (NVIDIA's
+// "GPUDirect RDMA" guide in the CUDA documentation), so not on the GeForce entries; PCIe
+// peer access everywhere the driver is not known to refuse it (RTX 4090, see its notes).
 constexpr std::array kGpus{
     GpuSpec{.name = "V100",
             .aliases = {"V100-SXM2-32GB", "V100 SXM2", "", ""},
@@ -41,7 +44,7 @@ constexpr std::array kGpus{
             .sms = 68,
             .nvlink_generation = 2, .nvlink_links = 2, .nvlink_link_gb_per_s = 25,
             .pcie_generation = 3, .pcie_lanes = 16,
-            .form_factor = "PCIe card (NVLink bridge)",
+            .form_factor = "PCIe card (NVLink bridge)", .gpudirect_rdma = false,
             .fp32_flops = 13.4 * kT, .tf32_flops = 13.4 * kT, .fp16_flops = 53.8 * kT, .bf16_flops = 13.4 * kT,
             .memory = Bytes{11 * kGiB}, .memory_bandwidth = Bandwidth::gb_per_s(616),
             .citation = "NVIDIA Turing GPU Architecture whitepaper (2018), GeForce RTX 2080 Ti reference board",
@@ -77,7 +80,7 @@ constexpr std::array kGpus{
             .sms = 82,
             .nvlink_generation = 3, .nvlink_links = 4, .nvlink_link_gb_per_s = 14.0625,
             .pcie_generation = 4, .pcie_lanes = 16,
-            .form_factor = "PCIe card (NVLink bridge)",
+            .form_factor = "PCIe card (NVLink bridge)", .gpudirect_rdma = false,
             .fp32_flops = 35.6 * kT, .tf32_flops = 35.6 * kT, .fp16_flops = 71 * kT, .bf16_flops = 71 * kT,
             .memory = Bytes{24 * kGiB}, .memory_bandwidth = Bandwidth::gb_per_s(936),
             .citation = "NVIDIA Ampere GA102 GPU Architecture whitepaper (2020, v2.0), GeForce RTX 3090",
@@ -88,12 +91,14 @@ constexpr std::array kGpus{
             .compute_capability = {8, 9},
             .sms = 128,
             .pcie_generation = 4, .pcie_lanes = 16,
-            .form_factor = "PCIe card",
+            .form_factor = "PCIe card", .pcie_p2p = false, .gpudirect_rdma = false,
             .fp32_flops = 82.6 * kT, .tf32_flops = 82.6 * kT, .fp16_flops = 165.2 * kT, .bf16_flops = 165.2 * kT,
             .memory = Bytes{24 * kGiB}, .memory_bandwidth = Bandwidth::gb_per_s(1008),
             .citation = "NVIDIA Ada GPU Architecture whitepaper (2022, v2.01), GeForce RTX 4090",
             .notes = "No NVLink. FP16/BF16 tensor with FP32 accumulate 165.2, TF32 82.6, FP32 82.6 TFLOPS; "
-                     "24 GB GDDR6X at 1,008 GB/s."},
+                     "24 GB GDDR6X at 1,008 GB/s. No PCIe peer access with NVIDIA's driver (the RTX 4090 "
+                     "development log's run A, tests/data/nccl-tests/dev: 'P2P NOT available', NCCL over SHM; "
+                     "its run B needed a patched driver)."},
     GpuSpec{.name = "L4",
             .aliases = {"L4 Tensor Core", "", "", ""},
             .compute_capability = {8, 9},
@@ -204,7 +209,7 @@ constexpr std::array kGpus{
             .compute_capability = {12, 0},
             .sms = 170,
             .pcie_generation = 5, .pcie_lanes = 16,
-            .form_factor = "PCIe card",
+            .form_factor = "PCIe card", .gpudirect_rdma = false,
             .fp32_flops = 104.8 * kT,
             .memory = Bytes{32 * kGiB}, .memory_bandwidth = Bandwidth::gb_per_s(1792),
             .citation = "NVIDIA GeForce RTX 5090 specifications (2025): 21,760 CUDA cores at 2.41 GHz boost, "

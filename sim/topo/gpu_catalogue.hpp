@@ -38,6 +38,14 @@ struct GpuSpec {
   int pcie_generation = 0;            // 0: not stated by the cited source (see notes)
   int pcie_lanes = 0;
   std::string_view form_factor;       // "SXM5", "PCIe card", ...
+  // Peer access over PCIe as the stock driver offers it (NVML's P2P status, which NCCL's
+  // ncclTopoCheckP2p obeys); false: NCCL copies between GPUs that NVLink does not join
+  // through host memory (its SHM transport).
+  bool pcie_p2p = true;
+  // GPUDirect RDMA, a NIC reading and writing the GPU's memory: NVIDIA's "GPUDirect RDMA"
+  // guide (CUDA documentation) offers it on data-center and professional GPUs, not on
+  // GeForce; false: NCCL stages network data in host memory.
+  bool gpudirect_rdma = true;
   // Dense (no 2:4 sparsity) peaks in FLOP/s; nullopt where the cited source gives none.
   // GPUs without TF32/BF16 tensor cores carry their FP32 figure there (frameworks fall
   // back to FP32 for those precisions).

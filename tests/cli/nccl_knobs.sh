@@ -51,6 +51,21 @@ EOF
 "$COLLSIM" topo nccl "$RAIL" --cross-nic 1 >/dev/null || fail "topo nccl --cross-nic 1 failed"
 "$COLLSIM" topo nccl "$RAIL" --max-channels 4 | grep -q "^ring      simple          4 " || fail "topo nccl --max-channels 4: the tuning table runs 4 channels"
 
+# Transports: without P2P the PCIe box's switch neighbours talk through the CPU (SHM),
+# which halves the ring; the graph and its JSON say which pairs.
+"$COLLSIM" topo nccl pcie-8gpu --nccl-env NCCL_P2P_DISABLE=1 | grep -q "SHM (through the receiving GPU's CPU) for 56 of 56" \
+  || fail "topo nccl with NCCL_P2P_DISABLE=1 does not list 56 SHM pairs"
+"$COLLSIM" topo nccl pcie-8gpu --nccl-env NCCL_P2P_LEVEL=PIX --format json >"$TMP/t.json"
+python3 - "$TMP/t.json" <<'EOF' || fail "topo nccl --format json transports"
+import json, sys
+t = json.load(open(sys.argv[1]))["transports"]
+assert (t["p2p_level"], t["gdr_level"], len(t["shm_pairs"])) == ("PIX", "PXB", 48), t
+assert [0, 1] not in t["shm_pairs"] and [0, 2] in t["shm_pairs"], t["shm_pairs"]
+EOF
+p2p=$(csv pcie-8gpu 1GiB --nccl-algo Ring --nccl-proto Simple)
+shm=$(csv pcie-8gpu 1GiB --nccl-algo Ring --nccl-proto Simple --nccl-env NCCL_P2P_DISABLE=1)
+awk -v a="$(field 8 "$shm")" -v b="$(field 8 "$p2p")" 'BEGIN { exit !(a > 1.9 * b) }' || fail "SHM ring not slower: $shm vs $p2p"
+
 # The same knobs on ddp, sweep and validate.
 "$COLLSIM" ddp --workload resnet50 --topology "$RAIL" --nccl-env "NCCL_ALGO=Ring NCCL_PROTO=Simple" --format json >"$TMP/ddp.json"
 python3 - "$TMP/ddp.json" <<'EOF' || fail "ddp with NCCL_ALGO=Ring NCCL_PROTO=Simple"
@@ -118,6 +133,9 @@ expect_error 2 "--min-channels" "65" "0 to 64" -- "${C[@]}" --min-channels 65
 expect_error 2 "--max-channels" "0" "1 to 64" -- "${C[@]}" --max-channels 0
 expect_error 2 "--nvls" "\"maybe\"" "on or off" -- "${C[@]}" --nvls maybe
 expect_error 2 "--cross-nic" "5" -- "${C[@]}" --cross-nic 5
+expect_error 2 "NCCL_P2P_DISABLE" "\"yes\"" "0 or 1" -- "${C[@]}" --nccl-env NCCL_P2P_DISABLE=yes
+expect_error 2 "NCCL_P2P_LEVEL" "\"FAR\"" "a path type: LOC, NVL, PIX" -- "${C[@]}" --nccl-env NCCL_P2P_LEVEL=FAR
+expect_error 2 "NCCL_NET_GDR_LEVEL" "\"NVL\"" "a path type: LOC, PIX" -- "${C[@]}" --nccl-env NCCL_NET_GDR_LEVEL=NVL
 expect_error 2 "NCCL_ALGO" "\"Rign\"" -- ddp --workload resnet50 --topology "$RAIL" --nccl-algo Rign
 expect_error 2 "NCCL_PROTO" -- validate --measured "$LOG" --topology "$TOPO" --nccl-env NCCL_PROTO=Fast
 expect_error 2 "NCCL_MAX_NCHANNELS" -- topo nccl "$RAIL" --nccl-env NCCL_MAX_NCHANNELS=70

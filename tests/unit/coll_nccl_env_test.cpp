@@ -23,6 +23,12 @@ std::string failure(std::string_view text) {
   return "no error";
 }
 
+ProtocolModel env_model(std::string_view env) {
+  ProtocolModel m = nccl_default_model();
+  apply_nccl_env(parse_nccl_env(env, "--nccl-env"), m);
+  return m;
+}
+
 TEST_CASE("NCCL environment: names, lists and ranges", "[coll][nccl][env]") {
   const NcclEnv env = parse_nccl_env(
       "  NCCL_ALGO=Ring,Tree NCCL_PROTO=^LL  NCCL_MIN_NCHANNELS=16 NCCL_MAX_NCHANNELS=32 NCCL_NVLS_ENABLE=0 "
@@ -108,6 +114,24 @@ TEST_CASE("NCCL_CROSS_NIC=0 keeps every channel on its rail; 1 may leave by any 
     CHECK(nodes.count(any->host[1].nics[static_cast<std::size_t>(ch.nic)]) == 1);
   }
   CHECK(crossing > 0);
+}
+
+TEST_CASE("NCCL_P2P_DISABLE, NCCL_P2P_LEVEL and NCCL_NET_GDR_LEVEL parse as NCCL reads them", "[coll][nccl][env]") {
+  CHECK(env_model("NCCL_P2P_LEVEL=pxb").transports.p2p_level == PathType::Pxb);
+  CHECK(env_model("NCCL_P2P_LEVEL=3").transports.p2p_level == PathType::Phb);   // legacy numbering
+  CHECK(env_model("NCCL_P2P_LEVEL=9").transports.p2p_level == PathType::Sys);   // above 4: SYS
+  CHECK(env_model("NCCL_P2P_LEVEL=NVL").transports.p2p_level == PathType::Nvl);
+  CHECK(env_model("NCCL_NET_GDR_LEVEL=PHB").transports.gdr_level == PathType::Phb);
+  CHECK(env_model("NCCL_P2P_DISABLE=0").transports.p2p_level == std::nullopt);
+  // NCCL_P2P_DISABLE=1 wins over a level (ncclGetLevel).
+  CHECK(env_model("NCCL_P2P_DISABLE=1 NCCL_P2P_LEVEL=SYS").transports.p2p_level == PathType::Loc);
+  CHECK(failure("NCCL_P2P_DISABLE=2") == "NCCL_P2P_DISABLE | \"2\" | 0 or 1 (no P2P between GPUs)");
+  CHECK(failure("NCCL_P2P_LEVEL=FAR") ==
+        "NCCL_P2P_LEVEL | \"FAR\" | a path type: LOC, NVL, PIX, PXB, PHB or SYS (or NCCL's legacy 0 LOC, 1 PIX, 2 PXB, "
+        "3 PHB, 4 SYS)");
+  CHECK(failure("NCCL_NET_GDR_LEVEL=NVL").rfind("NCCL_NET_GDR_LEVEL | \"NVL\" | a path type: LOC, PIX", 0) == 0);
+  CHECK(failure("NCCL_NET_GDR_LEVEL=-1").rfind("NCCL_NET_GDR_LEVEL | \"-1\"", 0) == 0);
+  CHECK(failure("NCCL_P2P_LEVEL=2x").rfind("NCCL_P2P_LEVEL | \"2x\"", 0) == 0);
 }
 
 }  // namespace

@@ -34,18 +34,25 @@ bool is_network(LinkKind k) { return k == LinkKind::Ib || k == LinkKind::Roce ||
 // Host 0's routes and NCCL bandwidths, and the residual capacity a search consumes.
 class Searcher {
  public:
-  Searcher(LinkGraph& graph, const GpuSpec& gpu, const NcclHost& host, bool multi)
+  // Routes as NCCL's transports take them (transport.hpp): through a CPU between GPUs
+  // without P2P and between a GPU and a NIC without GPUDirect RDMA; `shm` and `staged`
+  // (sized here) record which.
+  Searcher(LinkGraph& graph, const GpuSpec& gpu, const NcclHost& host, bool multi, const NcclTransportLevels& levels,
+           std::vector<std::vector<bool>>& shm, std::vector<std::vector<bool>>& staged)
       : topo_(graph.topology()), gpu_(gpu), host_(host), multi_(multi) {
     const std::size_t g = host.gpus.size();
     const std::size_t n = host.nics.size();
     gg_.assign(g, std::vector<Route>(g));
     gg_type_.assign(g, std::vector<PathType>(g, PathType::Loc));
+    shm.assign(g, std::vector<bool>(g, false));
     for (std::size_t a = 0; a < g; ++a) {
       for (std::size_t b = 0; b < g; ++b) {
         if (a == b) continue;
-        if (auto r = graph.node_route(host.gpus[a], host.gpus[b])) {
+        bool via_cpu = false;
+        if (auto r = nccl_gpu_route(graph, host.gpus[a], host.gpus[b], levels, &via_cpu)) {
           gg_[a][b] = std::move(*r);
           gg_type_[a][b] = classify_route(topo_, gg_[a][b]);
+          shm[a][b] = via_cpu;
         } else {
           gg_type_[a][b] = PathType::Net;  // no path inside the host: never used
         }
@@ -56,12 +63,24 @@ class Searcher {
     gn_type_.assign(g, std::vector<PathType>(n, PathType::Net));
     for (std::size_t a = 0; a < g; ++a) {
       for (std::size_t k = 0; k < n; ++k) {
-        auto up = graph.node_route(host.gpus[a], host.nics[k]);
-        auto down = graph.node_route(host.nics[k], host.gpus[a]);
+        if (auto up = graph.node_route(host.gpus[a], host.nics[k])) gn_type_[a][k] = classify_route(topo_, *up);
+      }
+    }
+    staged.assign(g, std::vector<bool>(n, false));
+    for (std::size_t a = 0; a < g; ++a) {
+      for (std::size_t k = 0; k < n; ++k) {
+        const PathType distance = gdr_distance(a, k);
+        auto up = nccl_nic_route(graph, host.gpus[a], host.nics[k], true, distance, levels);
+        auto down = nccl_nic_route(graph, host.gpus[a], host.nics[k], false, distance, levels);
         if (!up || !down) continue;
+        staged[a][k] = !nccl_gdr(topo_, host.gpus[a], distance, levels);
         gn_[a][k] = std::move(*up);
         ng_[k][a] = std::move(*down);
-        gn_type_[a][k] = classify_route(topo_, gn_[a][k]);
+      }
+    }
+    for (std::size_t a = 0; a < g; ++a) {
+      for (std::size_t k = 0; k < n; ++k) {
+        if (staged[a][k]) gn_type_[a][k] = classify_route(topo_, gn_[a][k]);
       }
     }
     for (std::size_t k = 0; k < n; ++k) {
@@ -152,6 +171,17 @@ class Searcher {
     const int p = nic_gpu(k);
     if (direct > PathType::Pxb && p != a && gg_type_[a][p] == PathType::Nvl && gn_type_[p][k] <= PathType::Pxb) {
       return PathType::Pxn;
+    }
+    return direct;
+  }
+
+  // ncclTopoCheckGdr's distance from GPU a to NIC k: its direct path type, or where PXN
+  // carries its traffic (beyond PXB, to a GPU over NVLink within PXB of the NIC) that GPU's.
+  [[nodiscard]] PathType gdr_distance(std::size_t a, std::size_t k) const {
+    const PathType direct = gn_type_[a][k];
+    if (direct <= PathType::Pxb) return direct;
+    for (std::size_t p = 0; p < gn_type_.size(); ++p) {
+      if (p != a && gg_type_[a][p] == PathType::Nvl && gn_type_[p][k] <= PathType::Pxb) return gn_type_[p][k];
     }
     return direct;
   }
@@ -395,26 +425,7 @@ class Searcher {
   int budget_ = 0;
 };
 
-std::optional<Route> join(std::initializer_list<std::optional<Route>> parts) {
-  Route r;
-  for (const auto& p : parts) {
-    if (!p) return std::nullopt;
-    r.links.insert(r.links.end(), p->links.begin(), p->links.end());
-    r.latency += p->latency;
-  }
-  return r;
-}
-
 }  // namespace
-
-std::vector<int> NcclGraph::rank_order(int c) const {
-  const NcclChannel& ch = per_channel.at(static_cast<std::size_t>(c));
-  std::vector<int> out;
-  for (const NcclHost& h : host) {
-    for (int li : ch.order) out.push_back(h.ranks[static_cast<std::size_t>(li)]);
-  }
-  return out;
-}
 
 std::map<NodeIndex, std::vector<NodeIndex>> host_nics(const Topology& topo) {
   std::map<NodeIndex, std::vector<NodeIndex>> out;
@@ -501,7 +512,8 @@ std::optional<NcclGraph> search_nccl_ring(LinkGraph& graph, const std::vector<No
   }
   if (multi && nic_counts.front() == 0) return fail(fmt::format("{} hosts and no NICs to join them", g.hosts));
 
-  Searcher search(graph, *gpu, g.host.front(), multi);
+  g.transports = options.transports;
+  Searcher search(graph, *gpu, g.host.front(), multi, options.transports, g.shm, g.staged);
   const double top = search.max_speed();
   const auto speeds = nccl_speed_list(g.arch, !multi);
   double best_score = 0;
@@ -568,23 +580,6 @@ std::optional<NcclGraph> search_nccl_ring(LinkGraph& graph, const std::vector<No
     if (ch.nic >= 0 && ch.exit_path == PathType::Pxn) ch.proxy = search.nic_gpu(ch.exit_nic);
   }
   return g;
-}
-
-std::optional<Route> channel_hop_route(LinkGraph& graph, const NcclGraph& g, int channel, int from, int to) {
-  const NcclChannel& ch = g.per_channel.at(static_cast<std::size_t>(channel));
-  const NcclHost& a = g.host.at(static_cast<std::size_t>(from));
-  const NcclHost& b = g.host.at(static_cast<std::size_t>(to));
-  const NodeIndex exit_gpu = a.gpus[static_cast<std::size_t>(ch.order.back())];
-  const NodeIndex entry_gpu = b.gpus[static_cast<std::size_t>(ch.order.front())];
-  const NodeIndex out_nic = a.nics.at(static_cast<std::size_t>(ch.exit_nic));
-  const NodeIndex in_nic = b.nics.at(static_cast<std::size_t>(ch.nic));
-  if (ch.exit_path == PathType::Pxn) {
-    const NodeIndex proxy = a.gpus[static_cast<std::size_t>(ch.proxy)];
-    return join({graph.node_route(exit_gpu, proxy), graph.node_route(proxy, out_nic),
-                 graph.node_route(out_nic, in_nic), graph.node_route(in_nic, entry_gpu)});
-  }
-  return join({graph.node_route(exit_gpu, out_nic), graph.node_route(out_nic, in_nic),
-               graph.node_route(in_nic, entry_gpu)});
 }
 
 }  // namespace collsim

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/coll/nccl/path_type.hpp"
+#include "sim/coll/nccl/transport.hpp"
 #include "sim/coll/protocol.hpp"
 #include "sim/topo/link_graph.hpp"
 
@@ -40,6 +41,7 @@ struct NcclSearchOptions {
   // by any NIC, the nearest to its last GPU first; 2 (NCCL's default) as 0, and as 1 at a
   // speed where 0 finds no ring.
   int cross_nic = 2;
+  NcclTransportLevels transports;  // NCCL_P2P_LEVEL / NCCL_P2P_DISABLE, NCCL_NET_GDR_LEVEL
 };
 
 struct NcclGraph {
@@ -59,6 +61,11 @@ struct NcclGraph {
   PathType type_inter = PathType::Pix;  // meaningful with more than one host
   std::vector<NcclHost> host;           // per host, in order of their first rank
   std::vector<NcclChannel> per_channel; // channels entries
+  // Transports (every host alike, local indices): shm[a][b], GPU a sends to GPU b through
+  // host memory (no P2P); staged[a][k], GPU a reaches NIC k through host memory (no
+  // GPUDirect RDMA). The search priced those routes through the CPU.
+  std::vector<std::vector<bool>> shm, staged;
+  NcclTransportLevels transports;  // the levels the search ran under
 
   // Channel c's global rank order: every host's ranks in the channel's local order,
   // hosts in order.

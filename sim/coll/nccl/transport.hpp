@@ -1,0 +1,73 @@
+// NCCL's transports inside a host (src/graph/paths.cc: ncclTopoCheckP2p, ncclTopoCheckGdr,
+// ncclTopoComputePaths): which GPU pairs talk over P2P (CUDA peer access, over NVLink or
+// PCIe) and which through host memory (the SHM transport), and which GPUs let the NIC
+// reach their memory directly (GPUDirect RDMA) and which stage network data in host
+// memory. Where NCCL cannot use P2P or GPUDirect RDMA it diverts the path through a CPU:
+// between GPUs through the CPU nearest the receiving GPU, between a GPU and a NIC through
+// the CPU nearest the GPU. Those diverted routes are what NCCL's search prices and what
+// the data crosses, so they load the links up to the CPU and back (a PCIe switch's uplink
+// twice) where a P2P route would have turned at the switch.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "sim/coll/nccl/path_type.hpp"
+#include "sim/topo/link_graph.hpp"
+
+namespace collsim {
+
+struct NcclTransportLevels {
+  // NCCL_P2P_LEVEL (NCCL_P2P_DISABLE=1: LOC): the farthest path type P2P is used over.
+  // Unset: SYS, NCCL's "use P2P whenever we can" (its lower default for Intel, Zhaoxin and
+  // ARM host CPUs is not modelled: collsim's topologies do not name the CPU vendor).
+  std::optional<PathType> p2p_level;
+  // NCCL_NET_GDR_LEVEL: the farthest GPU-to-NIC path type GPUDirect RDMA is used over.
+  // Unset: PXB, NCCL's default.
+  std::optional<PathType> gdr_level;
+
+  [[nodiscard]] PathType p2p() const { return p2p_level.value_or(PathType::Sys); }
+  [[nodiscard]] PathType gdr() const { return gdr_level.value_or(PathType::Pxb); }
+};
+
+// Routes end to end: the parts' links in order, their latencies summed; nullopt if any
+// part is missing.
+[[nodiscard]] std::optional<Route> join_routes(std::initializer_list<std::optional<Route>> parts);
+
+// The CPU nearest `gpu` (fewest links; the lower node index on a tie) inside its host, or
+// nullopt where the topology gives the host no CPU node.
+[[nodiscard]] std::optional<NodeIndex> local_cpu(LinkGraph& graph, NodeIndex gpu);
+
+// ncclTopoCheckP2p: P2P between GPUs `a` and `b` whose direct route has type `direct`.
+// No P2P beyond the level, and none over PCIe where either GPU's driver offers no PCIe
+// peer access (GpuSpec::pcie_p2p; NVML's P2P status); NVLink pairs keep P2P unless the
+// level is LOC.
+[[nodiscard]] bool nccl_p2p(const Topology& topo, NodeIndex a, NodeIndex b, PathType direct,
+                            const NcclTransportLevels& levels);
+
+// ncclTopoCheckGdr: GPUDirect RDMA between `gpu` and a NIC at path type `distance` (for a
+// PXN exit, the proxy GPU's distance to the NIC): the GPU supports it
+// (GpuSpec::gpudirect_rdma) and the distance is within the level.
+[[nodiscard]] bool nccl_gdr(const Topology& topo, NodeIndex gpu, PathType distance, const NcclTransportLevels& levels);
+
+// The route from `from` to `to` through the CPU nearest `near` (staging in that CPU's
+// memory); the direct route where the host has no CPU node.
+[[nodiscard]] std::optional<Route> route_via_cpu(LinkGraph& graph, NodeIndex from, NodeIndex to, NodeIndex near);
+
+// The route data takes from GPU `a` to GPU `b` of one host: the direct route under P2P,
+// else through the CPU nearest `b` (SHM). `shm`, if given, says which.
+[[nodiscard]] std::optional<Route> nccl_gpu_route(LinkGraph& graph, NodeIndex a, NodeIndex b,
+                                                  const NcclTransportLevels& levels, bool* shm = nullptr);
+
+// The route between `gpu` and `nic` (to_nic: GPU to NIC, else NIC to GPU): direct under
+// GPUDirect RDMA, else through the CPU nearest the GPU. `gdr_distance` is the path type
+// ncclTopoCheckGdr judges (the direct one, or a PXN proxy's).
+[[nodiscard]] std::optional<Route> nccl_nic_route(LinkGraph& graph, NodeIndex gpu, NodeIndex nic, bool to_nic,
+                                                  PathType gdr_distance, const NcclTransportLevels& levels);
+
+// A level as NCCL_P2P_LEVEL / NCCL_NET_GDR_LEVEL spell it: a path type name (LOC, NVL,
+// PIX, PXB, PHB, SYS; any case) or NCCL's legacy integers (0 LOC, 1 PIX, 2 PXB, 3 PHB, 4
+// and above SYS). nullopt for anything else.
+[[nodiscard]] std::optional<PathType> nccl_level_from(std::string_view text, bool allow_nvl);
+
+}  // namespace collsim
