@@ -255,6 +255,9 @@ Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::v
       if (mine.unusable) throw std::invalid_argument(*mine.unusable);
       if (pins && g != nullptr) pin_channel_hops(graph_, *g, mine.options, group);
       if (g != nullptr) pin_shm_routes(graph_, *g, group);
+      if (g != nullptr && !mine.options.channel_orders.empty() && nccl_counterpart(algorithm) == NcclAlgorithm::Tree) {
+        pin_tree_hops(graph_, *g, mine.options, group);
+      }
       const bool same = mine.options.channel_orders == cost.options.channel_orders;
       alike = alike && same;
       own.push_back(same ? std::nullopt : std::optional<Schedule>(build_schedule(algorithm, c, mine.options)));

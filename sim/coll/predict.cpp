@@ -11,6 +11,7 @@
 
 #include "sim/algo/phased_schedule.hpp"
 #include "sim/algo/tree.hpp"
+#include "sim/algo/tree_passes.hpp"
 #include "sim/coll/phased_player.hpp"
 #include "sim/coll/schedule_player.hpp"
 #include "sim/coll/tree_estimate.hpp"
@@ -84,6 +85,29 @@ void pin_channel_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptio
         dst = job_rank[static_cast<std::size_t>(dst)];
       }
       graph.pin_route(src, dst, std::move(*r));
+    }
+  }
+}
+
+void pin_tree_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptions& options, std::span<const int> job_rank) {
+  const bool staged = std::any_of(g.staged.begin(), g.staged.end(),
+                                  [](const auto& row) { return std::find(row.begin(), row.end(), true) != row.end(); });
+  if (g.hosts < 2 || !staged) return;
+  const int used = std::min({options.channels, static_cast<int>(options.channel_orders.size()), static_cast<int>(g.per_channel.size())});
+  auto rank = [&](int h, int local) {
+    const int r = g.host[static_cast<std::size_t>(h)].ranks[static_cast<std::size_t>(local)];
+    return job_rank.empty() ? r : job_rank[static_cast<std::size_t>(r)];
+  };
+  for (bool mirror : {false, true}) {
+    const std::vector<int> parent = nccl_btree_parents(g.hosts, mirror);
+    for (int ch = 0; ch < used; ++ch) {
+      const int head = g.per_channel[static_cast<std::size_t>(ch)].order.front();
+      for (int h = 0; h < g.hosts; ++h) {
+        const int p = parent[static_cast<std::size_t>(h)];
+        if (p < 0) continue;
+        if (auto up = tree_hop_route(graph, g, ch, h, p)) graph.pin_route(rank(h, head), rank(p, head), std::move(*up));
+        if (auto down = tree_hop_route(graph, g, ch, p, h)) graph.pin_route(rank(p, head), rank(h, head), std::move(*down));
+      }
     }
   }
 }
@@ -171,6 +195,9 @@ CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, c
     if (!cost.options.channel_orders.empty() && nccl_counterpart(algo) == NcclAlgorithm::Ring) {
       pin_channel_hops(graph, *nccl_graph(), cost.options);
     }
+    if (!cost.options.channel_orders.empty() && nccl_counterpart(algo) == NcclAlgorithm::Tree) {
+      pin_tree_hops(graph, *nccl_graph(), cost.options);
+    }
     if (p != Protocol::Ideal && nccl_graph() != nullptr) pin_shm_routes(graph, *nccl_graph());
     const CommTime comm = play_collective(graph, c, algo, cost, request);
     graph.clear_pinned_routes();
@@ -202,6 +229,9 @@ CollectiveReplay replay_collective(LinkGraph& graph, const CollectivePrediction&
   if (cost.unusable) throw std::invalid_argument(*cost.unusable);
   if (!cost.options.channel_orders.empty() && nccl_counterpart(algo) == NcclAlgorithm::Ring) {
     pin_channel_hops(graph, *channel_graph, cost.options);
+  }
+  if (!cost.options.channel_orders.empty() && nccl_counterpart(algo) == NcclAlgorithm::Tree) {
+    pin_tree_hops(graph, *channel_graph, cost.options);
   }
   if (channel_graph) pin_shm_routes(graph, *channel_graph);
   Schedule s = build_schedule(algo, c, cost.options);

@@ -83,6 +83,12 @@ struct CollectiveReplay {
 // clear_pinned_routes(). `job_rank` maps `g`'s ranks to `graph`'s (empty: the same ranks).
 void pin_channel_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptions& options, std::span<const int> job_rank = {});
 
+// Where `g` stages network data in host memory (g.staged), a tree's hops between the
+// heads of its chains go through the channel's NIC and the heads' CPUs: pins those routes
+// for both trees of the channels `options` runs, until clear_pinned_routes(). Nothing
+// without staging (the tree's hops keep their routes). `job_rank` as for pin_channel_hops.
+void pin_tree_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptions& options, std::span<const int> job_rank = {});
+
 // GPUs of one host without P2P between them (g.shm) exchange data through host memory,
 // whatever the algorithm: pins those pairs' routes through the receiver's CPU on every
 // host of `g`, until clear_pinned_routes(). `job_rank` as for pin_channel_hops.

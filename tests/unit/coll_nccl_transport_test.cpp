@@ -40,10 +40,10 @@ int count(const std::vector<std::vector<bool>>& m) {
   return n;
 }
 
-Time ring_time(const Topology& topo, Bytes size, std::string_view env) {
+Time ring_time(const Topology& topo, Bytes size, std::string_view env, const std::string& algo = "ring") {
   LinkGraph graph(topo);
   CollectiveRequest req;
-  req.algorithms = {"ring"};
+  req.algorithms = {algo};
   req.protocols = {Protocol::Simple};
   req.model = with_env(env);
   return predict_collective(graph, Collective{CollectiveOp::AllReduce, topo.rank_count(), 0, size}, req).time;
@@ -148,6 +148,11 @@ TEST_CASE("Without GPUDirect RDMA the network leg is staged through the CPU", "[
   const Time t_gdr = ring_time(a100, kGiB1, "");
   const Time t_host = ring_time(a100, kGiB1, "NCCL_NET_GDR_LEVEL=LOC");
   CHECK(t_host.seconds() / t_gdr.seconds() == Approx(2.0).epsilon(0.02));
+  // The tree's hop between the hosts' chain heads is staged the same way.
+  CHECK(tree_hop_route(graph, host, 0, 1, 0)->links.size() == 10);
+  const Time tree_gdr = ring_time(a100, kGiB1, "", "tree");
+  const Time tree_host = ring_time(a100, kGiB1, "NCCL_NET_GDR_LEVEL=LOC", "tree");
+  CHECK(tree_host.seconds() / tree_gdr.seconds() > 1.9);
   // GeForce has no GPUDirect RDMA (catalogue): staged by default.
   CHECK(count(search(two_pcie_hosts("RTX 4090"), "").staged) == 1);
   CHECK(count(search(two_pcie_hosts("RTX 4090"), "NCCL_NET_GDR_LEVEL=SYS").staged) == 1);

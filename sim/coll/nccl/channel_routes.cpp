@@ -13,6 +13,29 @@ std::vector<int> NcclGraph::rank_order(int c) const {
   return out;
 }
 
+namespace {
+
+// The leg between a host's GPU (local index `local`) and its NIC `nic`, through the GPU's
+// CPU where the graph stages that pair in host memory.
+std::optional<Route> nic_leg(LinkGraph& graph, const NcclGraph& g, NodeIndex from, NodeIndex to, NodeIndex gpu,
+                             int local, int nic) {
+  const bool staged = !g.staged.empty() && g.staged[static_cast<std::size_t>(local)][static_cast<std::size_t>(nic)];
+  return staged ? route_via_cpu(graph, from, to, gpu) : graph.node_route(from, to);
+}
+
+}  // namespace
+
+std::optional<Route> tree_hop_route(LinkGraph& graph, const NcclGraph& g, int channel, int from, int to) {
+  const NcclChannel& ch = g.per_channel.at(static_cast<std::size_t>(channel));
+  const int head = ch.order.front();
+  const NodeIndex a = g.host.at(static_cast<std::size_t>(from)).gpus[static_cast<std::size_t>(head)];
+  const NodeIndex b = g.host.at(static_cast<std::size_t>(to)).gpus[static_cast<std::size_t>(head)];
+  const NodeIndex out_nic = g.host[static_cast<std::size_t>(from)].nics.at(static_cast<std::size_t>(ch.nic));
+  const NodeIndex in_nic = g.host[static_cast<std::size_t>(to)].nics.at(static_cast<std::size_t>(ch.nic));
+  return join_routes({nic_leg(graph, g, a, out_nic, a, head, ch.nic), graph.node_route(out_nic, in_nic),
+                      nic_leg(graph, g, in_nic, b, b, head, ch.nic)});
+}
+
 std::optional<Route> channel_hop_route(LinkGraph& graph, const NcclGraph& g, int channel, int from, int to) {
   const NcclChannel& ch = g.per_channel.at(static_cast<std::size_t>(channel));
   const NcclHost& a = g.host.at(static_cast<std::size_t>(from));
@@ -23,8 +46,7 @@ std::optional<Route> channel_hop_route(LinkGraph& graph, const NcclGraph& g, int
   const NodeIndex in_nic = b.nics.at(static_cast<std::size_t>(ch.nic));
   // A GPU without GPUDirect RDMA to the NIC stages through its CPU's memory.
   auto leg = [&](NodeIndex from, NodeIndex to, NodeIndex gpu, int local, int nic) {
-    const bool staged = !g.staged.empty() && g.staged[static_cast<std::size_t>(local)][static_cast<std::size_t>(nic)];
-    return staged ? route_via_cpu(graph, from, to, gpu) : graph.node_route(from, to);
+    return nic_leg(graph, g, from, to, gpu, local, nic);
   };
   const auto in = leg(in_nic, entry_gpu, entry_gpu, ch.order.front(), ch.nic);
   if (ch.exit_path == PathType::Pxn) {

@@ -100,5 +100,9 @@ struct NcclGraph {
 // entry GPU. nullopt if a leg has no path.
 [[nodiscard]] std::optional<Route> channel_hop_route(LinkGraph& graph, const NcclGraph& g, int channel, int from,
                                                      int to);
+// A tree channel's hop between the heads of its chains on hosts `from` and `to` (the GPU
+// the channel enters each host by), through the channel's NIC on both; nullopt if a leg has
+// no path.
+[[nodiscard]] std::optional<Route> tree_hop_route(LinkGraph& graph, const NcclGraph& g, int channel, int from, int to);
 
 }  // namespace collsim
