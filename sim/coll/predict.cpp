@@ -69,9 +69,19 @@ CommTime play_collective(LinkGraph& graph, const Collective& c, const std::strin
 
 }  // namespace
 
+namespace {
+
+// The channels of `g` a schedule under `options` runs.
+int channels_used(const NcclGraph& g, const AlgorithmOptions& options) {
+  return std::min({options.channels, static_cast<int>(options.channel_orders.size()),
+                   static_cast<int>(g.per_channel.size())});
+}
+
+}  // namespace
+
 void pin_channel_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptions& options, std::span<const int> job_rank) {
   if (g.hosts < 2) return;
-  const int used = std::min({options.channels, static_cast<int>(options.channel_orders.size()), static_cast<int>(g.per_channel.size())});
+  const int used = channels_used(g, options);
   for (int ch = 0; ch < used; ++ch) {
     const NcclChannel& channel = g.per_channel[static_cast<std::size_t>(ch)];
     for (int h = 0; h < g.hosts; ++h) {
@@ -89,11 +99,12 @@ void pin_channel_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptio
   }
 }
 
-void pin_tree_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptions& options, std::span<const int> job_rank) {
+void pin_tree_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptions& options,
+                   std::span<const int> job_rank) {
   const bool staged = std::any_of(g.staged.begin(), g.staged.end(),
                                   [](const auto& row) { return std::find(row.begin(), row.end(), true) != row.end(); });
   if (g.hosts < 2 || !staged) return;
-  const int used = std::min({options.channels, static_cast<int>(options.channel_orders.size()), static_cast<int>(g.per_channel.size())});
+  const int used = channels_used(g, options);
   auto rank = [&](int h, int local) {
     const int r = g.host[static_cast<std::size_t>(h)].ranks[static_cast<std::size_t>(local)];
     return job_rank.empty() ? r : job_rank[static_cast<std::size_t>(r)];
@@ -105,8 +116,10 @@ void pin_tree_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptions&
       for (int h = 0; h < g.hosts; ++h) {
         const int p = parent[static_cast<std::size_t>(h)];
         if (p < 0) continue;
-        if (auto up = tree_hop_route(graph, g, ch, h, p)) graph.pin_route(rank(h, head), rank(p, head), std::move(*up));
-        if (auto down = tree_hop_route(graph, g, ch, p, h)) graph.pin_route(rank(p, head), rank(h, head), std::move(*down));
+        for (auto [from, to] : {std::pair{h, p}, std::pair{p, h}}) {
+          auto r = tree_hop_route(graph, g, ch, from, to);
+          if (r) graph.pin_route(rank(from, head), rank(to, head), std::move(*r));
+        }
       }
     }
   }

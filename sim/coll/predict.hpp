@@ -87,7 +87,8 @@ void pin_channel_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptio
 // heads of its chains go through the channel's NIC and the heads' CPUs: pins those routes
 // for both trees of the channels `options` runs, until clear_pinned_routes(). Nothing
 // without staging (the tree's hops keep their routes). `job_rank` as for pin_channel_hops.
-void pin_tree_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptions& options, std::span<const int> job_rank = {});
+void pin_tree_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptions& options,
+                   std::span<const int> job_rank = {});
 
 // GPUs of one host without P2P between them (g.shm) exchange data through host memory,
 // whatever the algorithm: pins those pairs' routes through the receiver's CPU on every
