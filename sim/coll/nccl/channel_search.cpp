@@ -63,17 +63,23 @@ class Searcher {
     gn_type_.assign(g, std::vector<PathType>(n, PathType::Net));
     for (std::size_t a = 0; a < g; ++a) {
       for (std::size_t k = 0; k < n; ++k) {
-        if (auto up = graph.node_route(host.gpus[a], host.nics[k])) gn_type_[a][k] = classify_route(topo_, *up);
+        auto up = graph.node_route(host.gpus[a], host.nics[k]);
+        auto down = graph.node_route(host.nics[k], host.gpus[a]);
+        if (!up || !down) continue;
+        gn_[a][k] = std::move(*up);
+        ng_[k][a] = std::move(*down);
+        gn_type_[a][k] = classify_route(topo_, gn_[a][k]);
       }
     }
+    // Without GPUDirect RDMA (judged on the direct paths, as NCCL does), through the GPU's CPU.
     staged.assign(g, std::vector<bool>(n, false));
     for (std::size_t a = 0; a < g; ++a) {
       for (std::size_t k = 0; k < n; ++k) {
-        const PathType distance = gdr_distance(a, k);
-        auto up = nccl_nic_route(graph, host.gpus[a], host.nics[k], true, distance, levels);
-        auto down = nccl_nic_route(graph, host.gpus[a], host.nics[k], false, distance, levels);
+        if (gn_type_[a][k] == PathType::Net || nccl_gdr(topo_, host.gpus[a], gdr_distance(a, k), levels)) continue;
+        auto up = route_via_cpu(graph, host.gpus[a], host.nics[k], host.gpus[a]);
+        auto down = route_via_cpu(graph, host.nics[k], host.gpus[a], host.gpus[a]);
         if (!up || !down) continue;
-        staged[a][k] = !nccl_gdr(topo_, host.gpus[a], distance, levels);
+        staged[a][k] = true;
         gn_[a][k] = std::move(*up);
         ng_[k][a] = std::move(*down);
       }

@@ -72,14 +72,6 @@ std::optional<Route> nccl_gpu_route(LinkGraph& graph, NodeIndex a, NodeIndex b, 
   return route_via_cpu(graph, a, b, b);
 }
 
-std::optional<Route> nccl_nic_route(LinkGraph& graph, NodeIndex gpu, NodeIndex nic, bool to_nic,
-                                    PathType gdr_distance, const NcclTransportLevels& levels) {
-  const NodeIndex from = to_nic ? gpu : nic;
-  const NodeIndex to = to_nic ? nic : gpu;
-  if (nccl_gdr(graph.topology(), gpu, gdr_distance, levels)) return graph.node_route(from, to);
-  return route_via_cpu(graph, from, to, gpu);
-}
-
 std::optional<PathType> nccl_level_from(std::string_view text, bool allow_nvl) {
   if (!text.empty() && text.front() >= '0' && text.front() <= '9') {
     int v = 0;

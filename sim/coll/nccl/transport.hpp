@@ -59,12 +59,6 @@ struct NcclTransportLevels {
 [[nodiscard]] std::optional<Route> nccl_gpu_route(LinkGraph& graph, NodeIndex a, NodeIndex b,
                                                   const NcclTransportLevels& levels, bool* shm = nullptr);
 
-// The route between `gpu` and `nic` (to_nic: GPU to NIC, else NIC to GPU): direct under
-// GPUDirect RDMA, else through the CPU nearest the GPU. `gdr_distance` is the path type
-// ncclTopoCheckGdr judges (the direct one, or a PXN proxy's).
-[[nodiscard]] std::optional<Route> nccl_nic_route(LinkGraph& graph, NodeIndex gpu, NodeIndex nic, bool to_nic,
-                                                  PathType gdr_distance, const NcclTransportLevels& levels);
-
 // A level as NCCL_P2P_LEVEL / NCCL_NET_GDR_LEVEL spell it: a path type name (LOC, NVL,
 // PIX, PXB, PHB, SYS; any case) or NCCL's legacy integers (0 LOC, 1 PIX, 2 PXB, 3 PHB, 4
 // and above SYS). nullopt for anything else.
