@@ -244,20 +244,15 @@ Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::v
     const Schedule one = build_schedule(algorithm, c, cost.options);
     if (one.size() == 0) return Time{};
     // Each group's schedule: group 0's unless NCCL's search orders this group's channels
-    // otherwise. Ring hops between hosts go through each group's channel NICs.
+    // otherwise. Each group's data takes its own graph's routes (pin_nccl_routes).
     std::vector<std::optional<Schedule>> own;  // per group; nullopt: group 0's
     bool alike = true;
-    const bool pins = !cost.options.channel_orders.empty() && nccl_counterpart(algorithm) == NcclAlgorithm::Ring;
     for (const auto& group : groups) {
       const NcclGraph* g = graph_of(group);
       const CollectiveCost mine = &group == &groups.front() ? cost
                                   : collective_cost(facts, c, algorithm, protocol, request.model, request.overrides, g);
       if (mine.unusable) throw std::invalid_argument(*mine.unusable);
-      if (pins && g != nullptr) pin_channel_hops(graph_, *g, mine.options, group);
-      if (g != nullptr) pin_shm_routes(graph_, *g, group);
-      if (g != nullptr && !mine.options.channel_orders.empty() && nccl_counterpart(algorithm) == NcclAlgorithm::Tree) {
-        pin_tree_hops(graph_, *g, mine.options, group);
-      }
+      if (g != nullptr) pin_nccl_routes(graph_, *g, algorithm, mine.options, group);
       const bool same = mine.options.channel_orders == cost.options.channel_orders;
       alike = alike && same;
       own.push_back(same ? std::nullopt : std::optional<Schedule>(build_schedule(algorithm, c, mine.options)));

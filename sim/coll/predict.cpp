@@ -67,19 +67,22 @@ CommTime play_collective(LinkGraph& graph, const Collective& c, const std::strin
   return CommTime{r.duration, s.size(), false};
 }
 
-}  // namespace
-
-namespace {
-
 // The channels of `g` a schedule under `options` runs.
 int channels_used(const NcclGraph& g, const AlgorithmOptions& options) {
   return std::min({options.channels, static_cast<int>(options.channel_orders.size()),
                    static_cast<int>(g.per_channel.size())});
 }
 
-}  // namespace
+// The rank of `graph` that runs local GPU `local` of host `h` of `g`.
+int job_rank_of(const NcclGraph& g, int h, std::size_t local, std::span<const int> job_rank) {
+  const int r = g.host[static_cast<std::size_t>(h)].ranks[local];
+  return job_rank.empty() ? r : job_rank[static_cast<std::size_t>(r)];
+}
 
-void pin_channel_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptions& options, std::span<const int> job_rank) {
+// A ring channel's hop from one host's exit GPU to the next host's entry GPU goes through
+// the channel's NIC on both hosts, not through whichever NICs the two GPUs own.
+void pin_ring_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptions& options,
+                   std::span<const int> job_rank) {
   if (g.hosts < 2) return;
   const int used = channels_used(g, options);
   for (int ch = 0; ch < used; ++ch) {
@@ -88,57 +91,66 @@ void pin_channel_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptio
       const int next = (h + 1) % g.hosts;
       auto r = channel_hop_route(graph, g, ch, h, next);
       if (!r) continue;  // no path through that NIC: the default route stands
-      int src = g.host[static_cast<std::size_t>(h)].ranks[static_cast<std::size_t>(channel.order.back())];
-      int dst = g.host[static_cast<std::size_t>(next)].ranks[static_cast<std::size_t>(channel.order.front())];
-      if (!job_rank.empty()) {
-        src = job_rank[static_cast<std::size_t>(src)];
-        dst = job_rank[static_cast<std::size_t>(dst)];
-      }
-      graph.pin_route(src, dst, std::move(*r));
+      graph.pin_route(job_rank_of(g, h, static_cast<std::size_t>(channel.order.back()), job_rank),
+                      job_rank_of(g, next, static_cast<std::size_t>(channel.order.front()), job_rank), std::move(*r));
     }
   }
 }
 
+// Where `g` stages network data in host memory, a tree's hops between the heads of its
+// chains go through the channel's NIC and the heads' CPUs (both trees); without staging
+// they keep their routes.
 void pin_tree_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptions& options,
                    std::span<const int> job_rank) {
   const bool staged = std::any_of(g.staged.begin(), g.staged.end(),
                                   [](const auto& row) { return std::find(row.begin(), row.end(), true) != row.end(); });
   if (g.hosts < 2 || !staged) return;
   const int used = channels_used(g, options);
-  auto rank = [&](int h, int local) {
-    const int r = g.host[static_cast<std::size_t>(h)].ranks[static_cast<std::size_t>(local)];
-    return job_rank.empty() ? r : job_rank[static_cast<std::size_t>(r)];
-  };
   for (bool mirror : {false, true}) {
     const std::vector<int> parent = nccl_btree_parents(g.hosts, mirror);
     for (int ch = 0; ch < used; ++ch) {
-      const int head = g.per_channel[static_cast<std::size_t>(ch)].order.front();
+      const auto head = static_cast<std::size_t>(g.per_channel[static_cast<std::size_t>(ch)].order.front());
       for (int h = 0; h < g.hosts; ++h) {
         const int p = parent[static_cast<std::size_t>(h)];
         if (p < 0) continue;
         for (auto [from, to] : {std::pair{h, p}, std::pair{p, h}}) {
           auto r = tree_hop_route(graph, g, ch, from, to);
-          if (r) graph.pin_route(rank(from, head), rank(to, head), std::move(*r));
+          if (!r) continue;
+          graph.pin_route(job_rank_of(g, from, head, job_rank), job_rank_of(g, to, head, job_rank), std::move(*r));
         }
       }
     }
   }
 }
 
+// GPUs of one host without P2P between them (g.shm) exchange data through the receiver's
+// CPU, whatever the algorithm, on every host of `g`.
 void pin_shm_routes(LinkGraph& graph, const NcclGraph& g, std::span<const int> job_rank) {
-  for (std::size_t a = 0; a < g.shm.size(); ++a) {
-    for (std::size_t b = 0; b < g.shm[a].size(); ++b) {
-      if (!g.shm[a][b]) continue;
-      for (const NcclHost& h : g.host) {
-        auto r = route_via_cpu(graph, h.gpus[a], h.gpus[b], h.gpus[b]);
-        if (!r) continue;
-        const int src = h.ranks[a];
-        const int dst = h.ranks[b];
-        graph.pin_route(job_rank.empty() ? src : job_rank[static_cast<std::size_t>(src)],
-                        job_rank.empty() ? dst : job_rank[static_cast<std::size_t>(dst)], std::move(*r));
+  for (std::size_t b = 0; b < g.shm.size(); ++b) {
+    for (int h = 0; h < g.hosts; ++h) {
+      const NcclHost& host = g.host[static_cast<std::size_t>(h)];
+      std::optional<NodeIndex> cpu;  // the receiver's, looked up once for all its senders
+      for (std::size_t a = 0; a < g.shm.size(); ++a) {
+        if (!g.shm[a][b]) continue;
+        if (!cpu) cpu = local_cpu(graph, host.gpus[b]);
+        if (!cpu) break;
+        auto r = join_routes({graph.node_route(host.gpus[a], *cpu), graph.node_route(*cpu, host.gpus[b])});
+        if (r) graph.pin_route(job_rank_of(g, h, a, job_rank), job_rank_of(g, h, b, job_rank), std::move(*r));
       }
     }
   }
+}
+
+}  // namespace
+
+void pin_nccl_routes(LinkGraph& graph, const NcclGraph& g, std::string_view algo, const AlgorithmOptions& options,
+                     std::span<const int> job_rank) {
+  if (!options.channel_orders.empty()) {
+    const NcclAlgorithm a = nccl_counterpart(algo);
+    if (a == NcclAlgorithm::Ring) pin_ring_hops(graph, g, options, job_rank);
+    if (a == NcclAlgorithm::Tree) pin_tree_hops(graph, g, options, job_rank);
+  }
+  pin_shm_routes(graph, g, job_rank);
 }
 
 CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, const CollectiveRequest& request) {
@@ -203,15 +215,9 @@ CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, c
     const std::string& algo = *candidates[i].algo;
     const Protocol p = candidates[i].p;
     const CollectiveCost& cost = candidates[i].cost;
-    // Ring hops between hosts follow the channel's NIC; a tree's chains already start at
-    // the GPU that owns it (channel_orders are set only with an NCCL protocol's graph).
-    if (!cost.options.channel_orders.empty() && nccl_counterpart(algo) == NcclAlgorithm::Ring) {
-      pin_channel_hops(graph, *nccl_graph(), cost.options);
-    }
-    if (!cost.options.channel_orders.empty() && nccl_counterpart(algo) == NcclAlgorithm::Tree) {
-      pin_tree_hops(graph, *nccl_graph(), cost.options);
-    }
-    if (p != Protocol::Ideal && nccl_graph() != nullptr) pin_shm_routes(graph, *nccl_graph());
+    // The data takes the routes of NCCL's channels and transports (channel_orders are set
+    // only with an NCCL protocol's graph).
+    if (p != Protocol::Ideal && nccl_graph() != nullptr) pin_nccl_routes(graph, *nccl_graph(), algo, cost.options);
     const CommTime comm = play_collective(graph, c, algo, cost, request);
     graph.clear_pinned_routes();
     // A single rank communicates nothing: no launch either (NCCL: time 0).
@@ -240,13 +246,7 @@ CollectiveReplay replay_collective(LinkGraph& graph, const CollectivePrediction&
   const CollectiveCost cost = collective_cost(facts, c, algo, prediction.protocol, request.model, request.overrides,
                                               channel_graph ? &*channel_graph : nullptr);
   if (cost.unusable) throw std::invalid_argument(*cost.unusable);
-  if (!cost.options.channel_orders.empty() && nccl_counterpart(algo) == NcclAlgorithm::Ring) {
-    pin_channel_hops(graph, *channel_graph, cost.options);
-  }
-  if (!cost.options.channel_orders.empty() && nccl_counterpart(algo) == NcclAlgorithm::Tree) {
-    pin_tree_hops(graph, *channel_graph, cost.options);
-  }
-  if (channel_graph) pin_shm_routes(graph, *channel_graph);
+  if (channel_graph) pin_nccl_routes(graph, *channel_graph, algo, cost.options);
   Schedule s = build_schedule(algo, c, cost.options);
   PlayOptions play;
   play.cost = cost.step;

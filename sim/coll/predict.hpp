@@ -77,23 +77,14 @@ struct CollectiveReplay {
 [[nodiscard]] CollectiveReplay replay_collective(LinkGraph& graph, const CollectivePrediction& prediction,
                                                  const CollectiveRequest& request);
 
-// A ring channel's hop from one host's exit GPU to the next host's entry GPU goes through
-// the channel's NIC on both hosts (NCCL's channel graph `g`), not through whichever NICs the
-// two GPUs own: pins those routes on `graph` for the channels `options` runs, until
-// clear_pinned_routes(). `job_rank` maps `g`'s ranks to `graph`'s (empty: the same ranks).
-void pin_channel_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptions& options, std::span<const int> job_rank = {});
-
-// Where `g` stages network data in host memory (g.staged), a tree's hops between the
-// heads of its chains go through the channel's NIC and the heads' CPUs: pins those routes
-// for both trees of the channels `options` runs, until clear_pinned_routes(). Nothing
-// without staging (the tree's hops keep their routes). `job_rank` as for pin_channel_hops.
-void pin_tree_hops(LinkGraph& graph, const NcclGraph& g, const AlgorithmOptions& options,
-                   std::span<const int> job_rank = {});
-
-// GPUs of one host without P2P between them (g.shm) exchange data through host memory,
-// whatever the algorithm: pins those pairs' routes through the receiver's CPU on every
-// host of `g`, until clear_pinned_routes(). `job_rank` as for pin_channel_hops.
-void pin_shm_routes(LinkGraph& graph, const NcclGraph& g, std::span<const int> job_rank = {});
+// The routes NCCL's channel graph `g` gives the data of `algo` under `options`, pinned on
+// `graph` until clear_pinned_routes(): a ring channel's hop between hosts through the
+// channel's NIC on both (not whichever NICs the two GPUs own); where `g` stages network
+// data in host memory, a tree's hops between its chain heads through the channel's NIC and
+// the heads' CPUs; and, whatever the algorithm, GPU pairs of a host without P2P (g.shm)
+// through the receiver's CPU. `job_rank` maps `g`'s ranks to `graph`'s (empty: the same).
+void pin_nccl_routes(LinkGraph& graph, const NcclGraph& g, std::string_view algo, const AlgorithmOptions& options,
+                     std::span<const int> job_rank = {});
 
 // One algorithm, ideal protocol.
 [[nodiscard]] CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, const std::string& algo);

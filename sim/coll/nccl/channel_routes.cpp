@@ -45,17 +45,15 @@ std::optional<Route> channel_hop_route(LinkGraph& graph, const NcclGraph& g, int
   const NodeIndex out_nic = a.nics.at(static_cast<std::size_t>(ch.exit_nic));
   const NodeIndex in_nic = b.nics.at(static_cast<std::size_t>(ch.nic));
   // A GPU without GPUDirect RDMA to the NIC stages through its CPU's memory.
-  auto leg = [&](NodeIndex from, NodeIndex to, NodeIndex gpu, int local, int nic) {
-    return nic_leg(graph, g, from, to, gpu, local, nic);
-  };
-  const auto in = leg(in_nic, entry_gpu, entry_gpu, ch.order.front(), ch.nic);
+  const auto in = nic_leg(graph, g, in_nic, entry_gpu, entry_gpu, ch.order.front(), ch.nic);
   if (ch.exit_path == PathType::Pxn) {
     const NodeIndex proxy = a.gpus[static_cast<std::size_t>(ch.proxy)];
-    return join_routes({graph.node_route(exit_gpu, proxy), leg(proxy, out_nic, proxy, ch.proxy, ch.exit_nic),
+    return join_routes({graph.node_route(exit_gpu, proxy),
+                        nic_leg(graph, g, proxy, out_nic, proxy, ch.proxy, ch.exit_nic),
                         graph.node_route(out_nic, in_nic), in});
   }
-  return join_routes({leg(exit_gpu, out_nic, exit_gpu, ch.order.back(), ch.exit_nic), graph.node_route(out_nic, in_nic),
-                      in});
+  return join_routes({nic_leg(graph, g, exit_gpu, out_nic, exit_gpu, ch.order.back(), ch.exit_nic),
+                      graph.node_route(out_nic, in_nic), in});
 }
 
 }  // namespace collsim

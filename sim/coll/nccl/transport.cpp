@@ -68,8 +68,10 @@ std::optional<Route> nccl_gpu_route(LinkGraph& graph, NodeIndex a, NodeIndex b, 
   if (shm) *shm = false;
   if (!direct) return direct;
   if (nccl_p2p(graph.topology(), a, b, classify_route(graph.topology(), *direct), levels)) return direct;
-  if (shm) *shm = local_cpu(graph, b).has_value();
-  return route_via_cpu(graph, a, b, b);
+  const auto cpu = local_cpu(graph, b);
+  if (!cpu) return direct;  // no CPU node to stage through: the only route there is
+  if (shm) *shm = true;
+  return join_routes({graph.node_route(a, *cpu), graph.node_route(*cpu, b)});
 }
 
 std::optional<PathType> nccl_level_from(std::string_view text, bool allow_nvl) {
