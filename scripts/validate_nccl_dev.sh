@@ -8,7 +8,9 @@
 #
 #   scripts/validate_nccl_dev.sh [path/to/collsim]      (default: build/collsim)
 #
-# Algorithm: the one the log's header forces (NCCL_ALGO=..., e.g. Tree), else ring.
+# NCCL knobs: those collsim models among the "-x NCCL_...=..." of the header's "# command:"
+# line (NCCL_ALGO=Tree, NCCL_NET_GDR_LEVEL=1, ...), passed as --nccl-env; no NCCL_ALGO there:
+# auto (NCCL's choice among ring, tree and NVLS as collsim models it).
 # Protocol: --protocol auto when this collsim's validate has the option, else its default.
 # The tolerances are wide open (1000 %: exit 1 still means "data produced"; exit 2 is an
 # error and stops the script): the report judges the errors, not validate. Same build, same
@@ -36,17 +38,21 @@ if "$collsim" validate --help | grep -q -- '--protocol'; then
 else
   notes+=(--note "Protocol: this collsim's validate has no --protocol option; its default protocol model was used.")
 fi
-notes+=(--note "Command per log: \`collsim validate --measured LOG --topology TOPOLOGY --algo ALGO ${protocol[*]}${protocol:+ }--tolerance 1000% --median-tolerance 1000% --format json\`, ALGO = the algorithm the log's header forces (NCCL_ALGO=Tree: tree), else auto (NCCL's choice among ring, tree and NVLS as collsim models it). Exit 1 (rows beyond the wide tolerance) still produces every row.")
+notes+=(--note "Command per log: \`collsim validate --measured LOG --topology TOPOLOGY --algo auto [--nccl-env KNOBS] ${protocol[*]}${protocol:+ }--tolerance 1000% --median-tolerance 1000% --format json\`, KNOBS = the NCCL variables collsim models that the command line in the log's header sets (-x NCCL_ALGO=Tree, -x NCCL_NET_GDR_LEVEL=1, ...); without NCCL_ALGO there, auto is NCCL's choice among ring, tree and NVLS as collsim models it. Exit 1 (rows beyond the wide tolerance) still produces every row.")
 
+modelled='ALGO|PROTO|MIN_NCHANNELS|MAX_NCHANNELS|NVLS_ENABLE|CROSS_NIC|P2P_DISABLE|P2P_LEVEL|NET_GDR_LEVEL'
 shopt -s nullglob
 count=0
 for log in "$logs"/*.txt; do
   system=$(basename "$log" .txt)
   topology=$logs/topologies/$system.json
   [[ -f $topology ]] || { echo "validate_nccl_dev.sh: $log has no topology $topology" >&2; exit 2; }
-  forced=$(grep -m1 -oE 'NCCL_ALGO=[A-Za-z]+' "$log" | cut -d= -f2 | tr '[:upper:]' '[:lower:]' || true)
-  algo=${forced:-auto}
-  args=(validate --measured "$log" --topology "$topology" --algo "$algo" "${protocol[@]}"
+  # The knobs collsim models among the "-x NCCL_...=..." of the header's "# command:" line
+  # (the run's launch, as transcribed; other comments may quote variables of other runs).
+  knobs=$(grep -m1 '^# command' "$log" | grep -oE "NCCL_(${modelled})=[^ ]+" | tr '\n' ' ' | sed 's/ $//' || true)
+  env_args=()
+  [[ -z $knobs ]] || env_args=(--nccl-env "$knobs")
+  args=(validate --measured "$log" --topology "$topology" --algo auto "${env_args[@]}" "${protocol[@]}"
         --tolerance 1000% --median-tolerance 1000% --format json)
   rc=0
   "$collsim" "${args[@]}" >"$out/raw/$system.json" 2>"$out/raw/$system.err" || rc=$?

@@ -95,7 +95,7 @@ void run_validate(const ValidateArgs& a, ReportOutput& output) {
   ProtocolModel model = nccl_default_model();
   apply_nccl_env(env, model);
   CasePredictor predictor(a.topology, algo, protocol);
-  predictor.set_model(model);
+  predictor.set_nccl_env(env);
   // DDP records: the DDP replay with each record's workload (or --workload), on its
   // topology, with --algo/--protocol resolved for the record's backend (nccl: NCCL's
   // choice per bucket on GPU ranks; gloo: the ring under the ideal protocol).

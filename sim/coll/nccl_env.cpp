@@ -1,6 +1,7 @@
 #include "sim/coll/nccl_env.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <optional>
@@ -15,6 +16,24 @@
 namespace collsim {
 
 namespace {
+
+constexpr std::array<std::string_view, 9> kKnobs{"NCCL_ALGO",        "NCCL_PROTO",       "NCCL_MIN_NCHANNELS",
+                                                 "NCCL_MAX_NCHANNELS", "NCCL_NVLS_ENABLE", "NCCL_CROSS_NIC",
+                                                 "NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL",   "NCCL_NET_GDR_LEVEL"};
+
+// Calls f(a's knob, b's knob, its variable name) for every knob of NcclEnv.
+template <typename F>
+void each_knob(NcclEnv& a, const NcclEnv& b, F f) {
+  f(a.algo, b.algo, "NCCL_ALGO");
+  f(a.proto, b.proto, "NCCL_PROTO");
+  f(a.min_channels, b.min_channels, "NCCL_MIN_NCHANNELS");
+  f(a.max_channels, b.max_channels, "NCCL_MAX_NCHANNELS");
+  f(a.nvls, b.nvls, "NCCL_NVLS_ENABLE");
+  f(a.cross_nic, b.cross_nic, "NCCL_CROSS_NIC");
+  f(a.p2p_disable, b.p2p_disable, "NCCL_P2P_DISABLE");
+  f(a.p2p_level, b.p2p_level, "NCCL_P2P_LEVEL");
+  f(a.gdr_level, b.gdr_level, "NCCL_NET_GDR_LEVEL");
+}
 
 std::vector<std::string_view> split_on(std::string_view s, char sep) {
   std::vector<std::string_view> out;
@@ -42,7 +61,7 @@ std::string translate_list(std::string_view value, std::string_view option, std:
   std::string_view body = value;
   std::string out;
   if (!body.empty() && body.front() == '^') {
-    out = "^";
+    out.push_back('^');
     body.remove_prefix(1);
   }
   bool first = true;
@@ -127,11 +146,11 @@ void set_nccl_variable(NcclEnv& env, const std::string& name, std::string_view v
     }
     (p2p ? env.p2p_level : env.gdr_level) = level;
   } else {
-    throw ConfigError(std::string(option), name, in_quotes(value),
-                      "one of NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_NVLS_ENABLE, "
-                      "NCCL_CROSS_NIC, NCCL_P2P_DISABLE, NCCL_P2P_LEVEL, NCCL_NET_GDR_LEVEL");
+    throw ConfigError(std::string(option), name, in_quotes(value), fmt::format("one of {}", fmt::join(kKnobs, ", ")));
   }
 }
+
+bool is_nccl_knob(std::string_view name) { return std::find(kKnobs.begin(), kKnobs.end(), name) != kKnobs.end(); }
 
 NcclEnv parse_nccl_env(std::string_view text, std::string_view option) {
   NcclEnv env;
@@ -161,22 +180,28 @@ NcclEnv parse_nccl_env(std::string_view text, std::string_view option) {
 
 NcclEnv merge_nccl_env(const NcclEnv& a, const NcclEnv& b, std::string_view option) {
   NcclEnv out = a;
-  auto take = [&](auto& into, const auto& from, const char* name) {
+  each_knob(out, b, [&](auto& into, const auto& from, const char* name) {
     if (!from) return;
     if (into && *into != *from) {
       throw ConfigError(std::string(option), name, "two different values", "one value, given once");
     }
     into = from;
-  };
-  take(out.algo, b.algo, "NCCL_ALGO");
-  take(out.proto, b.proto, "NCCL_PROTO");
-  take(out.min_channels, b.min_channels, "NCCL_MIN_NCHANNELS");
-  take(out.max_channels, b.max_channels, "NCCL_MAX_NCHANNELS");
-  take(out.nvls, b.nvls, "NCCL_NVLS_ENABLE");
-  take(out.cross_nic, b.cross_nic, "NCCL_CROSS_NIC");
-  take(out.p2p_disable, b.p2p_disable, "NCCL_P2P_DISABLE");
-  take(out.p2p_level, b.p2p_level, "NCCL_P2P_LEVEL");
-  take(out.gdr_level, b.gdr_level, "NCCL_NET_GDR_LEVEL");
+  });
+  return out;
+}
+
+bool sets_knob(const NcclEnv& env, std::string_view name) {
+  NcclEnv unused;
+  bool set = false;
+  each_knob(unused, env, [&](auto&, const auto& from, const char* n) { set = set || (n == name && from.has_value()); });
+  return set;
+}
+
+NcclEnv overlay_nccl_env(const NcclEnv& base, const NcclEnv& over) {
+  NcclEnv out = base;
+  each_knob(out, over, [](auto& into, const auto& from, const char*) {
+    if (from) into = from;
+  });
   return out;
 }
 

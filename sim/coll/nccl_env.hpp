@@ -28,6 +28,9 @@ struct NcclEnv {
   [[nodiscard]] bool empty() const;
 };
 
+// Whether collsim models the variable `name` (one of the knobs above).
+[[nodiscard]] bool is_nccl_knob(std::string_view name);
+
 // Parses "NCCL_ALGO=Ring NCCL_MIN_NCHANNELS=24 ..." (whitespace-separated NAME=VALUE
 // pairs). Throws ConfigError naming `option`, the variable, its value and what was
 // expected: unknown variables, values out of range, a variable given twice.
@@ -43,6 +46,13 @@ void set_nccl_variable(NcclEnv& env, const std::string& name, std::string_view v
 
 // `b` over `a`: a knob set in both must agree (else ConfigError naming `option`).
 [[nodiscard]] NcclEnv merge_nccl_env(const NcclEnv& a, const NcclEnv& b, std::string_view option);
+
+// Whether `env` sets the knob of the variable `name`.
+[[nodiscard]] bool sets_knob(const NcclEnv& env, std::string_view name);
+
+// `over` on top of `base`: each knob `over` sets replaces `base`'s (a command's knobs over
+// the ones a log shows its run was launched with).
+[[nodiscard]] NcclEnv overlay_nccl_env(const NcclEnv& base, const NcclEnv& over);
 
 // The knobs a protocol model carries (channel counts, NVLS, cross-NIC, transports); NCCL_ALGO and
 // NCCL_PROTO become the caller's candidate lists instead.

@@ -110,6 +110,7 @@ MeasurementSet load_measurements(const std::string& path) {
       m.size = r.size;
       m.time = r.out_of_place.time;
       m.gpus_per_thread = run.gpus_per_thread;
+      m.nccl_env = run.nccl_env;
       out.collectives.push_back(std::move(m));
     }
   }

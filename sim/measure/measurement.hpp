@@ -11,6 +11,7 @@
 
 #include "sim/algo/collective.hpp"
 #include "sim/core/units.hpp"
+#include "sim/measure/nccl_tests_log.hpp"
 
 namespace collsim {
 
@@ -24,6 +25,7 @@ struct CollectiveMeasurement {
   std::string topology;   // topology file the record names, empty if none
   std::string label;
   int gpus_per_thread = 1;  // nccl-tests -g: GPUs one CPU thread launches each operation on
+  std::vector<NcclLogVariable> nccl_env;  // nccl-tests: the NCCL variables its log shows set
 };
 
 struct DdpMeasurement {

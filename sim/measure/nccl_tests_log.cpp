@@ -124,7 +124,32 @@ struct RunHints {  // what the lines before a table said about it
   std::optional<int> gpus_per_thread;  // nGpus: GPUs one thread drives
   std::optional<NcclTestsFormat> format;
   std::optional<bool> ms;  // time unit from the units line
+  std::vector<NcclLogVariable> nccl_env;
 };
+
+// "... NCCL INFO NCCL_ALGO set by environment to Tree" -> {NCCL_ALGO, Tree}; NCCL's
+// integer parameters end in "." ("... to 24."), which is not part of the value.
+std::optional<std::pair<std::string, std::string>> nccl_env_line(const std::string& body) {
+  static constexpr std::string_view kInfo = "NCCL INFO ", kSet = " set by environment to ";
+  const std::size_t info = body.find(kInfo);
+  if (info == std::string::npos) return std::nullopt;
+  const std::size_t set = body.find(kSet, info);
+  if (set == std::string::npos) return std::nullopt;
+  const std::size_t name_at = body.find_last_of(' ', set - 1) + 1;
+  std::string name = body.substr(name_at, set - name_at);
+  std::string value = body.substr(set + kSet.size());
+  while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.pop_back();
+  if (name.rfind("NCCL_", 0) != 0 || value.empty()) return std::nullopt;
+  if (value.back() == '.') value.pop_back();
+  return std::make_pair(std::move(name), std::move(value));
+}
+
+void add_variable(std::vector<NcclLogVariable>& env, std::pair<std::string, std::string> v, int no) {
+  for (const NcclLogVariable& e : env) {
+    if (e.name == v.first && e.value == v.second) return;  // every rank prints it
+  }
+  env.push_back({std::move(v.first), std::move(v.second), no});
+}
 
 class LogParser {
  public:
@@ -148,6 +173,11 @@ class LogParser {
         if (!t.empty()) avg_ = number(t[0]);
       }
       close();
+      return;
+    }
+    if (auto v = comment ? std::nullopt : nccl_env_line(body)) {
+      // Inside a table (a variable NCCL reads at its first use): this run's.
+      add_variable(rows_.empty() ? next_.nccl_env : hints_.nccl_env, std::move(*v), no);
       return;
     }
     if (comment || !log_integer(tokens[0])) {
@@ -279,6 +309,7 @@ class LogParser {
       // under one command) was launched like this one.
       next_ = RunHints{};
       next_.gpus_per_thread = hints_.gpus_per_thread;
+      next_.nccl_env = hints_.nccl_env;
       first_line_ = no;
     }
     rows_.push_back(std::move(r));
@@ -292,6 +323,7 @@ class LogParser {
     run.first_line = first_line_;
     run.avg_busbw_gbps = avg_;
     run.gpus_per_thread = hints_.gpus_per_thread.value_or(1);
+    run.nccl_env = hints_.nccl_env;
     // The time unit: the header's, else the one under which algbw ~ size / time (the
     // two candidates differ 1000x, while algbw conventions differ at most n/(n-1)).
     bool ms = hints_.ms.value_or(false);

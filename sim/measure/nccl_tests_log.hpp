@@ -37,6 +37,16 @@ struct NcclTestsRow {
   std::optional<NcclTestsResult> in_place;
 };
 
+// One "NCCL INFO NAME set by environment to VALUE" line of a log captured with
+// NCCL_DEBUG=INFO (NCCL's param.cc and ncclGetEnv print one per variable it reads, on
+// every rank): the environment the run was launched with. `value` has NCCL's trailing
+// "." of integer parameters removed.
+struct NcclLogVariable {
+  std::string name;   // "NCCL_ALGO"
+  std::string value;  // "Tree"
+  int line = 0;       // 1-based line of its first appearance
+};
+
 struct NcclTestsRun {
   std::string source;     // file name
   int first_line = 0;
@@ -48,6 +58,10 @@ struct NcclTestsRun {
   // nGpus of the "nThread T nGpus G" line: GPUs one CPU thread launches every operation
   // on (-g G); 1 when the log does not say (one process per GPU, mpirun's usual launch).
   int gpus_per_thread = 1;
+  // The NCCL variables the log shows set for this run (before or inside its table), one
+  // entry per name and value in order of appearance; a table pasted after another one
+  // without a header of its own keeps the previous run's.
+  std::vector<NcclLogVariable> nccl_env;
   std::vector<NcclTestsRow> rows;
 };
 

@@ -75,10 +75,59 @@ const Topology& CasePredictor::topology_for(const std::string& source, const std
   return *graphs_.emplace(key, std::move(e)).first->second.topo;
 }
 
+namespace {
+
+// The knobs collsim models among the variables `m`'s log shows set, each parsed as NCCL
+// reads it; `names` gets their "NAME=VALUE". Errors name the log's file and line.
+NcclEnv knobs_of_log(const CollectiveMeasurement& m, std::vector<std::string>* names) {
+  const std::string file = m.source.substr(0, m.source.rfind(':'));
+  NcclEnv env;
+  for (const NcclLogVariable& v : m.nccl_env) {
+    if (!is_nccl_knob(v.name)) continue;  // NCCL_IB_HCA, NCCL_DEBUG, ...: nothing collsim models
+    const std::string where = fmt::format("{} line {}", file, v.line);
+    for (const NcclLogVariable& earlier : m.nccl_env) {
+      if (&earlier == &v) break;
+      if (earlier.name == v.name) {
+        throw ConfigError(where, v.name, in_quotes(v.value),
+                          fmt::format("the value line {} gives ({}): one value on every rank of a run", earlier.line,
+                                      in_quotes(earlier.value)));
+      }
+    }
+    set_nccl_variable(env, v.name, v.value, where);
+    if (names != nullptr) names->push_back(fmt::format("{}={}", v.name, v.value));
+  }
+  return env;
+}
+
+}  // namespace
+
+std::vector<std::string> CasePredictor::log_knobs_applied(const CollectiveMeasurement& m) const {
+  if (!m.algorithm.empty()) return {};
+  std::vector<std::string> all, applied;
+  (void)knobs_of_log(m, &all);
+  for (const std::string& a : all) {
+    const std::string name = a.substr(0, a.find('='));
+    // The command's knob replaces the log's; NCCL_ALGO / NCCL_PROTO apply under auto.
+    const bool kept = name == "NCCL_ALGO"    ? is_auto(algorithm_for(m))
+                      : name == "NCCL_PROTO" ? is_auto(default_protocol_)
+                                             : !sets_knob(command_env_, name);
+    if (kept) applied.push_back(a);
+  }
+  return applied;
+}
+
 CollectivePrediction CasePredictor::predict_case(const CollectiveMeasurement& m) {
-  const std::string& algo = algorithm_for(m);
+  std::string algo = algorithm_for(m);
+  std::string protocol = default_protocol_;
   CollectiveRequest request;
-  request.model = model_;
+  if (m.algorithm.empty()) {
+    const NcclEnv log = knobs_of_log(m, nullptr);
+    if (log.algo && is_auto(algo)) algo = *log.algo;
+    if (log.proto && is_auto(protocol)) protocol = *log.proto;
+    apply_nccl_env(overlay_nccl_env(log, command_env_), request.model);
+  } else {
+    apply_nccl_env(command_env_, request.model);
+  }
   auto bad_algorithm = [&] {
     return ConfigError(m.source, "algorithm", in_quotes(algo),
                        fmt::format("an algorithm this build implements for {}, a list or auto: {}", to_string(m.op),
@@ -96,10 +145,10 @@ CollectivePrediction CasePredictor::predict_case(const CollectiveMeasurement& m)
     }
     if (request.algorithms.size() == 1 && !supports(request.algorithms.front(), m.op)) throw bad_algorithm();
     try {
-      request.protocols = parse_protocol_list(default_protocol_);
-      request.protocols_auto = is_auto(default_protocol_);
+      request.protocols = parse_protocol_list(protocol);
+      request.protocols_auto = is_auto(protocol);
     } catch (const std::invalid_argument& e) {
-      throw ConfigError(m.source, "protocol", in_quotes(default_protocol_),
+      throw ConfigError(m.source, "protocol", in_quotes(protocol),
                         fmt::format("ideal, ll, ll128, simple, a list or auto ({})", e.what()));
     }
   }
@@ -136,6 +185,9 @@ std::vector<ValidationRow> validate(const MeasurementSet& set, CasePredictor& pr
       r.algorithm = p.algorithm;
       r.case_name = fmt::format("{} {}/{}(chosen) n={} {}", to_string(m.op), p.algorithm, to_string(p.protocol), m.ranks,
                                 to_string(m.size));
+      if (const auto knobs = predictor.log_knobs_applied(m); !knobs.empty()) {
+        r.note = fmt::format("as the log's run: {}", fmt::join(knobs, " "));
+      }
     }
     rows.push_back(std::move(r));
   }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/coll/nccl_env.hpp"
 #include "sim/coll/predict.hpp"
 #include "sim/measure/calibration.hpp"
 #include "sim/measure/ddp_prediction.hpp"
@@ -61,9 +62,15 @@ class CasePredictor {
 
   void set_calibration(std::optional<Calibration> c);
   [[nodiscard]] const std::optional<Calibration>& calibration() const { return calibration_; }
-  // The protocol model nccl-tests rows are priced with (NCCL's defaults; the command's
-  // NCCL knobs).
-  void set_model(ProtocolModel m) { model_ = std::move(m); }
+  // The command's NCCL knobs (--nccl-env and the single options). nccl-tests rows are
+  // priced with NCCL's defaults under the knobs their log shows set ("NCCL INFO NCCL_ALGO
+  // set by environment to Tree"), the command's replacing any the log sets too. A log's
+  // NCCL_ALGO / NCCL_PROTO apply where the default algorithm / protocol is auto.
+  void set_nccl_env(NcclEnv command) { command_env_ = std::move(command); }
+  // The knobs of `m`'s log that its prediction applies, as "NAME=VALUE" (the command's
+  // replace theirs). Throws ConfigError naming the log, the line, the variable and what
+  // was expected for a bad value, or for two values of one knob.
+  [[nodiscard]] std::vector<std::string> log_knobs_applied(const CollectiveMeasurement& m) const;
   // The algorithm a measurement is predicted with (its own, else the default).
   [[nodiscard]] const std::string& algorithm_for(const CollectiveMeasurement& m) const {
     return m.algorithm.empty() ? default_algorithm_ : m.algorithm;
@@ -85,7 +92,7 @@ class CasePredictor {
   std::string default_algorithm_;
   std::string default_protocol_;
   std::optional<Calibration> calibration_;
-  ProtocolModel model_ = nccl_default_model();
+  NcclEnv command_env_;
   std::map<std::string, Topology> loaded_;
   std::map<std::pair<std::string, int>, Entry> graphs_;
 };

@@ -139,4 +139,20 @@ expect_error 2 "NCCL_NET_GDR_LEVEL" "\"NVL\"" "a path type: LOC, PIX" -- "${C[@]
 expect_error 2 "NCCL_ALGO" "\"Rign\"" -- ddp --workload resnet50 --topology "$RAIL" --nccl-algo Rign
 expect_error 2 "NCCL_PROTO" -- validate --measured "$LOG" --topology "$TOPO" --nccl-env NCCL_PROTO=Fast
 expect_error 2 "NCCL_MAX_NCHANNELS" -- topo nccl "$RAIL" --nccl-env NCCL_MAX_NCHANNELS=70
+# validate runs each nccl-tests row as its log's run was launched: the knobs collsim models
+# among the log's "NCCL INFO NAME set by environment to VALUE" lines, the command's over them.
+ENVLOG=$SRC/tests/data/nccl-tests/constructed_nccl_info_env_allreduce.txt
+V=(validate --measured "$ENVLOG" --topology "$SRC/topologies/dgx-a100.json" --tolerance 1000% --format csv)
+out=$("$COLLSIM" "${V[@]}")
+grep -q "tree/.*as the log's run: NCCL_ALGO=Tree NCCL_MAX_NCHANNELS=4" <<<"$out" || fail "log's knobs not applied: $out"
+grep -q "NCCL_IB_HCA\|NCCL_SOCKET_IFNAME" <<<"$out" && fail "knobs collsim does not model listed as applied: $out"
+out=$("$COLLSIM" "${V[@]}" --nccl-algo Ring --max-channels 2)
+grep -q "ring/" <<<"$out" || fail "--nccl-algo Ring should replace the log's NCCL_ALGO: $out"
+grep -q "as the log's run" <<<"$out" && fail "the command replaced every log knob, yet a note says otherwise: $out"
+sed '23s/to 4\./to 99./' "$ENVLOG" >"$TMP/all_reduce.txt"
+expect_error 2 "$TMP/all_reduce.txt line 23" "NCCL_MAX_NCHANNELS" "\"99\"" "1 to 64" -- \
+  validate --measured "$TMP/all_reduce.txt" --topology "$SRC/topologies/dgx-a100.json"
+sed '24s/to 4\./to 8./' "$ENVLOG" >"$TMP/all_reduce.txt"
+expect_error 2 "$TMP/all_reduce.txt line 24" "NCCL_MAX_NCHANNELS" "one value on every rank" -- \
+  validate --measured "$TMP/all_reduce.txt" --topology "$SRC/topologies/dgx-a100.json"
 echo ok

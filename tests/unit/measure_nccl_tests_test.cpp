@@ -281,3 +281,34 @@ TEST_CASE("importer refuses thread and GPU counts outside 1 .. 2^20 ranks", "[me
     }
   }
 }
+
+TEST_CASE("importer keeps the NCCL variables a log shows set, once each", "[measure][nccl-tests]") {
+  const auto runs = import_nccl_tests_log(kData + "constructed_nccl_info_env_allreduce.txt");
+  REQUIRE(runs.size() == 1);
+  const auto& env = runs[0].nccl_env;
+  // Every rank prints the line: one entry per name and value, at its first line; the "."
+  // NCCL ends integer parameters with is not part of the value.
+  REQUIRE(env.size() == 4);
+  CHECK((env[0].name == "NCCL_SOCKET_IFNAME" && env[0].value == "eth0" && env[0].line == 18));
+  CHECK((env[1].name == "NCCL_ALGO" && env[1].value == "Tree" && env[1].line == 21));
+  CHECK((env[2].name == "NCCL_MAX_NCHANNELS" && env[2].value == "4" && env[2].line == 23));
+  CHECK((env[3].name == "NCCL_IB_HCA" && env[3].value == "mlx5_0" && env[3].line == 25));
+  CHECK(runs[0].ranks == 8);
+  const MeasurementSet s = load_measurements(kData + "constructed_nccl_info_env_allreduce.txt");
+  REQUIRE(s.collectives.size() == 3);
+  CHECK(s.collectives[2].nccl_env.size() == 4);
+
+  // A variable inside a table (read at its first use) belongs to that run; a comment that
+  // quotes such a line does not count; logs without the lines have none.
+  const auto two = parse_nccl_tests_log(
+      "# nThread 1 nGpus 1\n"
+      "# NCCL INFO NCCL_PROTO set by environment to LL\n"
+      "  1024  256  float  sum  -1  10.0  0.10  0.19  0  10.0  0.10  0.19  0\n"
+      "h:1:1 [0] NCCL INFO NCCL_PROTO set by environment to Simple\n"
+      "  2048  512  float  sum  -1  11.0  0.19  0.35  0  11.0  0.19  0.35  0\n",
+      "all_reduce.txt", {.op = std::nullopt, .ranks = 2});
+  REQUIRE(two.size() == 1);
+  REQUIRE(two[0].nccl_env.size() == 1);
+  CHECK((two[0].nccl_env[0].value == "Simple" && two[0].nccl_env[0].line == 4));
+  CHECK(import_nccl_tests_log(kDev + "h100x1_2nodes_4nic_tree_allreduce.txt")[0].nccl_env.empty());
+}

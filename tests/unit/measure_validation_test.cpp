@@ -135,3 +135,49 @@ TEST_CASE("calibration fit recovers a known efficiency and latency", "[measure]"
   CHECK(c.median_error_before > 0.1);  // uncalibrated: 25 % too fast on bandwidth alone
   CHECK(c.max_error_after < 0.005);
 }
+
+TEST_CASE("validate runs an nccl-tests row as its log's run was launched", "[measure][nccl-tests]") {
+  const std::string topo = test::shipped_topology("dgx-a100.json");
+  const MeasurementSet s =
+      load_measurements(std::string(COLLSIM_TEST_DATA) + "/nccl-tests/constructed_nccl_info_env_allreduce.txt");
+  REQUIRE(s.collectives.size() == 3);
+  const CollectiveMeasurement& m = s.collectives[1];  // 4 MiB; the log sets NCCL_ALGO=Tree, NCCL_MAX_NCHANNELS=4
+  CollectiveMeasurement bare = m;
+  bare.nccl_env.clear();
+
+  CasePredictor from_log(topo, "auto", "auto");
+  const CollectivePrediction logged = from_log.predict_case(m);
+  CHECK(from_log.log_knobs_applied(m) == std::vector<std::string>{"NCCL_ALGO=Tree", "NCCL_MAX_NCHANNELS=4"});
+  // The same as giving those knobs on the command line (what resolve_nccl_knobs makes of
+  // NCCL_ALGO=Tree: the default algorithm "tree").
+  CasePredictor by_hand(topo, "tree", "auto");
+  by_hand.set_nccl_env(parse_nccl_env("NCCL_MAX_NCHANNELS=4", "--nccl-env"));
+  const CollectivePrediction hand = by_hand.predict_case(bare);
+  CHECK(logged.algorithm == "tree");
+  CHECK(logged.channels == 4);
+  CHECK(logged.time == hand.time);
+  CHECK(logged.protocol == hand.protocol);
+  // Without the log's knobs NCCL's default choice differs.
+  CasePredictor plain(topo, "auto", "auto");
+  const CollectivePrediction dflt = plain.predict_case(bare);
+  CHECK((dflt.channels != 4 || dflt.algorithm != "tree"));
+  CHECK(plain.log_knobs_applied(bare).empty());
+
+  // The command's knobs replace the log's: its channel cap, its algorithm.
+  CasePredictor over(topo, "auto", "auto");
+  over.set_nccl_env(parse_nccl_env("NCCL_MAX_NCHANNELS=2", "--nccl-env"));
+  CHECK(over.log_knobs_applied(m) == std::vector<std::string>{"NCCL_ALGO=Tree"});
+  CHECK(over.predict_case(m).channels == 2);
+  CasePredictor ring(topo, "ring", "auto");
+  CHECK(ring.log_knobs_applied(m) == std::vector<std::string>{"NCCL_MAX_NCHANNELS=4"});
+  CHECK(ring.predict_case(m).algorithm == "ring");
+
+  // A bad value, or two values on different ranks: an error naming the log's line.
+  CollectiveMeasurement bad = m;
+  bad.nccl_env = {{"NCCL_MAX_NCHANNELS", "99", 23}};
+  CHECK_THROWS_WITH(from_log.predict_case(bad), Catch::Contains("line 23") && Catch::Contains("NCCL_MAX_NCHANNELS") &&
+                                                    Catch::Contains("99") && Catch::Contains("1 to 64"));
+  bad.nccl_env = {{"NCCL_ALGO", "Tree", 21}, {"NCCL_ALGO", "Ring", 30}};
+  CHECK_THROWS_WITH(from_log.predict_case(bad), Catch::Contains("line 30") && Catch::Contains("line 21") &&
+                                                    Catch::Contains("one value on every rank"));
+}
