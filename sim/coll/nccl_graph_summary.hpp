@@ -52,6 +52,7 @@ struct NcclGraphSummary {
   std::optional<NcclGraph> graph;
   PathMatrix gpu_gpu;  // host 0, local GPU x local GPU
   PathMatrix gpu_nic;  // host 0, local GPU x local NIC
+  std::vector<bool> nic_gpu_direct;  // host 0, per local NIC: its net transport has GPUDirect RDMA
   Collective tuned;    // the all-reduce the tuning rows price
   std::string model;   // the tuning model's source
   std::vector<NcclTuningRow> tuning;

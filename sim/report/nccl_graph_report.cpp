@@ -70,10 +70,11 @@ void write_matrix(std::ostream& out, const char* row_label, const char* col_labe
 }
 
 // Which GPU pairs use P2P or SHM, which GPU-NIC pairs GPUDirect RDMA or host memory.
-void write_transports(std::ostream& out, const NcclGraph& g) {
+void write_transports(std::ostream& out, const NcclGraphSummary& s) {
+  const NcclGraph& g = *s.graph;
   const NcclHost& h0 = g.host.front();
   fmt::print(out, "\nTransports (P2P up to {}: NCCL_P2P_LEVEL; GPU Direct RDMA up to {}: NCCL_NET_GDR_LEVEL; "
-                  "GPUs and drivers without them use host memory)\n",
+                  "GPUs, drivers and net transports without them use host memory)\n",
              to_string(g.transports.p2p()), to_string(g.transports.gdr()));
   const auto [gpu_cells, shm] = flag_cells(g.shm, "P2P", "SHM", true);
   const std::size_t pairs = h0.gpus.size() * (h0.gpus.size() - 1);
@@ -84,6 +85,15 @@ void write_transports(std::ostream& out, const NcclGraph& g) {
     write_matrix(out, "GPU", "GPU", gpu_cells, h0.gpus.size());
   }
   if (h0.nics.empty()) return;
+  std::vector<std::string> host_only;
+  for (std::size_t k = 0; k < s.nic_gpu_direct.size(); ++k) {
+    if (!s.nic_gpu_direct[k]) host_only.push_back(fmt::format("NIC{}", k));
+  }
+  if (!host_only.empty()) {
+    fmt::print(out, "Net transport without GPU Direct RDMA (host memory only: NCCL's socket transport on Ethernet, "
+                    "or as net_latency names it): {}\n",
+               fmt::join(host_only, " "));
+  }
   const auto [nic_cells, staged] = flag_cells(g.staged, "GDR", "HOST", false);
   const std::size_t links = h0.gpus.size() * h0.nics.size();
   if (staged == 0) {
@@ -141,7 +151,7 @@ void write_text(std::ostream& out, const NcclGraphSummary& s) {
     out << "\n";
     write_matrix(out, "GPU", "NIC", path_cells(s.gpu_nic), h0.nics.size());
   }
-  write_transports(out, g);
+  write_transports(out, s);
 
   fmt::print(out, "\nRing graph (local GPU and NIC indices; every host alike)\n");
   fmt::print(out, "Pattern {} ({}), crossNic {}, nChannels {}, bw {:.6f}/{:.6f}, type {}/{}, sameChannels 1\n",
@@ -267,6 +277,7 @@ Json graph_summary_json(const NcclGraphSummary& s) {
       if (g.staged[a][k]) transports["staged_gpu_nic"].push_back(Json::array({a, k}));
     }
   }
+  transports["nic_gpu_direct"] = s.nic_gpu_direct;
   doc["transports"] = std::move(transports);
   doc["ring"] = ring_json(g);
   doc["tuning"] = tuning_json(s);

@@ -27,9 +27,12 @@ Topology make_cluster(const ClusterSpec& spec) {
     hosts.push_back(p.host);
   }
   add_fabric(t, spec.fabric, nics);
-  if (spec.fabric.net_latency) {
+  if (spec.fabric.net) {
     for (const auto& host : nics) {
-      for (NodeIndex n : host) t.nodes[n].net_latency = *spec.fabric.net_latency;
+      for (NodeIndex n : host) {
+        t.nodes[n].net_latency = spec.fabric.net->latency;
+        t.nodes[n].net_gpu_direct = spec.fabric.net->gpu_direct;
+      }
     }
   }
   if (spec.server.kind == ServerKind::CpuHost || spec.ranks == RankOrder::Hosts) {

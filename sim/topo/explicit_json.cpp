@@ -59,7 +59,8 @@ void read_nodes(const nlohmann::json& nodes, const std::string& source, const st
       }
     }
     if (auto lat = attempt(d, [&] { return optional_net_latency(f, "net_latency"); }); lat && *lat) {
-      t.nodes[n].net_latency = **lat;
+      t.nodes[n].net_latency = (*lat)->latency;
+      t.nodes[n].net_gpu_direct = (*lat)->gpu_direct;
       if (kind && t.nodes[n].kind != NodeKind::Nic) {
         d.emplace_back(source, base + "/net_latency", brief(nodes[i]["net_latency"]), "no net_latency except on a nic node");
       }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/core/name_table.hpp"
+#include "sim/topo/net_transport.hpp"
 #include "sim/topo/topology.hpp"
 
 namespace collsim {
@@ -27,7 +28,7 @@ struct FabricSpec {
   int nics_per_leaf = 32;                    // leaf downlinks (fat tree, rail-optimised)
   int spines = 1;                            // spine switches (ignored with a single leaf)
   double oversubscription = 1.0;             // leaf downlink / uplink capacity, >= 1
-  std::optional<Time> net_latency;           // every NIC's plugin latency (net_transport.hpp)
+  std::optional<NetSetting> net;             // every NIC's "net_latency" (net_transport.hpp)
 };
 
 struct FabricSummary {

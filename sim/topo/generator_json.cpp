@@ -149,7 +149,7 @@ std::optional<FabricSpec> read_fabric(Reader& r) {
     s.mtu = static_cast<int>(**m);
   }
   if (auto v = r.get([](JsonFields& f) { return f.optional_time("latency", kMaxLatency); }); v && *v) s.latency = **v;
-  if (auto v = r.get([](JsonFields& f) { return optional_net_latency(f, "net_latency"); }); v && *v) s.net_latency = **v;
+  if (auto v = r.get([](JsonFields& f) { return optional_net_latency(f, "net_latency"); }); v && *v) s.net = **v;
   std::vector<std::string> allowed{"kind", "link_kind", "nic_bandwidth", "mtu", "latency", "net_latency"};
   if (!kind || *kind != "star") {
     allowed.insert(allowed.end(), {"nics_per_leaf", "spines", "oversubscription"});

@@ -32,6 +32,9 @@ struct Node {
   std::optional<NodeIndex> host;      // the host (server) this node belongs to, if any
   std::optional<NodeIndex> nic;       // a GPU's own NIC: its traffic leaves the host there
   Time net_latency{};                 // a NIC's: what its NCCL net plugin reports (net_transport.hpp)
+  // A NIC's: whether its net transport has GPUDirect RDMA, where the topology names the
+  // transport; unset: the network link says (nic_gpu_direct, sim/coll/nccl/transport.hpp).
+  std::optional<bool> net_gpu_direct;
 };
 
 // One direction of a physical link.

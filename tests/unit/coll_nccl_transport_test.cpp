@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/coll/nccl/channel_search.hpp"
+#include "sim/coll/nccl/transport.hpp"
 #include "sim/coll/nccl_env.hpp"
 #include "sim/coll/nccl_graph_summary.hpp"
 #include "sim/coll/predict.hpp"
@@ -55,7 +56,9 @@ Time ring_time(const Topology& topo, Bytes size, std::string_view env, const std
 
 // Two hosts, each one GPU and one 400 Gb/s NIC under one PCIe switch below a CPU; 32 GB/s
 // PCIe links, NCCL's 32 x 0.75 x 130 / 128 = 24.4 GB/s.
-Topology two_pcie_hosts(const std::string& model) {
+// `net` is the NIC's network link kind; `net_latency`, when given, its NIC's "net_latency".
+Topology two_pcie_hosts(const std::string& model, const std::string& net = "ib",
+                        const nlohmann::json& net_latency = nullptr) {
   nlohmann::json nodes = nlohmann::json::array({{{"id", "fabric"}, {"kind", "switch"}}});
   nlohmann::json links = nlohmann::json::array();
   auto pcie = [](std::string a, std::string b) {
@@ -67,11 +70,12 @@ Topology two_pcie_hosts(const std::string& model) {
     nodes.push_back({{"id", h + "sw"}, {"kind", "pcie_switch"}, {"host", h}});
     nodes.push_back({{"id", h + "gpu"}, {"kind", "gpu"}, {"model", model}, {"host", h}});
     nodes.push_back({{"id", h + "nic"}, {"kind", "nic"}, {"host", h}});
+    if (!net_latency.is_null()) nodes.back()["net_latency"] = net_latency;
     links.push_back(pcie(h + "cpu", h + "sw"));
     links.push_back(pcie(h + "gpu", h + "sw"));
     links.push_back(pcie(h + "nic", h + "sw"));
     links.push_back(
-        {{"endpoints", {h + "nic", "fabric"}}, {"kind", "ib"}, {"bandwidth", "400Gbps"}, {"latency", "500ns"}});
+        {{"endpoints", {h + "nic", "fabric"}}, {"kind", net}, {"bandwidth", "400Gbps"}, {"latency", "500ns"}});
   }
   return load_topology_json({{"name", "two-pcie-hosts"}, {"nodes", nodes}, {"links", links}}, "two-pcie-hosts.json");
 }
@@ -159,6 +163,34 @@ TEST_CASE("Without GPUDirect RDMA the network leg is staged through the CPU", "[
   // GeForce has no GPUDirect RDMA (catalogue): staged by default.
   CHECK(count(search(two_pcie_hosts("RTX 4090"), "").staged) == 1);
   CHECK(count(search(two_pcie_hosts("RTX 4090"), "NCCL_NET_GDR_LEVEL=SYS").staged) == 1);
+}
+
+TEST_CASE("A NIC on Ethernet runs NCCL's socket transport: host memory only", "[coll][nccl][transport]") {
+  // net_socket.cc: ptrSupport = NCCL_PTR_HOST. The GPU sits next to the NIC (PIX), yet its
+  // data goes GPU -> CPU memory -> NIC, as under NCCL_NET_GDR_LEVEL=LOC above: one channel
+  // at 12 GB/s, twice the time of the same hosts on InfiniBand (the 400 Gb/s Ethernet
+  // link's ~48 GB/s of payload is not the limit; the switch's uplink is).
+  const Topology ib = two_pcie_hosts("A100");
+  const Topology eth = two_pcie_hosts("A100", "ethernet");
+  const NcclGraph socket = search(eth, "");
+  CHECK(count(socket.staged) == 1);
+  CHECK(socket.type_inter == PathType::Phb);
+  CHECK(socket.channels * socket.speed_gbps == Approx(12));
+  CHECK(ring_time(eth, kGiB1, "").seconds() / ring_time(ib, kGiB1, "").seconds() == Approx(2.0).epsilon(0.02));
+  LinkGraph eth_graph(eth), ib_graph(ib);
+  CHECK_FALSE(nic_gpu_direct(eth_graph, *eth.find("anic")));
+  CHECK(nic_gpu_direct(ib_graph, *ib.find("anic")));
+  CHECK(summarize_nccl_graph(eth).nic_gpu_direct == std::vector<bool>{false});
+  CHECK(summarize_nccl_graph(ib).nic_gpu_direct == std::vector<bool>{true});
+  // A transport named by net_latency wins over the link: GPUDirect-TCPXO over Ethernet reads
+  // and writes GPU memory; TCP sockets or p3dn's EFA over any link do not (aws-ofi-nccl:
+  // .gdr_required = false); a bare time names no transport, so the link decides.
+  CHECK(count(search(two_pcie_hosts("A100", "ethernet", "tcpxo"), "").staged) == 0);
+  CHECK(count(search(two_pcie_hosts("A100", "ib", "socket"), "").staged) == 1);
+  CHECK(count(search(two_pcie_hosts("A100", "roce", "efa-p3dn"), "").staged) == 1);
+  CHECK(count(search(two_pcie_hosts("A100", "roce", "efa-p4d"), "").staged) == 0);
+  CHECK(count(search(two_pcie_hosts("A100", "ethernet", "12us"), "").staged) == 1);
+  CHECK(count(search(two_pcie_hosts("A100", "roce", "12us"), "").staged) == 0);
 }
 
 }  // namespace

@@ -73,9 +73,13 @@ class Searcher {
     }
     // Without GPUDirect RDMA (judged on the direct paths, as NCCL does), through the GPU's CPU.
     staged.assign(g, std::vector<bool>(n, false));
+    std::vector<bool> nic_gdr(n);
+    for (std::size_t k = 0; k < n; ++k) nic_gdr[k] = nic_gpu_direct(graph, host.nics[k]);
     for (std::size_t a = 0; a < g; ++a) {
       for (std::size_t k = 0; k < n; ++k) {
-        if (gn_type_[a][k] == PathType::Net || nccl_gdr(topo_, host.gpus[a], gdr_distance(a, k), levels)) continue;
+        if (gn_type_[a][k] == PathType::Net || nccl_gdr(topo_, host.gpus[a], nic_gdr[k], gdr_distance(a, k), levels)) {
+          continue;
+        }
         auto up = route_via_cpu(graph, host.gpus[a], host.nics[k], host.gpus[a]);
         auto down = route_via_cpu(graph, host.nics[k], host.gpus[a], host.gpus[a]);
         if (!up || !down) continue;

@@ -50,10 +50,23 @@ bool nccl_p2p(const Topology& topo, NodeIndex a, NodeIndex b, PathType direct, c
   return true;
 }
 
-bool nccl_gdr(const Topology& topo, NodeIndex gpu, PathType distance, const NcclTransportLevels& levels) {
+bool nic_gpu_direct(const LinkGraph& graph, NodeIndex nic) {
+  const Topology& topo = graph.topology();
+  if (const auto& named = topo.nodes[nic].net_gpu_direct) return *named;
+  bool ethernet = false;
+  for (auto [e, end] = boost::out_edges(nic, graph.graph()); e != end; ++e) {
+    const LinkKind kind = topo.links[graph.graph()[*e].link].kind;
+    if (kind == LinkKind::Ib || kind == LinkKind::Roce) return true;
+    ethernet = ethernet || kind == LinkKind::Ethernet;
+  }
+  return !ethernet;
+}
+
+bool nccl_gdr(const Topology& topo, NodeIndex gpu, bool nic_gpu_direct, PathType distance,
+              const NcclTransportLevels& levels) {
   const GpuSpec* spec = spec_of(topo, gpu);
   if (spec != nullptr && !spec->gpudirect_rdma) return false;
-  return distance <= levels.gdr();
+  return nic_gpu_direct && distance <= levels.gdr();
 }
 
 std::optional<Route> route_via_cpu(LinkGraph& graph, NodeIndex from, NodeIndex to, NodeIndex near) {

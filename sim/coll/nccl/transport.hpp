@@ -45,10 +45,19 @@ struct NcclTransportLevels {
 [[nodiscard]] bool nccl_p2p(const Topology& topo, NodeIndex a, NodeIndex b, PathType direct,
                             const NcclTransportLevels& levels);
 
+// Whether the net transport of `nic` reads and writes GPU memory (NCCL_PTR_CUDA in its
+// ptrSupport): what a transport the topology names says (Node::net_gpu_direct), else by its
+// network link. InfiniBand and RoCE run NCCL's verbs transport (net_ib.cc: GPUDirect RDMA
+// with nv_peermem or DMA-BUF); a NIC on Ethernet alone runs NCCL's socket transport
+// (net_socket.cc: ptrSupport = NCCL_PTR_HOST), host memory only.
+[[nodiscard]] bool nic_gpu_direct(const LinkGraph& graph, NodeIndex nic);
+
 // ncclTopoCheckGdr: GPUDirect RDMA between `gpu` and a NIC at path type `distance` (for a
 // PXN exit, the proxy GPU's distance to the NIC): the GPU supports it
-// (GpuSpec::gpudirect_rdma) and the distance is within the level.
-[[nodiscard]] bool nccl_gdr(const Topology& topo, NodeIndex gpu, PathType distance, const NcclTransportLevels& levels);
+// (GpuSpec::gpudirect_rdma), so does the NIC's transport (`nic_gpu_direct`), and the
+// distance is within the level.
+[[nodiscard]] bool nccl_gdr(const Topology& topo, NodeIndex gpu, bool nic_gpu_direct, PathType distance,
+                            const NcclTransportLevels& levels);
 
 // The route from `from` to `to` through the CPU nearest `near` (staging in that CPU's
 // memory); the direct route where the host has no CPU node.
