@@ -1,9 +1,11 @@
 // In-network all-reduce (NVLS on NVSwitch, SHARP on InfiniBand switches): rank j is
 // responsible for block j (S/N bytes). Every other rank sends its block j only up to the
 // switch, which reduces (ToSwitch legs); the switch then multicasts the sum down to every
-// other rank (FromSwitch legs). Each link carries (N-1)/N S per direction, half a ring's
-// 2(N-1)/N S, matching NCCL's NVLS model (busBw = 2 x per-link bw). Pipelined in slices:
-// a stream's slice l follows its slice l-1, so reduction and multicast overlap.
+// other rank (FromSwitch legs). The legs carry (N-1)/N S per link and direction, half a
+// ring's 2(N-1)/N S, as NCCL's NVLS model counts. On NVLS a GPU's port also carries its
+// own block and the sum's round trip (S + S/N in all); the cost model charges that
+// (cost_model.cpp), since those bytes change no rank's data. Pipelined in slices: a
+// stream's slice l follows its slice l-1, so reduction and multicast overlap.
 #pragma once
 
 #include <string>

@@ -309,6 +309,7 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
   if (pat) eff *= kPatEfficiency;
   std::optional<double> payload_cap;  // GB/s
   std::optional<double> nvls_wire_cap;  // GB/s per flow
+  double nvls_volume = 1.0;             // bytes on the wire per byte the schedule's legs carry
   const double ll_max = model.ll_max_bandwidth ? model.ll_max_bandwidth->gb_per_s()
                         : facts.hosts <= 1     ? model.ll_max_bw[ai][0]
                                                : model.ll_max_bw[0][col];  // multi-node: x86 row
@@ -318,24 +319,35 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     if (p == Protocol::LL128) eff *= facts.hosts <= 1 ? model.tree_ll128_one_node : model.tree_ll128_multi_node;
     payload_cap = model.tree_per_channel[ai][col];
     if (p == Protocol::LL128) payload_cap = std::min(*payload_cap, model.tree_ll128_per_channel[ai][col]);
-  } else if (row == NcclRow::Nvls) {
+  } else if (row == NcclRow::Nvls && nvls_tree) {
     const int nch = model.nvls_channels[ai];
     eff = model.nvls_efficiency[ai] * (nch > 1 ? static_cast<double>(nch - 1) / nch : 1.0);
     // NCCL's NVLS graph: nch channels at the largest intra speed that fits nch times in
-    // a GPU's NVLink bandwidth as NCCL counts it (H100: 16 x 20 <= 370.8 GB/s). A GPU's
-    // n-1 concurrent contributions (and the n-1 multicasts it receives) share those
-    // channels.
+    // a GPU's NVLink bandwidth as NCCL counts it (H100: 16 x 20 <= 370.8 GB/s). The
+    // switch's peers are a host's other GPUs, and each pair carries two streams (a
+    // block's halves, one per tree) on the same nch channels (NCCL's NVLSTree splits its
+    // NVLS channels between the two trees).
     const double nvl = facts.nvlink.gb_per_s() * nccl_nvlink_scale(model_gpu(facts));
     for (double s : nccl_speed_list(arch, true)) {
       if (nch * s <= nvl + 1e-9) {
-        // NVLSTree: the switch's peers are a host's other GPUs, and each pair carries two
-        // streams (a block's halves, one per tree) on the same nch channels (NCCL's
-        // NVLSTree splits its NVLS channels between the two trees).
-        nvls_wire_cap = nvls_tree ? nch * s / (2.0 * std::max(1, facts.max_ranks_per_host - 1))
-                                  : nch * s / std::max(1, c.ranks - 1);
+        nvls_wire_cap = nch * s / (2.0 * std::max(1, facts.max_ranks_per_host - 1));
         break;
       }
     }
+  } else if (row == NcclRow::Nvls) {
+    // One host's NVLS, as the data moves: for its block GPU j's multimem.ld_reduce makes the
+    // switch read the block from all n GPUs, j included, and returns the sum to j; j's
+    // multimem.st sends the sum up and the switch writes it to all n GPUs, j included.
+    // Each GPU's NVLink port so carries S + S/n each way, (n+1)/(n-1) times what the
+    // schedule's legs (the other GPUs' contributions and multicasts, in_network.hpp) carry.
+    // The port runs at its NVLink bandwidth as NCCL counts it (H100: 18 x 20.6 = 370.8
+    // GB/s), shared by a GPU's n-1 concurrent legs each way, at NCCL's NVLS efficiency.
+    // Hence busbw = 2(n-1)/(n+1) x that: 490 GB/s for 8 H100, 210 for 2; NCCL's own
+    // model, which counts (n-1)/n S, is flat in n.
+    eff = model.nvls_efficiency[ai];
+    const int n = std::max(2, c.ranks);
+    nvls_volume = (n + 1.0) / (n - 1.0);
+    nvls_wire_cap = facts.nvlink.gb_per_s() * nccl_nvlink_scale(model_gpu(facts)) / (n - 1);
   } else if (row == NcclRow::Ring && p == Protocol::LL128 && nccl_algo) {
     payload_cap = model.ring_ll128_per_channel[ai][col];
   }
@@ -365,7 +377,7 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     }
     cost.nccl_busbw_gbps = bus;
   }
-  cost.step.wire_inflation = 1.0 / eff;
+  cost.step.wire_inflation = nvls_volume / eff;
   if (nvls_wire_cap) cost.step.flow_cap = Bandwidth::gb_per_s(*nvls_wire_cap);
   if (nccl_algo) {
     double wire_cap = plan.per_channel.gb_per_s();

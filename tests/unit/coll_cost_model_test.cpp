@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "sim/coll/cost_model.hpp"
+#include "sim/coll/predict.hpp"
+#include "sim/coll/topology_facts.hpp"
 #include "sim/core/error.hpp"
 #include "sim/topo/generators.hpp"
 #include "sim/topo/loader.hpp"
@@ -146,17 +148,42 @@ TEST_CASE("NVLSTree's two trees share a GPU's NVLS channels: half nvls's cap per
   const TopologyFacts one = topology_facts(load_topology_file(std::string(COLLSIM_SOURCE_DIR) + "/topologies/dgx-h100.json"));
   const TopologyFacts four = topology_facts(load_topology_file(std::string(COLLSIM_SOURCE_DIR) +
                                                                "/topologies/4x-dgx-h100-rail-8x400g-ib.json"));
-  // One host: a GPU's 7 contributions (and 7 multicasts) share nvls's 16 channels of
-  // 20 GB/s (16 x 20 <= H100's NVLink as NCCL counts it): 320 / 7 each. Across hosts each
-  // pair carries a block's two halves, one per tree: 320 / 14 each, the same 320 a GPU.
+  // One host: a GPU's 7 contributions (and 7 multicasts) share its NVLink port as NCCL
+  // counts it (18 x 20.6 = 370.8 GB/s): 370.8 / 7 each. Across hosts each pair carries a
+  // block's two halves, one per tree, on NVLSTree's 16 channels of 20 GB/s (16 x 20 <=
+  // 370.8): 320 / 14 each.
   const Collective local{CollectiveOp::AllReduce, 8, 0, Bytes{1 << 30}};
   const Collective wide{CollectiveOp::AllReduce, 32, 0, Bytes{1 << 30}};
   const auto nvls = collective_cost(one, local, "nvls", Protocol::Simple, m).step.flow_cap;
   const auto tree = collective_cost(four, wide, "nvls_tree", Protocol::Simple, m).step.flow_cap;
   REQUIRE(nvls);
   REQUIRE(tree);
-  CHECK(nvls->gb_per_s() == Approx(320.0 / 7));
+  CHECK(nvls->gb_per_s() == Approx(370.8 / 7));
   CHECK(tree->gb_per_s() == Approx(320.0 / 14));
+}
+
+TEST_CASE("One host's NVLS moves S + S/n each way per GPU: busbw falls with fewer GPUs", "[coll][cost]") {
+  // GPU j's multimem.ld_reduce makes the switch read block j from all n GPUs (j too) and
+  // returns the sum to j; its multimem.st sends the sum up, the switch writes it to all n.
+  // Per GPU and direction: S + S/n, at 370.8 GB/s (H100's NVLink as NCCL counts it) x 0.85
+  // (NCCL's nvlsEfficiency) = 315.2 GB/s, so algbw = 315.2 n/(n+1) and busbw = 2(n-1)/n of
+  // that: 210.1 GB/s on 2 GPUs, 378.2 on 4, 490.3 on 8 (8 GiB: latency within 2 %).
+  const Topology h100 = load_topology_file(std::string(COLLSIM_SOURCE_DIR) + "/topologies/dgx-h100.json");
+  const ProtocolModel m = nccl_default_model();
+  for (const auto& [n, busbw] : {std::pair{2, 210.1}, std::pair{4, 378.2}, std::pair{8, 490.3}}) {
+    Topology t = h100;
+    t.ranks.resize(static_cast<std::size_t>(n));
+    const Collective c{CollectiveOp::AllReduce, n, 0, Bytes{std::int64_t{8} << 30}};
+    const CollectiveCost cost = collective_cost(topology_facts(t), c, "nvls", Protocol::Simple, m);
+    CHECK(cost.step.wire_inflation == Approx((n + 1.0) / (n - 1.0) / 0.85));
+    LinkGraph graph(t);
+    CollectiveRequest req;
+    req.algorithms = {"nvls"};
+    req.protocols = {Protocol::Simple};
+    const CollectivePrediction p = predict_collective(graph, c, req);
+    CHECK(p.busbw_gbps == Approx(busbw).epsilon(0.02));
+    CHECK(p.busbw_gbps < busbw);
+  }
 }
 
 }  // namespace collsim
