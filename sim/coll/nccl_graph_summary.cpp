@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/algo/registry.hpp"
 #include "sim/coll/cost_model.hpp"
 #include "sim/coll/selection.hpp"
 #include "sim/coll/topology_facts.hpp"
@@ -43,6 +44,8 @@ NcclTuningRow tuning_row(const TopologyFacts& facts, const Collective& c, const 
   row.step_latency = cost.step.step_latency;
   row.efficiency = 1.0 / cost.step.wire_inflation;
   if (cost.step.flow_cap) row.channel_cap_gbps = cost.step.flow_cap->gb_per_s();
+  const bool nvls = nccl_counterpart(algo) == NcclAlgorithm::Nvls;
+  row.capped_flows = nvls ? 2.0 * (c.ranks - 1) : cost.channels;
   return row;
 }
 
@@ -50,7 +53,7 @@ NcclTuningRow tuning_row(const TopologyFacts& facts, const Collective& c, const 
 
 std::optional<double> NcclTuningRow::busbw_cap_gbps() const {
   if (!channel_cap_gbps) return std::nullopt;
-  return channels * *channel_cap_gbps * efficiency;
+  return capped_flows * *channel_cap_gbps * efficiency;
 }
 
 NcclGraphSummary summarize_nccl_graph(const Topology& topo, const ProtocolModel& model, bool protocols_auto) {

@@ -32,8 +32,12 @@ struct NcclTuningRow {
   std::array<Time, kLinkClasses> step_latency{};  // one step, by its route's slowest class (hwLat)
   double efficiency = 0;                       // payload bytes per wire byte (1 / wire inflation)
   std::optional<double> channel_cap_gbps;      // per-channel flow cap, wire GB/s; none: links only
-  // channels x channel cap x efficiency: payload GB/s all channels' caps let through
-  // (NCCL's busBw); none without a channel cap.
+  // How many capped flows the bus bandwidth adds up: the channels for ring and tree; for
+  // NVLS, whose cap is per GPU pair, 2(n-1) (a GPU's n-1 legs each way; busbw = 2(n-1)/n x
+  // algbw, and the legs carry (n-1)/n of the buffer).
+  double capped_flows = 0;
+  // capped flows x channel cap x efficiency: payload GB/s the caps let through (busbw);
+  // none without a channel cap.
   [[nodiscard]] std::optional<double> busbw_cap_gbps() const;
 };
 

@@ -120,9 +120,11 @@ CollectivePrediction CasePredictor::predict_case(const CollectiveMeasurement& m)
   std::string algo = algorithm_for(m);
   std::string protocol = default_protocol_;
   CollectiveRequest request;
+  bool algo_from_log = false;
   if (m.algorithm.empty()) {
     const NcclEnv log = knobs_of_log(m, nullptr);
-    if (log.algo && is_auto(algo)) algo = *log.algo;
+    algo_from_log = log.algo && is_auto(algo);
+    if (algo_from_log) algo = *log.algo;
     if (log.proto && is_auto(protocol)) protocol = *log.proto;
     apply_nccl_env(overlay_nccl_env(log, command_env_), request.model);
   } else {
@@ -130,8 +132,9 @@ CollectivePrediction CasePredictor::predict_case(const CollectiveMeasurement& m)
   }
   auto bad_algorithm = [&] {
     return ConfigError(m.source, "algorithm", in_quotes(algo),
-                       fmt::format("an algorithm this build implements for {}, a list or auto: {}", to_string(m.op),
-                                   fmt::join(algorithm_names(), ", ")));
+                       fmt::format("an algorithm this build implements for {}, a list or auto: {}{}", to_string(m.op),
+                                   fmt::join(algorithm_names(), ", "),
+                                   algo_from_log ? " (the log's NCCL_ALGO set it; --algo or --nccl-algo replace it)" : ""));
   };
   if (!m.algorithm.empty()) {
     if (!is_algorithm(algo) || !supports(algo, m.op)) throw bad_algorithm();

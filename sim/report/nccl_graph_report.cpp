@@ -112,7 +112,8 @@ void write_tuning(std::ostream& out, const NcclGraphSummary& s) {
   out << "# channels: channels at this size; base: latency paid once per collective (NCCL baseLat, us)\n"
          "# nvlink/pci/net: latency of one step whose route's slowest link is of that class (NCCL hwLat, us)\n"
          "# eff: payload bytes per wire byte; chan cap: per-channel flow cap (wire GB/s)\n"
-         "# busbw cap: channels x chan cap x eff (payload GB/s, NCCL's busBw); none: no channel cap, links alone limit\n";
+         "# busbw cap: channels (nvls: 2 x (ranks - 1) GPU-pair legs) x chan cap x eff (payload GB/s); none: no channel "
+         "cap, links alone limit\n";
   fmt::print(out, "{:<9} {:<8} {:>8} {:>8} {:>7} {:>7} {:>7} {:>6} {:>9} {:>10}\n", "algorithm", "protocol",
              "channels", "base", "nvlink", "pci", "net", "eff", "chan cap", "busbw cap");
   std::vector<std::string> notes;

@@ -34,7 +34,7 @@ struct Node {
   Time net_latency{};                 // a NIC's: what its NCCL net plugin reports (net_transport.hpp)
   // A NIC's: whether its net transport has GPUDirect RDMA, where the topology names the
   // transport; unset: the network link says (nic_gpu_direct, sim/coll/nccl/transport.hpp).
-  std::optional<bool> net_gpu_direct;
+  std::optional<bool> net_gpu_direct{};
 };
 
 // One direction of a physical link.

@@ -180,4 +180,8 @@ TEST_CASE("validate runs an nccl-tests row as its log's run was launched", "[mea
   bad.nccl_env = {{"NCCL_ALGO", "Tree", 21}, {"NCCL_ALGO", "Ring", 30}};
   CHECK_THROWS_WITH(from_log.predict_case(bad), Catch::Contains("line 30") && Catch::Contains("line 21") &&
                                                     Catch::Contains("one value on every rank"));
+  // An algorithm the log forces that cannot run the collective: the error says where it came from.
+  bad = m;
+  bad.op = CollectiveOp::AllGather;
+  CHECK_THROWS_WITH(from_log.predict_case(bad), Catch::Contains("\"tree\"") && Catch::Contains("the log's NCCL_ALGO"));
 }
