@@ -72,7 +72,7 @@ NcclGraphSummary summarize_nccl_graph(const Topology& topo, const ProtocolModel&
   const NcclHost& host0 = s.graph->host.front();
   s.gpu_gpu = path_matrix(links, host0.gpus, host0.gpus, s.graph->shm, false);
   s.gpu_nic = path_matrix(links, host0.gpus, host0.nics, s.graph->staged, true);
-  for (NodeIndex nic : host0.nics) s.nic_gpu_direct.push_back(nic_gpu_direct(links, nic));
+  s.nic_gpu_direct = s.graph->nic_gpu_direct;
 
   s.model = model.source;
   s.tuned = Collective{CollectiveOp::AllReduce, s.ranks, 0, kNcclTuningSize};

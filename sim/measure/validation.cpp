@@ -78,8 +78,8 @@ const Topology& CasePredictor::topology_for(const std::string& source, const std
 namespace {
 
 // The knobs collsim models among the variables `m`'s log shows set, each parsed as NCCL
-// reads it; `names` gets their "NAME=VALUE". Errors name the log's file and line.
-NcclEnv knobs_of_log(const CollectiveMeasurement& m, std::vector<std::string>* names) {
+// reads it; `knobs` gets those variables. Errors name the log's file and line.
+NcclEnv knobs_of_log(const CollectiveMeasurement& m, std::vector<const NcclLogVariable*>* knobs) {
   const std::string file = m.source.substr(0, m.source.rfind(':'));
   NcclEnv env;
   for (const NcclLogVariable& v : m.nccl_env) {
@@ -94,7 +94,7 @@ NcclEnv knobs_of_log(const CollectiveMeasurement& m, std::vector<std::string>* n
       }
     }
     set_nccl_variable(env, v.name, v.value, where);
-    if (names != nullptr) names->push_back(fmt::format("{}={}", v.name, v.value));
+    if (knobs != nullptr) knobs->push_back(&v);
   }
   return env;
 }
@@ -103,15 +103,15 @@ NcclEnv knobs_of_log(const CollectiveMeasurement& m, std::vector<std::string>* n
 
 std::vector<std::string> CasePredictor::log_knobs_applied(const CollectiveMeasurement& m) const {
   if (!m.algorithm.empty()) return {};
-  std::vector<std::string> all, applied;
-  (void)knobs_of_log(m, &all);
-  for (const std::string& a : all) {
-    const std::string name = a.substr(0, a.find('='));
+  std::vector<const NcclLogVariable*> knobs;
+  (void)knobs_of_log(m, &knobs);
+  std::vector<std::string> applied;
+  for (const NcclLogVariable* v : knobs) {
     // The command's knob replaces the log's; NCCL_ALGO / NCCL_PROTO apply under auto.
-    const bool kept = name == "NCCL_ALGO"    ? is_auto(algorithm_for(m))
-                      : name == "NCCL_PROTO" ? is_auto(default_protocol_)
-                                             : !sets_knob(command_env_, name);
-    if (kept) applied.push_back(a);
+    const bool kept = v->name == "NCCL_ALGO"    ? is_auto(algorithm_for(m))
+                      : v->name == "NCCL_PROTO" ? is_auto(default_protocol_)
+                                                : !sets_knob(command_env_, v->name);
+    if (kept) applied.push_back(fmt::format("{}={}", v->name, v->value));
   }
   return applied;
 }

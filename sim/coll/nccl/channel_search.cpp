@@ -35,10 +35,11 @@ bool is_network(LinkKind k) { return k == LinkKind::Ib || k == LinkKind::Roce ||
 class Searcher {
  public:
   // Routes as NCCL's transports take them (transport.hpp): through a CPU between GPUs
-  // without P2P and between a GPU and a NIC without GPUDirect RDMA; `shm` and `staged`
-  // (sized here) record which.
+  // without P2P and between a GPU and a NIC without GPUDirect RDMA (`nic_gdr`: each NIC's
+  // transport has it); `shm` and `staged` (sized here) record which.
   Searcher(LinkGraph& graph, const GpuSpec& gpu, const NcclHost& host, bool multi, const NcclTransportLevels& levels,
-           std::vector<std::vector<bool>>& shm, std::vector<std::vector<bool>>& staged)
+           const std::vector<bool>& nic_gdr, std::vector<std::vector<bool>>& shm,
+           std::vector<std::vector<bool>>& staged)
       : topo_(graph.topology()), gpu_(gpu), host_(host), multi_(multi) {
     const std::size_t g = host.gpus.size();
     const std::size_t n = host.nics.size();
@@ -73,8 +74,6 @@ class Searcher {
     }
     // Without GPUDirect RDMA (judged on the direct paths, as NCCL does), through the GPU's CPU.
     staged.assign(g, std::vector<bool>(n, false));
-    std::vector<bool> nic_gdr(n);
-    for (std::size_t k = 0; k < n; ++k) nic_gdr[k] = nic_gpu_direct(graph, host.nics[k]);
     for (std::size_t a = 0; a < g; ++a) {
       for (std::size_t k = 0; k < n; ++k) {
         if (gn_type_[a][k] == PathType::Net || nccl_gdr(topo_, host.gpus[a], nic_gdr[k], gdr_distance(a, k), levels)) {
@@ -523,7 +522,8 @@ std::optional<NcclGraph> search_nccl_ring(LinkGraph& graph, const std::vector<No
   if (multi && nic_counts.front() == 0) return fail(fmt::format("{} hosts and no NICs to join them", g.hosts));
 
   g.transports = options.transports;
-  Searcher search(graph, *gpu, g.host.front(), multi, options.transports, g.shm, g.staged);
+  for (NodeIndex nic : g.host.front().nics) g.nic_gpu_direct.push_back(nic_gpu_direct(graph, nic));
+  Searcher search(graph, *gpu, g.host.front(), multi, options.transports, g.nic_gpu_direct, g.shm, g.staged);
   const double top = search.max_speed();
   const auto speeds = nccl_speed_list(g.arch, !multi);
   double best_score = 0;

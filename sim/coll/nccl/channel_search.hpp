@@ -65,6 +65,7 @@ struct NcclGraph {
   // host memory (no P2P); staged[a][k], GPU a reaches NIC k through host memory (no
   // GPUDirect RDMA). The search priced those routes through the CPU.
   std::vector<std::vector<bool>> shm, staged;
+  std::vector<bool> nic_gpu_direct;  // per local NIC: its net transport has GPUDirect RDMA
   NcclTransportLevels transports;  // the levels the search ran under
 
   // Channel c's global rank order: every host's ranks in the channel's local order,
