@@ -13,8 +13,11 @@
 #include "sim/cli/nccl_options.hpp"
 #include "sim/coll/crossover.hpp"
 #include "sim/coll/comm_spec.hpp"
+#include "sim/coll/nccl/channel_search.hpp"
+#include "sim/coll/nccl_env.hpp"
 #include "sim/coll/predict.hpp"
 #include "sim/coll/selection.hpp"
+#include "sim/coll/topology_facts.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/random_stream.hpp"
@@ -171,9 +174,17 @@ void run_collective(const CollectiveArgs& in, ReportOutput& output) {
     with_events.rank_arrival = std::make_shared<const std::vector<Time>>(report.rank_arrival);
   }
   const bool reference = with_events.scenario || with_events.rank_arrival;
+  // NCCL's channel graph is the same at every size: searched once, at the first.
+  const bool nccl_protocols =
+      std::any_of(req.protocols.begin(), req.protocols.end(), [](Protocol p) { return p != Protocol::Ideal; });
   for (Bytes s : sizes) {
     const Collective c{*op, topo.rank_count(), a.root, nccl_tests_size(*op, topo.rank_count(), s)};
     try {
+      if (nccl_protocols && !req.channel_graph) {
+        req.channel_graph = std::make_shared<const std::optional<NcclGraph>>(
+            search_nccl_ring(graph, topology_facts(topo, req.hosts).host_of_rank, nccl_search_options(req.model)));
+        with_events.channel_graph = req.channel_graph;
+      }
       if (reference) report.healthy.push_back(predict_collective(graph, c, req));
       report.rows.push_back(predict_collective(graph, c, with_events));
     } catch (const std::invalid_argument& e) {
