@@ -10,6 +10,8 @@
 #include "sim/cli/commands.hpp"
 #include "sim/cli/nccl_options.hpp"
 #include "sim/cli/validators.hpp"
+#include "sim/coll/link_class.hpp"
+#include "sim/coll/protocol.hpp"
 #include "sim/core/error.hpp"
 #include "sim/measure/bucket_choice.hpp"
 #include "sim/measure/calibration.hpp"
@@ -45,6 +47,26 @@ void print_fit_errors(const char* prefix, const FitRecord& r) {
                            r.max_error_after * 100);
 }
 
+// The NCCL protocol constants a fit moved: per protocol its step latency by link class (the
+// shift of NCCL's hwLat, the same for every algorithm) and its efficiency.
+void print_protocol_fit(const ProtocolModel& m) {
+  const ProtocolModel base = nccl_default_model();
+  for (Protocol p : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
+    const auto pi = static_cast<std::size_t>(nccl_index(p));
+    std::string line;
+    for (std::size_t k = 0; k < kLinkClasses; ++k) {
+      for (std::size_t r = 0; r < kNcclRows; ++r) {
+        if (base.step_latency[k][r][pi] <= Time{} || m.step_latency[k][r][pi] == base.step_latency[k][r][pi]) continue;
+        line += fmt::format(", {} step latency {:+.3f} us", to_string(static_cast<LinkClass>(k)),
+                            (m.step_latency[k][r][pi] - base.step_latency[k][r][pi]).us());
+        break;
+      }
+    }
+    if (m.efficiency[pi] != base.efficiency[pi]) line += fmt::format(", efficiency {:.4f}", m.efficiency[pi]);
+    if (!line.empty()) std::cout << fmt::format("  {}:{}\n", to_string(p), line.substr(1));
+  }
+}
+
 // --calibrate: link classes from the collective records, then the DDP section from the
 // DDP records with those link classes applied; writes the file and prints both fits.
 void run_calibrate(const ValidateArgs& a, const MeasurementSet& all, CasePredictor& predictor, const DdpPredictor& ddp) {
@@ -62,8 +84,10 @@ void run_calibrate(const ValidateArgs& a, const MeasurementSet& all, CasePredict
   if (!all.collectives.empty()) {
     std::cout << fmt::format("calibrated from {} collective measurements -> {}\n", c.cases, a.calibrate);
     for (const auto& [kind, lc] : c.links) {
-      std::cout << fmt::format("  {}: efficiency {:.4f}, latency {}\n", to_string(kind), lc.efficiency, to_string(lc.latency));
+      std::cout << fmt::format("  {}: efficiency {:.4f}{}\n", to_string(kind), lc.efficiency,
+                               lc.latency ? ", latency " + to_string(*lc.latency) : std::string());
     }
+    if (c.protocol) print_protocol_fit(*c.protocol);
     print_fit_errors("", c);
   }
   if (c.ddp) {
@@ -99,23 +123,23 @@ void run_validate(const ValidateArgs& a, ReportOutput& output) {
   // DDP records: the DDP replay with each record's workload (or --workload), on its
   // topology, with --algo/--protocol resolved for the record's backend (nccl: NCCL's
   // choice per bucket on GPU ranks; gloo: the ring under the ideal protocol).
+  // The calibration in force (applied, or being fitted) prices the buckets' collectives too.
   const CommSpec ddp_comm{algo, protocol, model};
-  const DdpPredictor ddp = [ddp_comm](const DdpMeasurement& m, const Topology& t, const std::string& workload,
-                                      double slowdown) {
-    return predict_ddp_measurement(m, t, workload, ddp_comm, slowdown);
+  const DdpPredictor ddp = [ddp_comm, &predictor, env](const DdpMeasurement& m, const Topology& t,
+                                                       const std::string& workload, double slowdown) {
+    CommSpec comm = ddp_comm;
+    if (const auto& cal = predictor.calibration(); cal && cal->protocol) {
+      comm.model = *cal->protocol;
+      apply_nccl_env(env, comm.model);
+    }
+    return predict_ddp_measurement(m, t, workload, comm, slowdown);
   };
   if (!a.calibrate.empty()) {
     run_calibrate(a, all, predictor, ddp);
     return;
   }
   if (!a.calibration.empty()) {
-    Calibration cal = load_calibration_file(a.calibration);
-    if (cal.protocol) {
-      spdlog::warn("{}: protocol-model constants are not used by validate (nccl-tests rows use the default NCCL model); "
-                   "its link classes are applied",
-                   a.calibration);
-    }
-    predictor.set_calibration(std::move(cal));
+    predictor.set_calibration(load_calibration_file(a.calibration));
   }
   report.rows = validate(all, predictor, ddp, a.workload);
   report.summary = summarize(report.rows);

@@ -17,6 +17,11 @@
 
 namespace collsim {
 
+LinkClass nccl_intra_class(const TopologyFacts& facts, const NcclGraph* graph) {
+  const bool nvlink = graph ? graph->type_intra == PathType::Nvl : facts.nvlink.bytes_per_s > 0;
+  return nvlink ? LinkClass::NvLink : LinkClass::Pci;
+}
+
 namespace {
 
 std::size_t node_column(int hosts) { return hosts <= 1 ? 0 : hosts == 2 ? 1 : 2; }
@@ -110,13 +115,6 @@ int channels_for_size(int channels, Bytes size, Protocol p, NcclRow row, int ran
 
 namespace {
 
-// NCCL's intraHw: NVLink's latency row when the graph's (or the ranks') intra path is
-// NVLink, else PCI's.
-LinkClass intra_class(const TopologyFacts& facts, const NcclGraph* graph) {
-  const bool nvlink = graph ? graph->type_intra == PathType::Nvl : facts.nvlink.bytes_per_s > 0;
-  return nvlink ? LinkClass::NvLink : LinkClass::Pci;
-}
-
 // NCCL's ring latency for all-reduce, all-gather and reduce-scatter (tuning.cc), without
 // baseLat: (steps - netSteps) x intraLat + netSteps x interLat, with steps = 2 (n - 1)
 // (n - 1 for the gathers), netSteps = 2 (nodes - 1) (nodes - 1), intraLat of intra_class.
@@ -134,7 +132,7 @@ std::optional<RingLatency> nccl_ring_latency(const TopologyFacts& facts, const C
     return std::nullopt;
   }
   const int nodes = std::max(1, facts.hosts);
-  double intra = step.step_latency[static_cast<std::size_t>(intra_class(facts, graph))].us();
+  double intra = step.step_latency[static_cast<std::size_t>(nccl_intra_class(facts, graph))].us();
   if (nodes > 1) intra = std::max(intra, simple ? 3.0 : 1.0);
   const double inter = step.step_latency[static_cast<std::size_t>(LinkClass::Net)].us();
   const int factor = c.op == CollectiveOp::AllReduce ? 2 : 1;
@@ -428,7 +426,7 @@ std::optional<Time> nccl_model_time(const TopologyFacts& facts, const Collective
   }
   const int ppn = std::max(1, n / nodes);
   auto lat_us = [&](LinkClass k) { return cost.step.step_latency[static_cast<std::size_t>(k)].us(); };
-  const double intra = lat_us(intra_class(facts, graph));
+  const double intra = lat_us(nccl_intra_class(facts, graph));
   const double inter = lat_us(LinkClass::Net);
   const double base = cost.base_latency.us();
   const auto bytes = static_cast<double>(c.size.count);

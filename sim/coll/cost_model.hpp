@@ -32,6 +32,10 @@ struct ChannelPlan {
 [[nodiscard]] int channels_for_size(int channels, Bytes size, Protocol p, NcclRow row, int ranks,
                                     const ProtocolModel& model);
 
+// NCCL's intraHw: NVLink's latency class when the graph's (or, without a graph, the
+// ranks') intra-host path is NVLink, else PCI's.
+[[nodiscard]] LinkClass nccl_intra_class(const TopologyFacts& facts, const NcclGraph* graph);
+
 // The GPU generation the model uses: the topology's, or Hopper when it names no GPU.
 [[nodiscard]] GpuArch model_arch(const TopologyFacts& facts);
 

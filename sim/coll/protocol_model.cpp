@@ -24,7 +24,7 @@ ProtocolModel nccl_default_model() {
   const auto collnet = static_cast<std::size_t>(NcclRow::CollNet);
   const auto nvls = static_cast<std::size_t>(NcclRow::Nvls);
   const auto pat = static_cast<std::size_t>(NcclRow::Pat);
-  // baseLat (tuning.cc): Tree 6.8/14/8.4, Ring 6.6/14/8.4 us_to_s; CollNetDirect and NVLS 0,
+  // baseLat (tuning.cc): Tree 6.8/14/8.4, Ring 6.6/14/8.4 us; CollNetDirect and NVLS 0,
   // PAT 8 (it runs Simple only).
   m.base_latency[tree] = lat(6.8, 14.0, 8.4);
   m.base_latency[ring] = lat(6.6, 14.0, 8.4);
@@ -71,10 +71,10 @@ ProtocolModel nccl_default_model() {
   m.tree_per_channel = {{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}}};
   m.nvls_efficiency = {0, 0, 0.85, 0.74};
   m.nvls_channels = {0, 0, 16, 24};  // nvls.cc: 16 on SM90, 24 on one SM100 node
-  // A CUDA kernel launch costs a few us_to_s of CPU time in the driver (NVIDIA, "Getting Started
-  // with CUDA Graphs", 2019: launch-bound back-to-back kernels on a V100 ran at ~3-4 us_to_s per
+  // A CUDA kernel launch costs a few us of CPU time in the driver (NVIDIA, "Getting Started
+  // with CUDA Graphs", 2019: launch-bound back-to-back kernels on a V100 ran at ~3-4 us per
   // kernel), and NCCL's host-side enqueue (argument checks, work planning, the device
-  // switch of a multi-GPU thread) adds about 1-2 us_to_s: 5 us_to_s per GPU per operation.
+  // switch of a multi-GPU thread) adds about 1-2 us: 5 us per GPU per operation.
   m.launch_overhead = us_to_s(5.0);
   return m;
 }
@@ -133,6 +133,38 @@ bool read_protocol_calibration(JsonFields& f, ProtocolModel& m) {
   if (auto v = f.optional_bandwidth("ll_max_bandwidth")) m.ll_max_bandwidth = *v;
   if (f.has("launch_overhead")) m.launch_overhead = f.time("launch_overhead", kMaxLatency);
   return any;
+}
+
+std::string calibration_time_text(Time t) { return fmt::format("{}ns", (t.ps + Time::kPerNs / 2) / Time::kPerNs); }
+
+namespace {
+
+// {"ring": {"ll": "2700ns", ...}, ...} for the entries of `rows` that differ from `base`.
+nlohmann::ordered_json row_diff(const std::array<PerProtocol<Time>, kNcclRows>& rows,
+                                const std::array<PerProtocol<Time>, kNcclRows>& base) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (std::size_t r = 0; r < kNcclRows; ++r) {
+    for (std::size_t p = 0; p < kNcclProtocols; ++p) {
+      if (rows[r][p] != base[r][p]) out[std::string(kRowKeys[r])][std::string(kProtoKeys[p])] = calibration_time_text(rows[r][p]);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::ordered_json protocol_calibration_json(const ProtocolModel& m, const ProtocolModel& base) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  if (auto d = row_diff(m.base_latency, base.base_latency); !d.empty()) out["base_latency"] = d;
+  nlohmann::ordered_json step = nlohmann::ordered_json::object();
+  for (std::size_t c = 0; c < kLinkClasses; ++c) {
+    if (auto d = row_diff(m.step_latency[c], base.step_latency[c]); !d.empty()) step[std::string(kClassKeys[c])] = d;
+  }
+  if (!step.empty()) out["step_latency"] = step;
+  for (std::size_t p = 0; p < kNcclProtocols; ++p) {
+    if (m.efficiency[p] != base.efficiency[p]) out["efficiency"][std::string(kProtoKeys[p])] = m.efficiency[p];
+  }
+  return out;
 }
 
 ProtocolModel load_calibration(const std::string& path, ProtocolModel m) {

@@ -42,7 +42,7 @@ void apply_calibration(Topology& t, const Calibration& c) {
     const auto it = c.links.find(l.kind);
     if (it == c.links.end()) continue;
     l.bandwidth = l.bandwidth * it->second.efficiency;
-    l.latency = it->second.latency;
+    if (it->second.latency) l.latency = *it->second.latency;
   }
 }
 
@@ -70,7 +70,7 @@ Calibration parse_calibration(const nlohmann::json& doc, const std::string& path
     JsonFields f(value, path, top.pointer("links") + "/" + pointer_token(name));
     LinkClassCalibration lc;
     lc.efficiency = f.number("efficiency", 0.01, 10.0);
-    lc.latency = f.time("latency", kMaxLatency);
+    if (f.has("latency")) lc.latency = f.time("latency", kMaxLatency);
     f.finish();
     c.links[*kind] = lc;
   }
@@ -106,10 +106,14 @@ void write_calibration_file(const std::string& path, const Calibration& c, const
   for (const auto& [kind, lc] : c.links) {
     nlohmann::ordered_json l;
     l["efficiency"] = std::round(lc.efficiency * 1e6) / 1e6;
-    l["latency"] = fmt::format("{}ns", (lc.latency.ps + Time::kPerNs / 2) / Time::kPerNs);
+    if (lc.latency) l["latency"] = calibration_time_text(*lc.latency);
     links[std::string(to_string(kind))] = l;
   }
   if (!links.empty()) doc["links"] = links;
+  if (c.protocol) {
+    const nlohmann::ordered_json constants = protocol_calibration_json(*c.protocol, nccl_default_model());
+    for (const auto& [key, value] : constants.items()) doc[key] = value;
+  }
   if (c.ddp) {
     nlohmann::ordered_json d;
     d["comm_slowdown"] = round4(c.ddp->comm_slowdown);
@@ -117,7 +121,7 @@ void write_calibration_file(const std::string& path, const Calibration& c, const
     doc["ddp"] = d;
   }
   doc["fitted_from"] = c.fitted_from;
-  if (!links.empty()) write_fit_record(doc, c);
+  if (!links.empty() || c.protocol) write_fit_record(doc, c);
   write_file_atomically(path, doc.dump(2) + "\n", option);
 }
 

@@ -22,8 +22,9 @@
 namespace collsim {
 
 struct LinkClassCalibration {
-  double efficiency = 1.0;  // achieved / nominal bandwidth
-  Time latency;             // per-link latency that replaces the topology's
+  double efficiency = 1.0;     // achieved / nominal bandwidth
+  std::optional<Time> latency; // per-link latency that replaces the topology's; none: kept
+  bool operator==(const LinkClassCalibration&) const = default;
 };
 
 // A fit's record of itself (written with the fit, not used to predict): the cases it was
@@ -41,8 +42,8 @@ struct DdpCalibration : FitRecord {  // cases: the DDP runs it was fitted on
 struct Calibration : FitRecord {  // cases: the collective measurements the links were fitted on
   std::map<LinkKind, LinkClassCalibration> links;
   // The protocol model with the file's overrides over NCCL's defaults; nullopt when the
-  // file has none. Only non-ideal protocols (collective --protocol ll/ll128/simple/auto)
-  // use it; ddp and validate predict with the ideal protocol.
+  // file has none. Every collective priced under NCCL's protocols uses it (collective,
+  // ddp, validate's nccl-tests rows); the ideal protocol does not.
   std::optional<ProtocolModel> protocol;
   std::vector<std::string> fitted_from;  // the measurement files
   std::optional<DdpCalibration> ddp;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/coll/nccl/channel_search.hpp"
 #include "sim/coll/nccl_env.hpp"
 #include "sim/coll/predict.hpp"
 #include "sim/measure/calibration.hpp"
@@ -60,6 +61,8 @@ class CasePredictor {
   // protocol: their schedules are collsim's own, not NCCL's.
   CasePredictor(std::string default_topology, std::string default_algorithm, std::string default_protocol = "ideal");
 
+  // A calibration's link classes apply to the topologies, its protocol-model constants to
+  // every case priced under NCCL's protocols (the ideal protocol has none).
   void set_calibration(std::optional<Calibration> c);
   [[nodiscard]] const std::optional<Calibration>& calibration() const { return calibration_; }
   // The command's NCCL knobs (--nccl-env and the single options). nccl-tests rows are
@@ -80,6 +83,9 @@ class CasePredictor {
   // or an unknown algorithm or protocol.
   [[nodiscard]] CollectivePrediction predict_case(const CollectiveMeasurement& m);
   [[nodiscard]] Time predict(const CollectiveMeasurement& m) { return predict_case(m).time; }
+  // The slowest NCCL latency class the measurement's steps cross: NET across hosts, else
+  // NVLINK or PCI as NCCL prices the host's channels (its intraHw).
+  [[nodiscard]] LinkClass slowest_class(const CollectiveMeasurement& m);
   // The topology a measurement runs on (loaded, cut to its ranks, calibrated).
   [[nodiscard]] const Topology& topology_for(const std::string& source, const std::string& path, int ranks);
 
@@ -87,7 +93,11 @@ class CasePredictor {
   struct Entry {
     std::unique_ptr<Topology> topo;
     std::unique_ptr<LinkGraph> graph;
+    // NCCL's channel graph of this topology, searched once per set of search options.
+    std::vector<std::pair<NcclSearchOptions, std::shared_ptr<const std::optional<NcclGraph>>>> channel_graphs;
   };
+  // The channel graph of `e` under `model`'s search options (searched on first use).
+  static std::shared_ptr<const std::optional<NcclGraph>> channel_graph(Entry& e, const ProtocolModel& model);
   std::string default_topology_;
   std::string default_algorithm_;
   std::string default_protocol_;

@@ -1,6 +1,7 @@
 # One calibration format for collective, ddp and validate: what `validate --calibrate`
 # writes is accepted by all three; link classes change the predictions as derived; protocol
-# constants reach collective (ddp says it does not use them); bad files exit 2.
+# constants reach collective (ddp says it does not use them where it runs the ideal
+# protocol) and validate; a fit of an nccl-tests log writes NCCL's; bad files exit 2.
 source "$(dirname "$0")/lib.bash"
 # 2 hosts at 200 Mbit/s, MTU 9000, 25 us per link: TCP payload 200e6 x 8948/9014 / 8 =
 # 24,816,951.4 B/s per direction.
@@ -51,7 +52,33 @@ grep -q "not used by ddp" "$TMP/w" || fail "ddp does not say the protocol consta
 echo '{"channels": 2}' >"$TMP/proto.json"
 "$COLLSIM" collective --topology "$TMP/tb2.json" --sizes 4MiB --protocol simple --calibration "$TMP/proto.json" >/dev/null || fail "protocol-only file"
 
-# 4. Bad files: exit 2 naming the file (and the field).
+# 4. An nccl-tests log: the fit moves NCCL's constants (the network's efficiency, the
+# protocols' network step latency), writes no link latency, and validate applies them.
+LOG="$SRC/tests/data/nccl-tests/dev/a100sxm40x8_2nodes_aws_p4d_efa_4x100g_allreduce_oldformat.txt"
+P4D="$SRC/tests/data/nccl-tests/dev/topologies/a100sxm40x8_2nodes_aws_p4d_efa_4x100g_allreduce_oldformat.json"
+"$COLLSIM" validate --measured "$LOG" --topology "$P4D" --calibrate "$TMP/p4d.json" >"$TMP/pc" || fail "calibrate p4d: $(cat "$TMP/pc")"
+python3 - "$TMP/p4d.json" <<'PY' || fail "p4d fit: $(cat "$TMP/p4d.json")"
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert all("latency" not in l for l in c["links"].values()), c["links"]
+assert c["links"]["roce"]["efficiency"] < 0.6, c["links"]  # EFA well below line rate
+assert c["links"]["nvswitch"]["efficiency"] == 1.0, c["links"]  # inside the hosts: NCCL's figures
+assert "net" in c["step_latency"], c["step_latency"]
+assert c["median_error_after"] < c["median_error_before"] / 2, c
+PY
+for cal in none p4d; do
+  args=(); [[ $cal == none ]] || args=(--calibration "$TMP/p4d.json")
+  "$COLLSIM" validate --measured "$LOG" --topology "$P4D" "${args[@]}" --tolerance 1000% --format json >"$TMP/v_$cal" ||
+    fail "validate ($cal): $(cat "$TMP/v_$cal")"
+done
+python3 - "$TMP/v_none" "$TMP/v_p4d" "$TMP/p4d.json" <<'PY' || fail "validate does not apply the fitted constants"
+import json, sys
+before, after, c = (json.load(open(p)) for p in sys.argv[1:])
+assert abs(after["summary"]["median_abs_error"] - c["median_error_after"]) < 1e-4, (after["summary"], c)
+assert after["summary"]["median_abs_error"] < before["summary"]["median_abs_error"], (before["summary"], after["summary"])
+PY
+
+# 5. Bad files: exit 2 naming the file (and the field).
 echo '{}' >"$TMP/empty.json"
 expect_error 2 "empty.json" "links" -- collective --topology "$TMP/tb2.json" --sizes 4MiB --calibration "$TMP/empty.json"
 expect_error 2 "empty.json" "links" -- ddp --topology "$TMP/tb2.json" --workload "$TMP/toy.json" --device H100 --calibration "$TMP/empty.json"

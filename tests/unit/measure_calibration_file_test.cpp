@@ -2,6 +2,7 @@
 // `validate --calibrate`, protocol-model constants, or both).
 #include <catch2/catch.hpp>
 
+#include "sim/coll/link_class.hpp"
 #include "sim/core/error.hpp"
 #include "sim/measure/calibration.hpp"
 #include "sim/topo/generators.hpp"
@@ -53,6 +54,40 @@ TEST_CASE("calibration file: link classes and protocol constants in one file", "
   apply_calibration(t, both);
   CHECK(t.links.front().bandwidth.bytes_per_s == Approx(before * 0.5));
   CHECK(t.links.front().latency == Time::from_us(100));
+}
+
+TEST_CASE("calibration file: fitted NCCL constants and latency-free link classes read back", "[measure][calibration]") {
+  // What validate --calibrate writes for nccl-tests logs: link efficiencies without a
+  // latency (NCCL's step latencies price the steps), and the protocol constants it moved.
+  Calibration c;
+  c.links[LinkKind::Roce] = LinkClassCalibration{0.396572, std::nullopt};
+  ProtocolModel m = nccl_default_model();
+  const auto net = static_cast<std::size_t>(LinkClass::Net);
+  m.step_latency[net][1][1] = Time::from_ns(103165);  // ring, LL128
+  m.step_latency[net][0][1] = Time::from_ns(107665);  // tree, LL128
+  m.efficiency[0] = 0.406794;                          // LL
+  c.protocol = m;
+  c.cases = 28;
+  const std::string path = write_cal("nccl_fit", "");
+  write_calibration_file(path, c);
+  const std::string text = test::read_test_file(path);
+  CHECK(text.find("\"latency\"") == std::string::npos);
+  CHECK(text.find("\"ll128\": \"103165ns\"") != std::string::npos);
+  CHECK(text.find("\"simple\"") == std::string::npos);  // NCCL's own values are not written
+  const Calibration r = load_calibration_file(path);
+  REQUIRE(r.links.count(LinkKind::Roce) == 1);
+  CHECK(r.links.at(LinkKind::Roce).efficiency == 0.396572);
+  CHECK_FALSE(r.links.at(LinkKind::Roce).latency);
+  REQUIRE(r.protocol);
+  CHECK(r.protocol->step_latency == m.step_latency);
+  CHECK(r.protocol->efficiency == m.efficiency);
+  CHECK(r.protocol->base_latency == m.base_latency);
+  CHECK(r.cases == 28);
+  // A link class without a latency keeps every link's own.
+  Topology t = make_star(StarSpec{2, Bandwidth{1e9}, Time::from_us(1), LinkKind::Roce, 9000});
+  apply_calibration(t, r);
+  CHECK(t.links.front().latency == Time::from_us(1));
+  CHECK(t.links.front().bandwidth.bytes_per_s == Approx(1e9 * 0.396572));
 }
 
 TEST_CASE("calibration file: the DDP section reads back, alone or beside link classes", "[measure][calibration]") {

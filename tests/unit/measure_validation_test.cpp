@@ -3,6 +3,9 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+
+#include "sim/coll/link_class.hpp"
 #include "sim/core/error.hpp"
 #include "sim/measure/measurement.hpp"
 #include "sim/measure/validation.hpp"
@@ -131,9 +134,56 @@ TEST_CASE("calibration fit recovers a known efficiency and latency", "[measure]"
   const Calibration c = fit_calibration(cases, p);
   REQUIRE(c.links.count(LinkKind::Ib) == 1);
   CHECK(c.links.at(LinkKind::Ib).efficiency == Approx(0.8).epsilon(0.005));
-  CHECK(c.links.at(LinkKind::Ib).latency.us() == Approx(50).margin(1.0));
+  CHECK(c.links.at(LinkKind::Ib).latency->us() == Approx(50).margin(1.0));
   CHECK(c.median_error_before > 0.1);  // uncalibrated: 25 % too fast on bandwidth alone
   CHECK(c.max_error_after < 0.005);
+}
+
+TEST_CASE("NCCL-protocol fit recovers a network's efficiency and step latency, and transfers to more hosts",
+          "[measure][calibration]") {
+  // Synthetic nccl-tests rows (no algorithm: NCCL's choice) of 2 DGX A100 hosts whose IB runs
+  // at 60 % and whose every network step costs 20 us more than NCCL's figures. The fit sees
+  // only the 2-host rows; its calibration then predicts 4 hosts as the truth does.
+  const std::string topo = test::shipped_topology("4x-dgx-a100-8x200g-ib.json");
+  Calibration truth;
+  truth.links[LinkKind::Ib] = LinkClassCalibration{0.6, std::nullopt};
+  truth.protocol = nccl_default_model();
+  const auto net = static_cast<std::size_t>(LinkClass::Net);
+  for (auto& row : truth.protocol->step_latency[net]) {
+    for (Time& t : row) {
+      if (t > Time{}) t += Time::from_us(20);
+    }
+  }
+  CasePredictor p(topo, "auto", "auto");
+  p.set_calibration(truth);
+  const auto cases_on = [&](int ranks) {
+    std::vector<CollectiveMeasurement> cases;
+    for (std::int64_t size : {std::int64_t{8}, std::int64_t{1} << 16, std::int64_t{1} << 22, std::int64_t{1} << 26,
+                              std::int64_t{1} << 28}) {
+      CollectiveMeasurement m;
+      m.source = fmt::format("synthetic-{}.txt:{}", ranks, size);
+      m.op = CollectiveOp::AllReduce;
+      m.ranks = ranks;
+      m.size = Bytes{size};
+      m.time = p.predict(m);
+      cases.push_back(m);
+    }
+    return cases;
+  };
+  const std::vector<CollectiveMeasurement> two_hosts = cases_on(16), four_hosts = cases_on(32);
+  const Calibration c = fit_calibration(two_hosts, p);
+  CHECK(c.median_error_before > 0.2);
+  CHECK(c.max_error_after < 0.02);
+  REQUIRE(c.links.count(LinkKind::Ib) == 1);
+  CHECK(c.links.at(LinkKind::Ib).efficiency == Approx(0.6).epsilon(0.02));
+  CHECK_FALSE(c.links.at(LinkKind::Ib).latency);  // NCCL's step latencies, not the links', price the steps
+  CHECK(c.links.at(LinkKind::NvSwitch).efficiency == 1.0);  // inside the hosts: NCCL's figures stand
+  REQUIRE(c.protocol);
+  p.set_calibration(c);
+  for (const CollectiveMeasurement& m : four_hosts) {
+    INFO(m.size.count << " B on 4 hosts");
+    CHECK(static_cast<double>(p.predict(m).ps) == Approx(static_cast<double>(m.time.ps)).epsilon(0.03));
+  }
 }
 
 TEST_CASE("validate runs an nccl-tests row as its log's run was launched", "[measure][nccl-tests]") {

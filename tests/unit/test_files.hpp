@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace collsim::test {
@@ -18,6 +19,12 @@ inline std::string write_test_file(const std::string& name, const std::string& t
   const auto path = folder / name;
   std::ofstream(path) << text;
   return path.string();
+}
+
+// The whole text of a file (empty when it cannot be read).
+inline std::string read_test_file(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 // The path of a topology file the repository ships (topologies/NAME).

@@ -42,6 +42,7 @@ struct NcclSearchOptions {
   // speed where 0 finds no ring.
   int cross_nic = 2;
   NcclTransportLevels transports;  // NCCL_P2P_LEVEL / NCCL_P2P_DISABLE, NCCL_NET_GDR_LEVEL
+  bool operator==(const NcclSearchOptions&) const = default;
 };
 
 struct NcclGraph {

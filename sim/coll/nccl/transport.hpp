@@ -28,6 +28,7 @@ struct NcclTransportLevels {
 
   [[nodiscard]] PathType p2p() const { return p2p_level.value_or(PathType::Sys); }
   [[nodiscard]] PathType gdr() const { return gdr_level.value_or(PathType::Pxb); }
+  bool operator==(const NcclTransportLevels&) const = default;
 };
 
 // Routes end to end: the parts' links in order, their latencies summed; nullopt if any
