@@ -10,12 +10,14 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/cli/commands.hpp"
+#include "sim/cli/nccl_options.hpp"
 #include "sim/coll/comm_spec.hpp"
 #include "sim/coll/group_collective_cost.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_fields.hpp"
+#include "sim/measure/calibration.hpp"
 #include "sim/report/llm_report.hpp"
 #include "sim/report/llm_search_report.hpp"
 #include "sim/report/llm_trace.hpp"
@@ -39,6 +41,8 @@ struct LlmArgs {
   std::int64_t global_batch = 0;
   std::string schedule = "1f1b", recompute, offload = "none", order = "tp-dp-pp";
   std::string algorithms = "auto", protocols = "auto";
+  NcclKnobArgs nccl;
+  std::string calibration;
   bool sequence_parallel = false, distributed_optimizer = false, overlap_grad_reduce = false;
   bool search = false, no_sequence_parallel = false, no_distributed_optimizer = false;
   std::optional<int> gpus;
@@ -93,7 +97,18 @@ struct LlmJob {
 
 std::unique_ptr<LlmJob> llm_job(const LlmArgs& a, int world) {
   auto job = std::make_unique<LlmJob>();
+  std::string algorithms = a.algorithms, protocols = a.protocols;
+  const NcclEnv env = resolve_nccl_knobs(a.nccl, algorithms, protocols);
+  CommSpec spec{algorithms, protocols};
   job->topo = topology_for(a.topology, world);
+  // A calibration (validate --calibrate): its link classes on the topology, its NCCL
+  // constants under the knobs.
+  if (!a.calibration.empty()) {
+    const Calibration cal = load_calibration_file(a.calibration);
+    apply_calibration(job->topo, cal);
+    if (cal.protocol) spec.model = *cal.protocol;
+  }
+  apply_nccl_env(env, spec.model);
   const NodeIndex first = job->topo.ranks.front();
   const std::optional<DeviceSpec> device = find_device(job->topo.nodes[first].model);
   if (!device) {
@@ -102,7 +117,7 @@ std::unique_ptr<LlmJob> llm_job(const LlmArgs& a, int world) {
   }
   job->device = *device;
   job->graph = std::make_unique<LinkGraph>(job->topo);
-  job->spec = resolve_comm_spec(CommSpec{a.algorithms, a.protocols}, job->topo, true);
+  job->spec = resolve_comm_spec(spec, job->topo, true);
   job->per_host = ranks_per_node(job->topo);
   job->cost = std::make_unique<GroupCollectiveCost>(*job->graph, job->spec, 1);
   GroupCollectiveCost* cost = job->cost.get();
@@ -244,6 +259,9 @@ void add_llm_command(CLI::App& app, ReportOutput& output) {
   cmd->add_option("--order", a->order, "Rank placement: tp-dp-pp (Megatron) or tp-pp-dp")->capture_default_str();
   cmd->add_option("--algo", a->algorithms, "NCCL_ALGO-style list for every collective")->capture_default_str();
   cmd->add_option("--protocol", a->protocols, "NCCL_PROTO-style list")->capture_default_str();
+  add_nccl_knob_options(cmd, a->nccl);
+  cmd->add_option("--calibration", a->calibration,
+                  "Calibration JSON (validate --calibrate): per-link-class efficiency and NCCL's constants");
   cmd->add_option("--format", a->format, "table, json or csv")->capture_default_str();
   cmd->add_option("--trace", a->trace,
                   "Also write the step as a Chrome trace event JSON file (Perfetto): per pipeline stage, its compute, "

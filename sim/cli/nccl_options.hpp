@@ -1,7 +1,7 @@
 // NCCL's knobs on the command line, by their names: --nccl-env "NCCL_ALGO=Ring
 // NCCL_MIN_NCHANNELS=24 ...", or one option each (--nccl-algo, --nccl-proto,
 // --min-channels, --max-channels, --nvls on|off, --cross-nic 0|1|2). Every command that
-// runs a collective takes them (collective, ddp, sweep, validate, topo nccl).
+// runs a collective takes them (collective, ddp, sweep, validate, llm, topo nccl).
 #pragma once
 
 #include <string>

@@ -1,6 +1,6 @@
 # collsim llm: a Llama 2 70B step under TP x PP x DP on a rail-optimised H100 cluster grown to
 # the layout's GPUs; the same bytes twice; Mixtral 8x7B with expert parallelism; bad layouts,
-# models and options exit 2 naming the field.
+# models and options exit 2 naming the field; NCCL's knobs and a calibration reach its collectives.
 source "$(dirname "$0")/lib.bash"
 args=(llm --model llama2-70b --topology 16x-dgx-h100-rail-8x400g-ib --tp 8 --pp 4 --dp 4 --global-batch 64
       --schedule interleaved --virtual-stages 5 --recompute selective --sequence-parallel --distributed-optimizer)
@@ -123,4 +123,21 @@ printf '{"name": "x", "transformer": {"layers": 2, "hidden": 64, "heads": 4, "vo
 expect_error 2 "$TMP/m.json" "/transformer/depth" -- llm --model "$TMP/m.json" --topology dgx-h100 --dp 8 --global-batch 8
 printf '{"name": "x", "compute": {"precision": "fp16"}, "transformer": {"layers": 2, "hidden": 64, "heads": 4, "vocab": 10, "sequence": 8}}' >"$TMP/v.json"
 expect_error 2 "/compute/efficiency" "V100" -- llm --model "$TMP/v.json" --topology dgx1-v100 --dp 8 --global-batch 8
+# NCCL's knobs and a calibration reach the step's collectives: IB at half its bandwidth
+# slows the DP all-reduce across the 4 hosts; a bad knob or file exits 2 naming it.
+small=(llm --model llama2-7b --topology 4x-dgx-h100-rail-8x400g-ib --tp 8 --dp 4 --global-batch 32 --format json)
+echo '{"links": {"ib": {"efficiency": 0.5}}}' >"$TMP/half.json"
+"$COLLSIM" "${small[@]}" >"$TMP/k0.json" || fail "llm (small) failed"
+"$COLLSIM" "${small[@]}" --calibration "$TMP/half.json" >"$TMP/k1.json" || fail "llm --calibration failed"
+"$COLLSIM" "${small[@]}" --nccl-env "NCCL_ALGO=Ring NCCL_PROTO=Simple" >"$TMP/k2.json" || fail "llm --nccl-env failed"
+python3 - "$TMP/k0.json" "$TMP/k1.json" "$TMP/k2.json" <<'PY' || fail "llm knobs/calibration: $(cat "$TMP/k1.json" | head -c 500)"
+import json, sys
+base, half, ring = (json.load(open(p)) for p in sys.argv[1:])
+assert half["step_s"] > base["step_s"] * 1.05, (base["step_s"], half["step_s"])
+assert ring["step_s"] != base["step_s"], ring["step_s"]
+PY
+expect_error 2 "--nccl-env" "NCCL_ALGO" -- "${small[@]}" --nccl-env "NCCL_ALGO=Bogus"
+expect_error 2 "$TMP/nope.json" -- "${small[@]}" --calibration "$TMP/nope.json"
+echo '{"links": {"ib": {"efficiency": 0}}}' >"$TMP/zero.json"
+expect_error 2 "zero.json" "/links/ib/efficiency" -- "${small[@]}" --calibration "$TMP/zero.json"
 echo ok
