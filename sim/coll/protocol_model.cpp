@@ -145,7 +145,8 @@ nlohmann::ordered_json row_diff(const std::array<PerProtocol<Time>, kNcclRows>& 
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   for (std::size_t r = 0; r < kNcclRows; ++r) {
     for (std::size_t p = 0; p < kNcclProtocols; ++p) {
-      if (rows[r][p] != base[r][p]) out[std::string(kRowKeys[r])][std::string(kProtoKeys[p])] = calibration_time_text(rows[r][p]);
+      if (rows[r][p] == base[r][p]) continue;
+      out[std::string(kRowKeys[r])][std::string(kProtoKeys[p])] = calibration_time_text(rows[r][p]);
     }
   }
   return out;

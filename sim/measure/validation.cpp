@@ -190,7 +190,8 @@ CollectivePrediction CasePredictor::predict_case(const CollectiveMeasurement& m)
   Entry& entry = graphs_.at(std::make_pair(path, m.ranks));
   const Collective c{m.op, m.ranks, 0, m.size};
   request.gpus_per_thread = m.gpus_per_thread;
-  if (std::any_of(request.protocols.begin(), request.protocols.end(), [](Protocol p) { return p != Protocol::Ideal; })) {
+  const auto nccl = [](Protocol p) { return p != Protocol::Ideal; };
+  if (std::any_of(request.protocols.begin(), request.protocols.end(), nccl)) {
     request.channel_graph = channel_graph(entry, request.model);
   }
   LinkGraph& g = *entry.graph;
@@ -318,11 +319,12 @@ Calibration calibration_at(const Calibration& start, const std::vector<FitParame
 }
 
 // Coordinate descent from each parameter's start by golden-section searches of the
-// absolute log error, a move kept only where it lowers it: in turn (each parameter once per round), or best first
-// (each round searches every parameter and keeps the single best move: parameters that
-// can stand in for each other, such as two link classes on one route, are then settled by
-// the data rather than by their order). A parameter the cost does not depend on at either
-// end of its range (a link class no flow is limited by) keeps its start, unsearched.
+// absolute log error, a move kept only where it lowers it: in turn (each parameter once
+// per round), or best first (each round searches every parameter and keeps the single best
+// move: parameters that can stand in for each other, such as two link classes on one
+// route, are then settled by the data rather than by their order). A parameter the error
+// does not depend on at either end of its range (a link class no flow is limited by) keeps
+// its start, unsearched.
 std::vector<double> descend(const std::vector<CollectiveMeasurement>& cases, CasePredictor& p, const Calibration& start,
                             const std::vector<FitParameter>& params, bool best_first) {
   constexpr int kSteps = 30;
