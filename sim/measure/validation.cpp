@@ -368,8 +368,9 @@ std::vector<double> descend(const std::vector<CollectiveMeasurement>& cases, Cas
 // The efficiencies of the link kinds of `classes`, each from its current value.
 std::vector<FitParameter> link_parameters(const Calibration& c, const std::set<LinkClass>& classes) {
   std::vector<FitParameter> params;
-  for (const auto& [k, lc] : c.links) {
-    if (!classes.contains(link_class(k))) continue;
+  for (const auto& [kind, lc] : c.links) {
+    if (!classes.contains(link_class(kind))) continue;
+    const LinkKind k = kind;  // a structured binding cannot be captured (clang 14)
     const auto set = [k](Calibration& t, double v) { t.links[k].efficiency = std::round(v * 1e6) / 1e6; };
     params.push_back({0.2, 1.5, lc.efficiency, set});
   }
