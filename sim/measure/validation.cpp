@@ -139,27 +139,30 @@ LinkClass CasePredictor::slowest_class(const CollectiveMeasurement& m) {
   const Topology& topo = topology_for(m.source, path, m.ranks);
   const TopologyFacts facts = topology_facts(topo);
   if (facts.hosts > 1) return LinkClass::Net;
-  ProtocolModel model = calibration_ && calibration_->protocol ? *calibration_->protocol : nccl_default_model();
-  apply_nccl_env(overlay_nccl_env(knobs_of_log(m, nullptr), command_env_), model);
+  const ProtocolModel model = model_for(m, knobs_of_log(m, nullptr));
   const auto& graph = *channel_graph(graphs_.at(std::make_pair(path, m.ranks)), model);
   return nccl_intra_class(facts, graph ? &*graph : nullptr);
+}
+
+ProtocolModel CasePredictor::model_for(const CollectiveMeasurement& m, const NcclEnv& log) const {
+  ProtocolModel model = calibration_ && calibration_->protocol ? *calibration_->protocol : nccl_default_model();
+  apply_nccl_env(m.algorithm.empty() ? overlay_nccl_env(log, command_env_) : command_env_, model);
+  return model;
 }
 
 CollectivePrediction CasePredictor::predict_case(const CollectiveMeasurement& m) {
   std::string algo = algorithm_for(m);
   std::string protocol = default_protocol_;
   CollectiveRequest request;
-  if (calibration_ && calibration_->protocol) request.model = *calibration_->protocol;
   bool algo_from_log = false;
+  NcclEnv log;
   if (m.algorithm.empty()) {
-    const NcclEnv log = knobs_of_log(m, nullptr);
+    log = knobs_of_log(m, nullptr);
     algo_from_log = log.algo && is_auto(algo);
     if (algo_from_log) algo = *log.algo;
     if (log.proto && is_auto(protocol)) protocol = *log.proto;
-    apply_nccl_env(overlay_nccl_env(log, command_env_), request.model);
-  } else {
-    apply_nccl_env(command_env_, request.model);
   }
+  request.model = model_for(m, log);
   auto bad_algorithm = [&] {
     return ConfigError(m.source, "algorithm", in_quotes(algo),
                        fmt::format("an algorithm this build implements for {}, a list or auto: {}{}", to_string(m.op),
@@ -438,15 +441,19 @@ Calibration fit_calibration(const std::vector<CollectiveMeasurement>& cases, Cas
   p.set_calibration(std::nullopt);
   Calibration c;
   c.cases = static_cast<int>(cases.size());
-  std::tie(c.median_error_before, c.max_error_before) = errors(cases, p);
-  // Which cases NCCL's protocols price (nccl-tests logs), with which protocols, uncalibrated.
+  // The errors before, and which cases NCCL's protocols price (nccl-tests logs), with which
+  // protocols, uncalibrated.
   std::set<Protocol> protocols;
   bool ideal = false;
   std::vector<Time> predicted;
+  std::vector<ValidationRow> rows;
   std::set<LinkClass> classes;  // the slowest class each NCCL-priced case crosses
   for (const auto& m : cases) {
     const CollectivePrediction before = p.predict_case(m);
     predicted.push_back(before.time);
+    rows.emplace_back();
+    rows.back().measured = m.time;
+    rows.back().predicted = before.time;
     if (before.protocol == Protocol::Ideal) {
       ideal = true;
     } else {
@@ -454,6 +461,9 @@ Calibration fit_calibration(const std::vector<CollectiveMeasurement>& cases, Cas
       classes.insert(p.slowest_class(m));
     }
   }
+  const ValidationSummary before = summarize(rows);
+  c.median_error_before = before.median_abs_error;
+  c.max_error_before = before.max_abs_error;
   // Start from the topology's own figures: efficiency 1, the first link's latency per class
   // (the ideal protocol's; NCCL's protocols price steps by their own latencies instead).
   std::set<LinkKind> kinds;

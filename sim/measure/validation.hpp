@@ -96,6 +96,9 @@ class CasePredictor {
     // NCCL's channel graph of this topology, searched once per set of search options.
     std::vector<std::pair<NcclSearchOptions, std::shared_ptr<const std::optional<NcclGraph>>>> channel_graphs;
   };
+  // The protocol model `m` is priced with: the calibration's (else NCCL's) under the
+  // command's knobs, over `log`'s knobs for a log's row.
+  [[nodiscard]] ProtocolModel model_for(const CollectiveMeasurement& m, const NcclEnv& log) const;
   // The channel graph of `e` under `model`'s search options (searched on first use).
   static std::shared_ptr<const std::optional<NcclGraph>> channel_graph(Entry& e, const ProtocolModel& model);
   std::string default_topology_;
