@@ -24,7 +24,7 @@
 #include "sim/core/size_list.hpp"
 #include "sim/core/unit_parse.hpp"
 #include "sim/core/text.hpp"
-#include "sim/measure/calibration.hpp"
+#include "sim/coll/calibration.hpp"
 #include "sim/report/collective_trace.hpp"
 
 namespace collsim::cli {
@@ -136,11 +136,10 @@ void run_collective(const CollectiveArgs& in, ReportOutput& output) {
       throw ConfigError("--slice", "", in_quotes(a.slice), fmt::format("a slice of at least 1 B and at most {}", to_string(kMaxMessageBytes)));
     }
   }
-  // One calibration format (sim/measure/calibration.hpp): protocol constants and/or link classes.
+  // One calibration format (sim/coll/calibration.hpp): protocol constants and/or link classes.
   std::optional<Calibration> calibration;
   if (!a.calibration.empty()) calibration = load_calibration_file(a.calibration);
-  if (calibration && calibration->protocol) req.model = *calibration->protocol;
-  apply_nccl_env(env, req.model);
+  req.model = calibrated_protocol_model(calibration ? &*calibration : nullptr, env);
   const OutputFormat format = parse_format_option(a.format);
   Topology topo = load_topology_option(a.topology, a.ranks);
   if (calibration) apply_calibration(topo, *calibration);

@@ -18,7 +18,7 @@
 #include "sim/coll/collective_cost.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
-#include "sim/measure/calibration.hpp"
+#include "sim/coll/calibration.hpp"
 #include "sim/report/ddp_report.hpp"
 #include "sim/report/trace_writer.hpp"
 #include "sim/cli/schedule_proofs.hpp"
@@ -237,10 +237,10 @@ void run_ddp(const DdpCommandArgs& a, ReportOutput& output) {
       conditions.elastic->topology_at = [&a, &cal](int ranks) { return calibrated_topology(a, cal, ranks); };
     }
     run_sharded(a.sharding, a.ddp, calibrated_topology(a, cal, a.ranks), output, format, a.trace, conditions,
-                cal ? cal->protocol : std::nullopt);
+                cal ? &*cal : nullptr);
     return;
   }
-  const CommSpec requested = comm_spec_option(a.ddp, cal ? cal->protocol : std::nullopt);
+  const CommSpec requested = comm_spec_option(a.ddp, cal ? &*cal : nullptr);
   DdpOptions o = make_ddp_options(a.ddp);
   o.buckets.bucket_cap = bucket_cap_option("--bucket-mb", a.bucket_mb);
   if (!a.ddp.comm_slowdown && cal && cal->ddp) o.compute_slowdown = cal->ddp->comm_slowdown;

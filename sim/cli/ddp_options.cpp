@@ -125,13 +125,12 @@ void check_algorithm(const std::string& algo) {
   }
 }
 
-CommSpec comm_spec_option(const DdpArgs& a, const std::optional<ProtocolModel>& model) {
+CommSpec comm_spec_option(const DdpArgs& a, const Calibration* cal) {
   CommSpec spec;
   spec.algorithms = a.algo;
   spec.protocols = a.protocol;
   const NcclEnv env = resolve_nccl_knobs(a.nccl, spec.algorithms, spec.protocols);
-  if (model) spec.model = *model;
-  apply_nccl_env(env, spec.model);
+  spec.model = calibrated_protocol_model(cal, env);
   try {
     (void)parse_protocol_list(spec.protocols);
   } catch (const std::invalid_argument& e) {

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/cli/nccl_options.hpp"
+#include "sim/coll/calibration.hpp"
 #include "sim/coll/comm_spec.hpp"
 #include "sim/topo/topology.hpp"
 #include "sim/train/ddp_timeline.hpp"
@@ -51,10 +52,10 @@ void check_unused_parameters(const DdpArgs& a, const Workload& w, const DdpOptio
 [[nodiscard]] DdpOptions make_ddp_options(const DdpArgs& a);
 // Checks --algo against the registry.
 void check_algorithm(const std::string& algo);
-// --algo and --protocol as a CommSpec (with --calibration's protocol model if it has one),
-// checked for all-reduce; ConfigError names the flag. "auto" is resolved later, per
-// topology and backend (resolve_comm_spec).
-[[nodiscard]] CommSpec comm_spec_option(const DdpArgs& a, const std::optional<ProtocolModel>& model = std::nullopt);
+// --algo and --protocol as a CommSpec (priced with the calibration's protocol constants if
+// it has any, then the NCCL knobs), checked for all-reduce; ConfigError names the flag.
+// "auto" is resolved later, per topology and backend (resolve_comm_spec).
+[[nodiscard]] CommSpec comm_spec_option(const DdpArgs& a, const Calibration* cal = nullptr);
 // A bucket_cap_mb value (MiB, may be fractional) to bytes as PyTorch does
 // (bucket_cap_from_mb: int(mb * 1024 * 1024)), checked as bytes: at least 1 B, at most
 // kMaxBucketMb MiB; nullopt outside. bucket_cap_option throws ConfigError naming `flag`.

@@ -17,7 +17,7 @@
 #include "sim/core/data_dir.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/json_fields.hpp"
-#include "sim/measure/calibration.hpp"
+#include "sim/coll/calibration.hpp"
 #include "sim/report/llm_report.hpp"
 #include "sim/report/llm_search_report.hpp"
 #include "sim/report/llm_trace.hpp"
@@ -103,12 +103,12 @@ std::unique_ptr<LlmJob> llm_job(const LlmArgs& a, int world) {
   job->topo = topology_for(a.topology, world);
   // A calibration (validate --calibrate): its link classes on the topology, its NCCL
   // constants under the knobs.
+  std::optional<Calibration> cal;
   if (!a.calibration.empty()) {
-    const Calibration cal = load_calibration_file(a.calibration);
-    apply_calibration(job->topo, cal);
-    if (cal.protocol) spec.model = *cal.protocol;
+    cal = load_calibration_file(a.calibration);
+    apply_calibration(job->topo, *cal);
   }
-  apply_nccl_env(env, spec.model);
+  spec.model = calibrated_protocol_model(cal ? &*cal : nullptr, env);
   const NodeIndex first = job->topo.ranks.front();
   const std::optional<DeviceSpec> device = find_device(job->topo.nodes[first].model);
   if (!device) {

@@ -14,7 +14,7 @@
 #include "sim/coll/protocol.hpp"
 #include "sim/core/error.hpp"
 #include "sim/measure/bucket_choice.hpp"
-#include "sim/measure/calibration.hpp"
+#include "sim/coll/calibration.hpp"
 #include "sim/measure/ddp_prediction.hpp"
 #include "sim/coll/selection.hpp"
 #include "sim/measure/validation.hpp"
@@ -116,22 +116,16 @@ void run_validate(const ValidateArgs& a, ReportOutput& output) {
   }
   std::string algo = a.algo, protocol = a.protocol;
   const NcclEnv env = resolve_nccl_knobs(a.nccl, algo, protocol);
-  ProtocolModel model = nccl_default_model();
-  apply_nccl_env(env, model);
   CasePredictor predictor(a.topology, algo, protocol);
   predictor.set_nccl_env(env);
   // DDP records: the DDP replay with each record's workload (or --workload), on its
   // topology, with --algo/--protocol resolved for the record's backend (nccl: NCCL's
   // choice per bucket on GPU ranks; gloo: the ring under the ideal protocol).
   // The calibration in force (applied, or being fitted) prices the buckets' collectives too.
-  const CommSpec ddp_comm{algo, protocol, model};
-  const DdpPredictor ddp = [ddp_comm, &predictor, env](const DdpMeasurement& m, const Topology& t,
-                                                       const std::string& workload, double slowdown) {
-    CommSpec comm = ddp_comm;
-    if (const auto& cal = predictor.calibration(); cal && cal->protocol) {
-      comm.model = *cal->protocol;
-      apply_nccl_env(env, comm.model);
-    }
+  const DdpPredictor ddp = [algo, protocol, &predictor, env](const DdpMeasurement& m, const Topology& t,
+                                                             const std::string& workload, double slowdown) {
+    const auto& cal = predictor.calibration();
+    const CommSpec comm{algo, protocol, calibrated_protocol_model(cal ? &*cal : nullptr, env)};
     return predict_ddp_measurement(m, t, workload, comm, slowdown);
   };
   if (!a.calibrate.empty()) {

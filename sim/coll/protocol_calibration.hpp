@@ -1,7 +1,7 @@
 // Reads the protocol-model keys of a calibration document (base_latency, step_latency,
 // efficiency, tree_efficiency, slice, channels, channel_bandwidth, ll_max_bandwidth; units as
 // in load_calibration) from an open JSON object, so a larger calibration file (link classes
-// from `validate --calibrate`, sim/measure/calibration.hpp) can carry them too.
+// from `validate --calibrate`, sim/coll/calibration.hpp) can carry them too.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -145,9 +145,8 @@ LinkClass CasePredictor::slowest_class(const CollectiveMeasurement& m) {
 }
 
 ProtocolModel CasePredictor::model_for(const CollectiveMeasurement& m, const NcclEnv& log) const {
-  ProtocolModel model = calibration_ && calibration_->protocol ? *calibration_->protocol : nccl_default_model();
-  apply_nccl_env(m.algorithm.empty() ? overlay_nccl_env(log, command_env_) : command_env_, model);
-  return model;
+  return calibrated_protocol_model(calibration_ ? &*calibration_ : nullptr,
+                                   m.algorithm.empty() ? overlay_nccl_env(log, command_env_) : command_env_);
 }
 
 CollectivePrediction CasePredictor::predict_case(const CollectiveMeasurement& m) {

@@ -14,7 +14,7 @@
 #include "sim/coll/nccl/channel_search.hpp"
 #include "sim/coll/nccl_env.hpp"
 #include "sim/coll/predict.hpp"
-#include "sim/measure/calibration.hpp"
+#include "sim/coll/calibration.hpp"
 #include "sim/measure/ddp_prediction.hpp"
 #include "sim/measure/measurement.hpp"
 #include "sim/topo/link_graph.hpp"

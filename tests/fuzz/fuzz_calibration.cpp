@@ -1,6 +1,6 @@
 // Calibration files written by `validate --calibrate` and read by --calibration.
 #include "sim/core/json_fields.hpp"
-#include "sim/measure/calibration.hpp"
+#include "sim/coll/calibration.hpp"
 #include "tests/fuzz/fuzz_entry.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,4 +1,4 @@
-#include "sim/measure/calibration.hpp"
+#include "sim/coll/calibration.hpp"
 
 #include <fstream>
 
@@ -36,6 +36,12 @@ void write_fit_record(nlohmann::ordered_json& j, const FitRecord& r) {
 }
 
 }  // namespace
+
+ProtocolModel calibrated_protocol_model(const Calibration* c, const NcclEnv& knobs) {
+  ProtocolModel m = c != nullptr && c->protocol ? *c->protocol : nccl_default_model();
+  apply_nccl_env(knobs, m);
+  return m;
+}
 
 void apply_calibration(Topology& t, const Calibration& c) {
   for (DirectedLink& l : t.links) {

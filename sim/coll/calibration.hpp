@@ -1,6 +1,7 @@
-// A calibration file, the one format `collective`, `ddp` and `validate` read with
-// `--calibration FILE`: per link class (ethernet, nvlink, ...) an efficiency that multiplies
-// the links' bandwidth and a latency (ps) that replaces theirs ("links", fitted by
+// A calibration file, the one format `collective`, `ddp`, `llm` and `validate` read with
+// `--calibration FILE` (plan files: a candidate's "calibration"): per link class (ethernet,
+// nvlink, ...) an efficiency that multiplies the links' bandwidth and a latency (ps) that
+// replaces theirs ("links", fitted by
 // `collsim validate --calibrate`), and/or overrides of the NCCL protocol model's constants
 // (base_latency, step_latency, efficiency, ..., as sim/coll/protocol_model.hpp reads them),
 // plus the fit's record (fitted_from, cases, errors before/after), and/or a DDP section
@@ -15,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/coll/nccl_env.hpp"
 #include "sim/coll/protocol_model.hpp"
 #include "sim/core/units.hpp"
 #include "sim/topo/topology.hpp"
@@ -48,6 +50,10 @@ struct Calibration : FitRecord {  // cases: the collective measurements the link
   std::vector<std::string> fitted_from;  // the measurement files
   std::optional<DdpCalibration> ddp;
 };
+
+// The protocol model a run prices NCCL's collectives with: the calibration's constants
+// (NCCL's defaults without a calibration, or where it holds none), then NCCL's knobs over them.
+[[nodiscard]] ProtocolModel calibrated_protocol_model(const Calibration* c, const NcclEnv& knobs);
 
 // Applies the calibration to every link of a calibrated class.
 void apply_calibration(Topology& t, const Calibration& c);
