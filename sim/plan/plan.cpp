@@ -143,6 +143,19 @@ PlanCandidate parse_candidate(const nlohmann::json& j, const std::string& source
   } catch (const std::invalid_argument& e) {
     f.fail("algorithm", in_quotes(c.algorithm), e.what());
   }
+  if (const auto cal = f.optional_string("calibration")) {
+    const std::filesystem::path p = std::filesystem::path(base_dir) / *cal;
+    if (!std::filesystem::is_regular_file(p)) {
+      f.fail("calibration", in_quotes(*cal), fmt::format("an existing calibration file (looked for {})", p.string()));
+    }
+    c.calibration_path = p.string();
+    c.calibration = load_calibration_file(c.calibration_path);  // its errors name that file
+    if (c.calibration->protocol && c.protocol == "ideal") {
+      f.fail("calibration", in_quotes(*cal),
+             "a calibration without NCCL protocol constants under \"protocol\": \"ideal\" (they price NCCL's "
+             "protocols only: set \"protocol\": \"auto\", or use a file with link classes alone)");
+    }
+  }
   c.price = parse_price(f.required("price"), source, f.pointer("price"), c.network_price);
   f.finish();
 
@@ -410,6 +423,7 @@ std::vector<const PlanStrategyVariant*> Plan::variants_of(const std::string& str
 Topology plan_topology(const PlanCandidate& c, int world) {
   Topology t = generate(c.topology, c.topology_source, c.scales_hosts, c.scales_hosts ? world / c.gpus_per_host : 0);
   t.ranks.resize(static_cast<std::size_t>(world));
+  if (c.calibration) apply_calibration(t, *c.calibration);
   return t;
 }
 

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/coll/calibration.hpp"
 #include "sim/coll/nccl_env.hpp"
 #include "sim/algo/registry.hpp"
 #include "sim/plan/plan_reliability.hpp"
@@ -69,6 +70,11 @@ struct PlanCandidate {
   // sim/coll/nccl_env.hpp); NCCL_ALGO / NCCL_PROTO set `algorithm` / `protocol`.
   NcclEnv nccl_env;
   std::string nccl_env_text;  // as written, for the reports
+  // "calibration": a calibration file (validate --calibrate; path relative to the plan):
+  // its link classes on every world size's topology, its NCCL constants under the knobs,
+  // its DDP slowdown on DDP rows. calibration_path: the resolved path, for the reports.
+  std::optional<Calibration> calibration;
+  std::string calibration_path;
   std::string gpu_model;      // of rank 0 (device catalogue name)
   GpuPrice price;
   std::optional<NetworkPrice> network_price;  // "price": {"network": {...}}

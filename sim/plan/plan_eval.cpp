@@ -133,8 +133,7 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
   // Node = one host of the cluster generator, else as the topology groups its ranks.
   const int node_ranks = c.gpus_per_host > 0 ? c.gpus_per_host : ranks_per_node(topo);
   // Plans price NCCL jobs: "auto" is NCCL's choice on GPU ranks (resolve_comm_spec).
-  CommSpec requested{c.algorithm, c.protocol};
-  apply_nccl_env(c.nccl_env, requested.model);
+  const CommSpec requested{c.algorithm, c.protocol, calibrated_protocol_model(c.calibration ? &*c.calibration : nullptr, c.nccl_env)};
   const CommSpec comm = resolve_comm_spec(requested, topo, true);
   std::optional<GroupCollectiveCost> sharded;  // built on first use
   std::optional<GroupCollectiveCost> llm_cost;  // megatron layouts' groups (job ranks as listed)
@@ -205,7 +204,12 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
           o.accumulate = v.sharding.accumulate;
           o.world_size = world;
           o.host = default_host_costs(device, comm.model.launch_overhead);
-          o.comm_interference = slowdown_from(*ddp_cost, device);
+          // A fitted DDP slowdown replaces the interference model, as in `ddp --calibration`.
+          if (c.calibration && c.calibration->ddp) {
+            o.compute_slowdown = c.calibration->ddp->comm_slowdown;
+          } else {
+            o.comm_interference = slowdown_from(*ddp_cost, device);
+          }
           const CollectiveCostFn cost = [&](CollectiveOp op, Bytes b) { return ddp_cost->time(op, b); };
           const DdpResult r = simulate_ddp(w, cm, cost, o);
           row.step = r.iteration;

@@ -90,7 +90,8 @@ void write_plan_markdown(std::ostream& out, const PlanReport& rep, const std::ve
   for (const auto& c : p.candidates) {
     std::string sizes;
     for (int n : c.world_sizes) sizes += (sizes.empty() ? "" : ", ") + std::to_string(n);
-    out << md_row({c.name, c.gpu_model, c.gpus_per_host ? std::to_string(c.gpus_per_host) : "-", c.algorithm + "/" + c.protocol + (c.nccl_env_text.empty() ? "" : " (" + c.nccl_env_text + ")"),
+    out << md_row({c.name, c.gpu_model, c.gpus_per_host ? std::to_string(c.gpus_per_host) : "-", c.algorithm + "/" + c.protocol + (c.nccl_env_text.empty() ? "" : " (" + c.nccl_env_text + ")") +
+                       (c.calibration ? ", calibrated by `" + c.calibration_path + "`" : ""),
                    c.price.describe() + (c.network_price ? "; plus " + c.network_price->describe() : std::string()), sizes});
   }
   fmt::print(out, "\n## Pareto-best ({}), per workload\n\n",

@@ -170,6 +170,7 @@ Json plan_json(const PlanReport& rep) {
                           {"gpus_per_host", c.gpus_per_host}, {"algorithm", c.algorithm}, {"protocol", c.protocol},
                           {"price_per_gpu_hour", c.price.hourly()}, {"price", c.price.describe()}});
     if (!c.nccl_env_text.empty()) candidates.back()["nccl_env"] = c.nccl_env_text;
+    if (c.calibration) candidates.back()["calibration"] = c.calibration_path;
     if (c.network_price) candidates.back()["network_price"] = c.network_price->describe();
   }
   return report_document(

@@ -38,3 +38,15 @@ need_mpi() {
   export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
   MPIRUN=(mpirun --oversubscribe --bind-to none)
 }
+# star_plan FILE WORLD_SIZES GLOBAL_BATCH STRATEGIES [CANDIDATE_EXTRA]: a plan file of
+# BERT-large on one candidate, DGX H100 hosts on one 400G InfiniBand switch at $2/GPU-hour.
+star_plan() {
+  cat >"$1" <<JSON
+{"name": "t",
+ "candidates": [{"name": "c", "topology": {"generator": {"kind": "cluster", "server": {"kind": "dgx_h100"},
+                 "fabric": {"kind": "star", "link_kind": "ib", "nic_bandwidth": "400Gbps"}}},
+                 "world_sizes": $2, "price": {"per_gpu_hour": 2.0} ${5:-}}],
+ "workloads": [{"file": "$SRC/workloads/bert-large.json", "global_batch": $3}],
+ "strategies": [$4]}
+JSON
+}

@@ -1,14 +1,7 @@
 # Bad plan input: exit 2 with the file, the JSON pointer, the value and the expectation.
 source "$(dirname "$0")/lib.bash"
 write_plan() {  # write_plan FILE STRATEGY_JSON [WORLD_SIZES [CANDIDATE_EXTRA]]
-  cat >"$1" <<JSON
-{"name": "t",
- "candidates": [{"name": "c", "topology": {"generator": {"kind": "cluster", "server": {"kind": "dgx_h100"},
-                 "fabric": {"kind": "star", "link_kind": "ib", "nic_bandwidth": "400Gbps"}}},
-                 "world_sizes": ${3:-[8, 16]}, "price": {"per_gpu_hour": 2.0} ${4:-}}],
- "workloads": [{"file": "$SRC/workloads/bert-large.json", "global_batch": 256}],
- "strategies": [$2]}
-JSON
+  star_plan "$1" "${3:-[8, 16]}" 256 "$2" "${4:-}"
 }
 write_plan "$TMP/kind.json" '{"name": "z", "kind": "zero4"}'
 expect_error 2 "$TMP/kind.json" "/strategies/0/kind" '"zero4"' "one of: ddp, zero, fsdp" -- plan "$TMP/kind.json"
