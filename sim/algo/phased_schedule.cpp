@@ -39,10 +39,15 @@ std::optional<PhasedSchedule> phased_schedule(std::string_view algo, const Colle
 }
 
 // Ring all-reduce: 2(N-1) identical steps; in each, every rank sends one flow per channel
-// of ceil(S/N/K) bytes to the next rank (the full schedule's largest unit). Only without
+// of ceil(S/N/K) bytes to the next rank (the full schedule's largest unit). Reduce-scatter
+// and all-gather are its halves: N-1 such steps (ring_blocks' DAG, cut short). Only without
 // pipelined slices: slices of consecutive steps overlap, which one step cannot show.
-std::optional<PhasedSchedule> phased_ring_allreduce(const Collective& c, const AlgorithmOptions& opt) {
-  if (c.op != CollectiveOp::AllReduce || c.ranks < 2) return std::nullopt;
+std::optional<PhasedSchedule> phased_ring(const Collective& c, const AlgorithmOptions& opt) {
+  const bool all_reduce = c.op == CollectiveOp::AllReduce;
+  if ((!all_reduce && c.op != CollectiveOp::ReduceScatter && c.op != CollectiveOp::AllGather) || c.ranks < 2) {
+    return std::nullopt;
+  }
+  const TransferKind kind = c.op == CollectiveOp::AllGather ? TransferKind::Copy : TransferKind::Reduce;
   const int channels = std::max(1, opt.channels);
   const Bytes unit = ceil_div(ceil_div(c.size, c.ranks), channels);
   if (slice_count(unit, opt) != 1) return std::nullopt;
@@ -56,17 +61,18 @@ std::optional<PhasedSchedule> phased_ring_allreduce(const Collective& c, const A
       order.resize(static_cast<std::size_t>(c.ranks));
       std::iota(order.begin(), order.end(), 0);
     }
-    step = ring_step(order, unit, TransferKind::Reduce, channels);
+    step = ring_step(order, unit, kind, channels);
   } else {
     // NCCL's channel graphs: every channel around its own ring.
     for (int ch = 0; ch < channels; ++ch) {
       const auto& order = opt.channel_orders[static_cast<std::size_t>(ch) % opt.channel_orders.size()];
-      auto one = ring_step(order, unit, TransferKind::Reduce);
+      auto one = ring_step(order, unit, kind);
       for (Transfer& t : one) t.chunk = ch;  // the channel: its ring runs on its own
       step.insert(step.end(), one.begin(), one.end());
     }
   }
-  p.phases.push_back({"reduce-scatter + all-gather", std::move(step), 2 * (c.ranks - 1)});
+  p.phases.push_back({std::string(all_reduce ? "reduce-scatter + all-gather" : to_string(c.op)), std::move(step),
+                      (all_reduce ? 2 : 1) * (c.ranks - 1)});
   return p;
 }
 

@@ -34,8 +34,9 @@ struct PhasedSchedule {
 [[nodiscard]] std::optional<PhasedSchedule> phased_schedule(std::string_view algo, const Collective& c,
                                                             const AlgorithmOptions& opt);
 
-// The phased forms there are: the ring all-reduce and the hierarchical ring all-reduce.
-[[nodiscard]] std::optional<PhasedSchedule> phased_ring_allreduce(const Collective& c, const AlgorithmOptions& opt);
+// The phased forms there are: the ring (all-reduce, reduce-scatter, all-gather) and the
+// hierarchical ring all-reduce.
+[[nodiscard]] std::optional<PhasedSchedule> phased_ring(const Collective& c, const AlgorithmOptions& opt);
 [[nodiscard]] std::optional<PhasedSchedule> phased_hier_ring_allreduce(const Collective& c, const AlgorithmOptions& opt);
 
 }  // namespace collsim

@@ -317,7 +317,7 @@ const AlgorithmInfo kRingAlgorithm{
     .description = "NCCL's ring over K channels, pipelined in slices; all-reduce = reduce-scatter + all-gather",
     .ops = kRingOps,
     .build = ring_schedule,
-    .phased = phased_ring_allreduce,
+    .phased = phased_ring,
     .generated = generated_ring,
     .nccl = NcclAlgorithm::Ring,
 };

@@ -119,6 +119,48 @@ struct EcmpCase {
 
 }  // namespace
 
+TEST_CASE("fast path equals the full replay for the ring reduce-scatter and all-gather", "[engine][fastpath]") {
+  // The all-reduce's halves: N-1 steps each, on a star (every pair alone on its links) and
+  // on the ECMP fat tree below with four channels on rings of their own (colliding flows:
+  // the phase is replayed, streamed).
+  for (CollectiveOp op : {CollectiveOp::ReduceScatter, CollectiveOp::AllGather}) {
+    for (int n : {2, 7, 64}) {
+      const Topology t = make_star(StarSpec{n, Bandwidth::gbps(100), Time::from_us(1)});
+      LinkGraph g(t);
+      const Collective c{op, n, 0, Bytes{64 << 20}};
+      const auto phased = phased_schedule("ring", c, {});
+      REQUIRE(phased);
+      CHECK(phased->transfers() == static_cast<std::uint64_t>((n - 1) * n));
+      const PhasedResult fast = play_phased(*phased, g);
+      const PlayResult full = play_schedule(build_schedule("ring", c, {}), g);
+      INFO(to_string(op) << " N = " << n << " fast " << fast.duration.ps << " full " << full.duration.ps);
+      CHECK(relative_gap(fast.duration, full.duration) <= 1e-6);
+    }
+  }
+  const Topology fat = ecmp_fat_tree();
+  LinkGraph g(fat);
+  AlgorithmOptions opt;
+  opt.channels = 4;
+  for (int ch = 0; ch < opt.channels; ++ch) {
+    std::vector<int> order(static_cast<std::size_t>(fat.rank_count()));
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>((i * 8 + static_cast<std::size_t>(ch) + i / 8) % order.size());
+    opt.channel_orders.push_back(order);
+  }
+  for (CollectiveOp op : {CollectiveOp::ReduceScatter, CollectiveOp::AllGather}) {
+    const Collective c{op, fat.rank_count(), 0, Bytes{16 << 20}};
+    const auto phased = phased_schedule("ring", c, opt);
+    REQUIRE(phased);
+    const PhasedResult fast = play_phased(*phased, g);
+    const PlayResult full = play_schedule(build_schedule("ring", c, opt), g);
+    INFO(to_string(op) << " fat tree: fast " << fast.duration.ps << " full " << full.duration.ps << " replayed "
+                       << fast.phases_replayed);
+    CHECK(relative_gap(fast.duration, full.duration) <= 1e-3);
+    CHECK(fast.phases_replayed == 1);  // the channels' flows collide: the contended path
+  }
+  // The chains have no phased form.
+  CHECK_FALSE(phased_schedule("ring", Collective{CollectiveOp::Broadcast, 4, 0, Bytes{4096}}, {}));
+}
+
 TEST_CASE("fast path on a fat tree with ECMP collisions replays the colliding phase", "[engine][fastpath]") {
   // The fast path replays the colliding phase and must still equal the full replay.
   EcmpCase k(Bytes{256 << 20});
