@@ -79,13 +79,19 @@ std::optional<ServerSpec> read_server(Reader& r, ServerKind kind) {
       s.pcie_gen = static_cast<int>(**g);
     }
   }
-  if (kind == ServerKind::Pcie8Gpu) {
+  if (kind == ServerKind::Pcie8Gpu || kind == ServerKind::DgxA100) {
+    // A DGX A100 came with either A100 SXM4: 40 GB (DGX A100 320GB, p4d) or 80 GB.
+    const std::vector<std::string> models =
+        kind == ServerKind::DgxA100 ? std::vector<std::string>{"A100", "A100-40GB"} : gpu_names();
     allowed.emplace_back("gpu_model");
     if (auto m = r.get([](JsonFields& f) { return f.optional_string("gpu_model"); }); m && *m) {
-      if (const GpuSpec* gpu = find_gpu(**m)) {
+      const GpuSpec* gpu = find_gpu(**m);
+      if (gpu != nullptr && std::find(models.begin(), models.end(), gpu->name) != models.end()) {
         s.gpu_model = gpu->name;
       } else {
-        r.fail("gpu_model", in_quotes(**m), fmt::format("a GPU model, one of: {}", fmt::join(gpu_names(), ", ")));
+        r.fail("gpu_model", in_quotes(**m),
+               fmt::format("a GPU model{}, one of: {}", kind == ServerKind::DgxA100 ? " of a DGX A100" : "",
+                           fmt::join(models, ", ")));
       }
     }
   }

@@ -25,6 +25,32 @@ constexpr std::int64_t kGB = 1'000'000'000;
 // Transports: GPUDirect RDMA only on data-center and professional GPUs (NVIDIA's
 // "GPUDirect RDMA" guide in the CUDA documentation), so not on the GeForce entries; PCIe
 // peer access everywhere the driver is not known to refuse it (RTX 4090, see its notes).
+constexpr GpuSpec kA100{.name = "A100",
+                         .aliases = {"A100-SXM4-80GB", "A100 80GB SXM", "", ""},
+                         .compute_capability = {8, 0},
+                         .sms = 108,
+                         .nvlink_generation = 3, .nvlink_links = 12, .nvlink_link_gb_per_s = 25,
+                         .pcie_generation = 4, .pcie_lanes = 16,
+                         .form_factor = "SXM4",
+                         .fp32_flops = 19.5 * kT, .tf32_flops = 156 * kT, .fp16_flops = 312 * kT, .bf16_flops = 312 * kT,
+                         .memory = Bytes{80 * kGiB}, .memory_bandwidth = Bandwidth::gb_per_s(2039),
+                         .citation = "NVIDIA A100 Tensor Core GPU datasheet (2021), A100 80GB SXM",
+                         .notes = "FP32 19.5, TF32 156, BF16/FP16 312 TFLOPS, 80 GB HBM2e at 2,039 GB/s, NVLink 600 GB/s "
+                                  "(12 links), PCIe Gen4."};
+
+// The first A100 (DGX A100 320GB, AWS p4d.24xlarge): the 80 GB part's chip, clocks and NVLink
+// with 40 GB of HBM2.
+constexpr GpuSpec first_a100() {
+  GpuSpec g = kA100;
+  g.name = "A100-40GB";
+  g.aliases = {"A100-SXM4-40GB", "A100 40GB SXM", "", ""};
+  g.memory = Bytes{40 * kGiB};
+  g.memory_bandwidth = Bandwidth::gb_per_s(1555);
+  g.citation = "NVIDIA A100 Tensor Core GPU datasheet (2021), A100 40GB SXM";
+  g.notes = "40 GB HBM2 at 1,555 GB/s; compute, NVLink and PCIe as the 80GB SXM part.";
+  return g;
+}
+
 constexpr std::array kGpus{
     GpuSpec{.name = "V100",
             .aliases = {"V100-SXM2-32GB", "V100 SXM2", "", ""},
@@ -51,18 +77,8 @@ constexpr std::array kGpus{
             .notes = "TU102: two x8 NVLink links of 25 GB/s per direction (100 GB/s both ways through the bridge). "
                      "FP32 13.4 and FP16 tensor with FP32 accumulate 53.8 TFLOPS at the reference 1545 MHz boost "
                      "(Founders Edition: 14.2 / 56.9). No TF32/BF16 tensor cores: the FP32 figure."},
-    GpuSpec{.name = "A100",
-            .aliases = {"A100-SXM4-80GB", "A100 80GB SXM", "", ""},
-            .compute_capability = {8, 0},
-            .sms = 108,
-            .nvlink_generation = 3, .nvlink_links = 12, .nvlink_link_gb_per_s = 25,
-            .pcie_generation = 4, .pcie_lanes = 16,
-            .form_factor = "SXM4",
-            .fp32_flops = 19.5 * kT, .tf32_flops = 156 * kT, .fp16_flops = 312 * kT, .bf16_flops = 312 * kT,
-            .memory = Bytes{80 * kGiB}, .memory_bandwidth = Bandwidth::gb_per_s(2039),
-            .citation = "NVIDIA A100 Tensor Core GPU datasheet (2021), A100 80GB SXM",
-            .notes = "FP32 19.5, TF32 156, BF16/FP16 312 TFLOPS, 80 GB HBM2e at 2,039 GB/s, NVLink 600 GB/s "
-                     "(12 links), PCIe Gen4."},
+    kA100,
+    first_a100(),
     GpuSpec{.name = "A800",
             .aliases = {"A800-SXM4-80GB", "A800 80GB SXM", "", ""},
             .compute_capability = {8, 0},

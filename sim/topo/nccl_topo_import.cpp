@@ -30,7 +30,7 @@ struct KnownDevice {
 constexpr std::array<KnownDevice, 19> kDevices{{
     {70, 0x1db1, "V100"}, {70, 0x1db4, "V100"}, {70, 0x1db5, "V100"},  // SXM2 16GB, PCIe 16GB, SXM2 32GB
     {70, 0x1db6, "V100"}, {70, 0x1df6, "V100"},                        // PCIe 32GB, V100S
-    {80, 0x20b0, "A100"}, {80, 0x20b2, "A100"}, {80, 0x20b5, "A100"},  // SXM4 40GB, SXM4 80GB, PCIe 80GB
+    {80, 0x20b0, "A100-40GB"}, {80, 0x20b2, "A100"}, {80, 0x20b5, "A100"},  // SXM4 40GB, SXM4 80GB, PCIe 80GB
     {80, 0x20f1, "A100"}, {80, 0x20b3, "A100"},                        // PCIe 40GB, SXM 64GB
     {90, 0x2330, "H100"}, {90, 0x2331, "H100"}, {90, 0x2339, "H100"},  // SXM5 80GB, PCIe, SXM5 94GB
     {90, 0x2321, "H100"}, {90, 0x2324, "H800"}, {90, 0x2322, "H100"},  // NVL 94GB, H800, H800 PCIe (no entry)

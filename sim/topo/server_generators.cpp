@@ -179,7 +179,7 @@ ServerPorts add_server(Topology& t, const ServerSpec& spec, const std::string& p
       break;
     case ServerKind::DgxA100:
       // Six NVSwitch 2.0 chips, 12 NVLinks per GPU; PCIe Gen4 under two EPYC 7742.
-      b.pcie_tree(4, CpuPlatform::Epyc7002, "A100", nics);
+      b.pcie_tree(4, CpuPlatform::Epyc7002, spec.gpu_model, nics);  // the 80 GB or the first 40 GB A100
       b.nvswitch(12);
       break;
     case ServerKind::DgxH100:

@@ -24,7 +24,7 @@ inline constexpr auto kEnumNames<ServerKind> = names_in_order<ServerKind>({
 struct ServerSpec {
   ServerKind kind = ServerKind::DgxH100;
   std::optional<int> nics{};          // NIC count; default: the datasheet's compute NICs
-  std::string gpu_model = "A100";     // pcie_8gpu only
+  std::string gpu_model = "A100";     // pcie_8gpu; dgx_a100 (A100 or A100-40GB)
   int pcie_gen = 4;                   // pcie_8gpu and cpu_host only: 3, 4 or 5
   Time nvlink_latency = Time::from_ns(250);  // per NVLink / NVSwitch hop (round figure, not a datasheet number)
   Time pcie_latency = Time::from_ns(250);    // per PCIe / socket-link hop (round figure, not a datasheet number)

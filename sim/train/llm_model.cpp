@@ -62,7 +62,7 @@ LlmModel load_llm_model(const std::string& path) {
 }
 
 std::optional<double> achievable_matmul_fraction(std::string_view device) {
-  if (device == "A100") return 271.2 / 312.0;
+  if (device == "A100" || device == "A100-40GB") return 271.2 / 312.0;  // one chip, one clock
   if (device == "H100") return 794.5 / 989.0;
   return std::nullopt;
 }

@@ -17,7 +17,8 @@ namespace collsim {
 
 // Best measured fraction of the dense 16-bit peak for large GEMMs ("maximum achievable matmul
 // FLOPS", Bekman's ml-engineering, after Anthony et al. 2024): A100 SXM 271.2 of 312 TFLOP/s,
-// H100 SXM 794.5 of 989 TFLOP/s. nullopt for devices without a published figure.
+// H100 SXM 794.5 of 989 TFLOP/s (the A100 figure for both its 40 and 80 GB parts: same GA100
+// and clocks). nullopt for devices without a published figure.
 [[nodiscard]] std::optional<double> achievable_matmul_fraction(std::string_view device);
 
 // The model's efficiency as given, else the device's figure; ConfigError (naming the model's

@@ -33,7 +33,7 @@ cat >"$TMP/gpu.json" <<'JSON'
 {"nodes": [{"id": "a", "kind": "gpu", "model": "RTX 4090"}, {"id": "b", "kind": "gpu", "model": "Radeon VII"}],
  "links": [{"endpoints": ["a", "b"], "kind": "pcie", "bandwidth": "1GB/s", "lanes": 16, "latency": "1us"}]}
 JSON
-expect_error 2 "gpu.json: /nodes/1/model: got \"Radeon VII\", expected a GPU model, one of: V100, RTX 2080 Ti, A100, A800, RTX 3090, RTX 4090, L4, L40S, H100, H800, H20, H200, B200, GB200, B300, RTX 5090" -- topo validate "$TMP/gpu.json"
+expect_error 2 "gpu.json: /nodes/1/model: got \"Radeon VII\", expected a GPU model, one of: V100, RTX 2080 Ti, A100, A100-40GB, A800, RTX 3090, RTX 4090, L4, L40S, H100, H800, H20, H200, B200, GB200, B300, RTX 5090" -- topo validate "$TMP/gpu.json"
 [[ $(grep -c 'collsim: error:' "$TMP/err") == 1 ]] || fail "expected one error: $(cat "$TMP/err")"
 # Any spelling of a catalogued model loads, shown in the catalogue's spelling.
 sed 's/"Radeon VII"/"NVIDIA GeForce RTX 4090"/' "$TMP/gpu.json" >"$TMP/gpu_ok.json"

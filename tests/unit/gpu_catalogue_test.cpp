@@ -77,7 +77,8 @@ TEST_CASE("spellings: case, separators and vendor words do not matter", "[gpu_ca
   CHECK(find_gpu("h20") == &catalogue_gpu("H20"));
   CHECK(find_gpu("l40s") == &catalogue_gpu("L40S"));
   // Near misses are not silently taken for a neighbour.
-  CHECK(find_gpu("A100-SXM4-40GB") == nullptr);  // 40 GB at 1.555 TB/s: not this entry's memory
+  CHECK(find_gpu("NVIDIA A100-SXM4-40GB") == &catalogue_gpu("A100-40GB"));  // not the 80 GB part
+  CHECK(find_gpu("A100-PCIE-40GB") == nullptr);  // the PCIe card: another board, not catalogued
   CHECK(find_gpu("L40") == nullptr);
   CHECK(find_gpu("K80") == nullptr);
   CHECK(find_gpu("") == nullptr);
@@ -88,6 +89,8 @@ TEST_CASE("the figures the brief names", "[gpu_catalogue]") {
   // The five models of the first catalogue keep their figures to the bit.
   CHECK(catalogue_gpu("V100").fp16_flops == 125e12);
   CHECK(catalogue_gpu("A100").memory.count == 80LL << 30);
+  CHECK(catalogue_gpu("A100-40GB").memory.count == 40LL << 30);
+  CHECK(catalogue_gpu("A100-40GB").memory_bandwidth == Bandwidth::gb_per_s(1555));
   CHECK(catalogue_gpu("H100").bf16_flops == 989.5e12);
   CHECK(catalogue_gpu("H200").memory.count == 141'000'000'000LL);
   CHECK(catalogue_gpu("B200").tf32_flops == 1100e12);

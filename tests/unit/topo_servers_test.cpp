@@ -67,6 +67,24 @@ TEST_CASE("single servers: GPU count, model, per-GPU NVLink and PCIe bandwidth, 
   }
 }
 
+TEST_CASE("a DGX A100 of 40 GB A100s differs from the 80 GB one in its GPUs' model and memory only", "[topo][servers]") {
+  auto dgx = [](std::optional<std::string> model) {
+    nlohmann::json g{{"kind", "dgx_a100"}};
+    if (model) g["gpu_model"] = *model;
+    return load_topology_json(nlohmann::json{{"generator", g}}, "a100.json");
+  };
+  const Topology first = dgx("A100-SXM4-40GB"), current = dgx(std::nullopt);
+  REQUIRE(first.rank_count() == 8);
+  CHECK(first.nodes[first.ranks[0]].model == "A100-40GB");  // the catalogue's name for that spelling
+  CHECK(current.nodes[current.ranks[0]].model == "A100");
+  CHECK(find_gpu("A100-40GB")->memory.count == 40LL << 30);
+  REQUIRE(first.links.size() == current.links.size());
+  for (std::size_t i = 0; i < first.links.size(); ++i) {
+    CHECK(first.links[i].bandwidth == current.links[i].bandwidth);
+    CHECK(first.links[i].kind == current.links[i].kind);
+  }
+}
+
 TEST_CASE("GPU models and link classes are exposed for later layers", "[topo][servers]") {
   const Topology t = load_topology_file(test::shipped_topology("dgx-h100.json"));
   const Node& gpu = t.nodes[t.ranks[0]];

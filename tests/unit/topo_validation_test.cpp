@@ -96,7 +96,7 @@ TEST_CASE("validation: nodes", "[topo][validation]") {
   d = base();
   d["nodes"][1]["model"] = "GTX1080";
   expect_validation_error(d, {"t.json: /nodes/1/model", "got \"GTX1080\"",
-                 "a GPU model, one of: V100, RTX 2080 Ti, A100, A800, RTX 3090, RTX 4090, L4, L40S, H100, H800, "
+                 "a GPU model, one of: V100, RTX 2080 Ti, A100, A100-40GB, A800, RTX 3090, RTX 4090, L4, L40S, H100, H800, "
                  "H20, H200, B200, GB200, B300, RTX 5090"});
   d = base();
   d["nodes"][1]["host"] = "nowhere";
@@ -240,6 +240,8 @@ TEST_CASE("validation: generator blocks", "[topo][validation]") {
   expect_validation_error(gen({{"kind", "dgx_h100"}, {"gpu_model", "H100"}}), {"/generator/gpu_model", "unknown key"});
   expect_validation_error(gen({{"kind", "pcie_8gpu"}, {"gpu_model", "K80"}}),
              {"/generator/gpu_model", "got \"K80\"", "a GPU model, one of: V100, RTX 2080 Ti, A100"});
+  expect_validation_error(gen({{"kind", "dgx_a100"}, {"gpu_model", "H100"}}),
+             {"/generator/gpu_model", "got \"H100\"", "a GPU model of a DGX A100, one of: A100, A100-40GB"});
   expect_validation_error(gen({{"kind", "pcie_8gpu"}, {"pcie_gen", 6}}), {"/generator/pcie_gen", "got 6", "an integer from 3 to 5"});
   expect_validation_error(gen({{"kind", "tcp_cluster"}, {"hosts", 4}}), {"/generator/nic_bandwidth", "required"});
   expect_validation_error(gen({{"kind", "star"}, {"hosts", 2}, {"bandwidth", "1Gbps"}, {"latency", "1us"}, {"link_kind", "ib"}, {"mtu", 1500}}),
