@@ -62,8 +62,9 @@ struct PlanCandidate {
   int max_ranks = 0;          // fixed topology: its rank count; else 0
   std::vector<int> world_sizes;  // ascending
   // NCCL_ALGO / NCCL_PROTO-style lists (sim/coll/selection.hpp). Plans still default to the
-  // ring under the ideal protocol: NCCL's choice at 1,000+ ranks replays every transfer of
-  // multi-channel rings (the engine's fast path does not cover them yet), minutes per plan.
+  // ring under the ideal protocol: NCCL's choice at 1,000+ ranks replays the trees of DDP's
+  // buckets (seconds per world size) and, where ECMP hashes ring channels onto shared
+  // links, their rings (3 minutes for the shipped plan's RoCE fat tree at 1,024 GPUs).
   std::string algorithm = std::string(default_algorithm());
   std::string protocol = "ideal";
   // "nccl_env": NCCL's knobs as on the real run ("NCCL_ALGO=Tree NCCL_MAX_NCHANNELS=8";
