@@ -75,9 +75,12 @@ void run_plan_command(const CLI::App& cmd, const PlanArgs& a, const WorkRunner& 
   if (!a.failures.empty()) plan.failures = load_failures_file(a.failures);
   PlanReport rep;
   rep.plan = &plan;
-  // What the results depend on: the plan file, its topologies and its workload files.
+  // What the results depend on: the plan file, its topologies, calibrations and workload files.
   std::vector<std::string> inputs{file_text(plan.source)};
-  for (const auto& c : plan.candidates) inputs.push_back(c.topology.dump());
+  for (const auto& c : plan.candidates) {
+    inputs.push_back(c.topology.dump());
+    if (c.calibration) inputs.push_back(file_text(c.calibration_path));
+  }
   if (!a.failures.empty()) inputs.push_back(file_text(a.failures));
   for (const auto& w : plan.workloads) {
     rep.workload_names.push_back(w.name);

@@ -1,7 +1,8 @@
 # A plan candidate's "calibration": the file `validate --calibrate` writes, as `collective
 # --calibration` reads it. Its link classes slow the candidate's links at every world size,
 # its NCCL constants price NCCL's protocols, its DDP slowdown applies to DDP rows; the
-# reports name it; bad input exits 2 naming the file, the pointer and what was expected.
+# reports name it, a journal's fingerprint covers it; bad input exits 2 naming the file,
+# the pointer and what was expected.
 source "$(dirname "$0")/lib.bash"
 write_plan() {  # write_plan FILE CANDIDATE_EXTRA
   star_plan "$1" "[16, 32]" 256 '{"name": "d", "kind": "ddp"}, {"name": "f", "kind": "fsdp"}' "$2"
@@ -53,6 +54,11 @@ import json, sys
 c = json.load(open(sys.argv[1]))["candidates"][0]
 assert c["calibration"].endswith("ib-half.json"), c' "$TMP/r-half/plan.json" || fail "plan.json does not name the calibration"
 grep -qF 'calibrated by `'"$TMP/ib-half.json"'`' "$TMP/r-half/report.md" || fail "report.md does not name the calibration"
+# A journal's fingerprint covers the calibration: resuming after the file changed is refused.
+"$COLLSIM" plan "$TMP/half.json" --journal "$TMP/half.jsonl" >/dev/null 2>"$TMP/err" || fail "journaled plan: $(cat "$TMP/err")"
+"$COLLSIM" plan "$TMP/half.json" --journal "$TMP/half.jsonl" --resume >/dev/null 2>"$TMP/err" || fail "resume: $(cat "$TMP/err")"
+echo '{"links": {"ib": {"efficiency": 0.25}}}' >"$TMP/ib-half.json"
+expect_error 2 "--journal" "fingerprint" -- plan "$TMP/half.json" --journal "$TMP/half.jsonl" --resume
 # Bad input.
 write_plan "$TMP/missing.json" ', "calibration": "nope.json"'
 expect_error 2 "$TMP/missing.json" "/candidates/0/calibration" '"nope.json"' "an existing calibration file" -- plan "$TMP/missing.json"
