@@ -139,7 +139,7 @@ void run_collective(const CollectiveArgs& in, ReportOutput& output) {
   // One calibration format (sim/coll/calibration.hpp): protocol constants and/or link classes.
   std::optional<Calibration> calibration;
   if (!a.calibration.empty()) calibration = load_calibration_file(a.calibration);
-  req.model = calibrated_protocol_model(calibration ? &*calibration : nullptr, env);
+  req.model = calibrated_protocol_model(calibration, env);
   const OutputFormat format = parse_format_option(a.format);
   Topology topo = load_topology_option(a.topology, a.ranks);
   if (calibration) apply_calibration(topo, *calibration);

@@ -236,11 +236,10 @@ void run_ddp(const DdpCommandArgs& a, ReportOutput& output) {
       conditions.elastic = elastic_option(a);
       conditions.elastic->topology_at = [&a, &cal](int ranks) { return calibrated_topology(a, cal, ranks); };
     }
-    run_sharded(a.sharding, a.ddp, calibrated_topology(a, cal, a.ranks), output, format, a.trace, conditions,
-                cal ? &*cal : nullptr);
+    run_sharded(a.sharding, a.ddp, calibrated_topology(a, cal, a.ranks), output, format, a.trace, conditions, cal);
     return;
   }
-  const CommSpec requested = comm_spec_option(a.ddp, cal ? &*cal : nullptr);
+  const CommSpec requested = comm_spec_option(a.ddp, cal);
   DdpOptions o = make_ddp_options(a.ddp);
   o.buckets.bucket_cap = bucket_cap_option("--bucket-mb", a.bucket_mb);
   if (!a.ddp.comm_slowdown && cal && cal->ddp) o.compute_slowdown = cal->ddp->comm_slowdown;

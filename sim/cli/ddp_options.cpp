@@ -125,7 +125,7 @@ void check_algorithm(const std::string& algo) {
   }
 }
 
-CommSpec comm_spec_option(const DdpArgs& a, const Calibration* cal) {
+CommSpec comm_spec_option(const DdpArgs& a, const std::optional<Calibration>& cal) {
   CommSpec spec;
   spec.algorithms = a.algo;
   spec.protocols = a.protocol;

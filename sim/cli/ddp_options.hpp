@@ -55,7 +55,7 @@ void check_algorithm(const std::string& algo);
 // --algo and --protocol as a CommSpec (priced with the calibration's protocol constants if
 // it has any, then the NCCL knobs), checked for all-reduce; ConfigError names the flag.
 // "auto" is resolved later, per topology and backend (resolve_comm_spec).
-[[nodiscard]] CommSpec comm_spec_option(const DdpArgs& a, const Calibration* cal = nullptr);
+[[nodiscard]] CommSpec comm_spec_option(const DdpArgs& a, const std::optional<Calibration>& cal = std::nullopt);
 // A bucket_cap_mb value (MiB, may be fractional) to bytes as PyTorch does
 // (bucket_cap_from_mb: int(mb * 1024 * 1024)), checked as bytes: at least 1 B, at most
 // kMaxBucketMb MiB; nullopt outside. bucket_cap_option throws ConfigError naming `flag`.

@@ -108,7 +108,7 @@ std::unique_ptr<LlmJob> llm_job(const LlmArgs& a, int world) {
     cal = load_calibration_file(a.calibration);
     apply_calibration(job->topo, *cal);
   }
-  spec.model = calibrated_protocol_model(cal ? &*cal : nullptr, env);
+  spec.model = calibrated_protocol_model(cal, env);
   const NodeIndex first = job->topo.ranks.front();
   const std::optional<DeviceSpec> device = find_device(job->topo.nodes[first].model);
   if (!device) {

@@ -128,7 +128,7 @@ ElasticResult run_sharded_elastic(const ElasticArgs& e, const CommSpec& requeste
 }  // namespace
 
 void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo, ReportOutput& output, OutputFormat format,
-                 const std::string& trace, const StepConditions& conditions, const Calibration* cal) {
+                 const std::string& trace, const StepConditions& conditions, const std::optional<Calibration>& cal) {
   const StragglerSpec& stragglers = conditions.stragglers;
   const std::optional<ElasticArgs>& elastic = conditions.elastic;
   const CommSpec requested = comm_spec_option(ddp, cal);

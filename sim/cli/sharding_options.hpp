@@ -56,6 +56,6 @@ struct StepConditions {
 // path also gets the step as a Chrome trace event JSON file.
 void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo, ReportOutput& output, OutputFormat format,
                  const std::string& trace, const StepConditions& conditions,
-                 const Calibration* cal = nullptr);
+                 const std::optional<Calibration>& cal = std::nullopt);
 
 }  // namespace collsim::cli

@@ -124,8 +124,7 @@ void run_validate(const ValidateArgs& a, ReportOutput& output) {
   // The calibration in force (applied, or being fitted) prices the buckets' collectives too.
   const DdpPredictor ddp = [algo, protocol, &predictor, env](const DdpMeasurement& m, const Topology& t,
                                                              const std::string& workload, double slowdown) {
-    const auto& cal = predictor.calibration();
-    const CommSpec comm{algo, protocol, calibrated_protocol_model(cal ? &*cal : nullptr, env)};
+    const CommSpec comm{algo, protocol, calibrated_protocol_model(predictor.calibration(), env)};
     return predict_ddp_measurement(m, t, workload, comm, slowdown);
   };
   if (!a.calibrate.empty()) {

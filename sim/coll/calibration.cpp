@@ -37,8 +37,8 @@ void write_fit_record(nlohmann::ordered_json& j, const FitRecord& r) {
 
 }  // namespace
 
-ProtocolModel calibrated_protocol_model(const Calibration* c, const NcclEnv& knobs) {
-  ProtocolModel m = c != nullptr && c->protocol ? *c->protocol : nccl_default_model();
+ProtocolModel calibrated_protocol_model(const std::optional<Calibration>& c, const NcclEnv& knobs) {
+  ProtocolModel m = c && c->protocol ? *c->protocol : nccl_default_model();
   apply_nccl_env(knobs, m);
   return m;
 }

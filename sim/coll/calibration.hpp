@@ -53,7 +53,7 @@ struct Calibration : FitRecord {  // cases: the collective measurements the link
 
 // The protocol model a run prices NCCL's collectives with: the calibration's constants
 // (NCCL's defaults without a calibration, or where it holds none), then NCCL's knobs over them.
-[[nodiscard]] ProtocolModel calibrated_protocol_model(const Calibration* c, const NcclEnv& knobs);
+[[nodiscard]] ProtocolModel calibrated_protocol_model(const std::optional<Calibration>& c, const NcclEnv& knobs);
 
 // Applies the calibration to every link of a calibrated class.
 void apply_calibration(Topology& t, const Calibration& c);

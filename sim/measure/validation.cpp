@@ -145,7 +145,7 @@ LinkClass CasePredictor::slowest_class(const CollectiveMeasurement& m) {
 }
 
 ProtocolModel CasePredictor::model_for(const CollectiveMeasurement& m, const NcclEnv& log) const {
-  return calibrated_protocol_model(calibration_ ? &*calibration_ : nullptr,
+  return calibrated_protocol_model(calibration_,
                                    m.algorithm.empty() ? overlay_nccl_env(log, command_env_) : command_env_);
 }
 

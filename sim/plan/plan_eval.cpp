@@ -133,7 +133,7 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
   // Node = one host of the cluster generator, else as the topology groups its ranks.
   const int node_ranks = c.gpus_per_host > 0 ? c.gpus_per_host : ranks_per_node(topo);
   // Plans price NCCL jobs: "auto" is NCCL's choice on GPU ranks (resolve_comm_spec).
-  const CommSpec requested{c.algorithm, c.protocol, calibrated_protocol_model(c.calibration ? &*c.calibration : nullptr, c.nccl_env)};
+  const CommSpec requested{c.algorithm, c.protocol, calibrated_protocol_model(c.calibration, c.nccl_env)};
   const CommSpec comm = resolve_comm_spec(requested, topo, true);
   std::optional<GroupCollectiveCost> sharded;  // built on first use
   std::optional<GroupCollectiveCost> llm_cost;  // megatron layouts' groups (job ranks as listed)

@@ -61,20 +61,20 @@ TEST_CASE("calibration file: the protocol model a run prices with is the file's 
           "[measure][calibration]") {
   const NcclEnv knobs = parse_nccl_env("NCCL_MAX_NCHANNELS=4 NCCL_NVLS_ENABLE=0", "test");
   // No calibration, or one without protocol constants: NCCL's defaults under the knobs.
-  const ProtocolModel plain = calibrated_protocol_model(nullptr, knobs);
+  const ProtocolModel plain = calibrated_protocol_model(std::nullopt, knobs);
   CHECK(plain.base_latency == nccl_default_model().base_latency);
   CHECK(plain.max_nchannels == 4);
   CHECK_FALSE(plain.nvls_enabled);
   Calibration links_only;
   links_only.links[LinkKind::Ib] = LinkClassCalibration{0.5, std::nullopt};
-  CHECK(calibrated_protocol_model(&links_only, knobs).step_latency == nccl_default_model().step_latency);
+  CHECK(calibrated_protocol_model(links_only, knobs).step_latency == nccl_default_model().step_latency);
   // The file's constants, with the knobs over them (the file holds no channel bound).
   const Calibration c = load_calibration_file(write_cal("knobs", R"({"base_latency":{"ring":{"simple":"7us"}}})"));
-  const ProtocolModel m = calibrated_protocol_model(&c, knobs);
+  const ProtocolModel m = calibrated_protocol_model(c, knobs);
   CHECK(m.base_latency[1][2] == Time::from_us(7));
   CHECK(m.max_nchannels == 4);
   CHECK_FALSE(m.nvls_enabled);
-  CHECK(calibrated_protocol_model(&c, NcclEnv{}).nvls_enabled == nccl_default_model().nvls_enabled);
+  CHECK(calibrated_protocol_model(c, NcclEnv{}).nvls_enabled == nccl_default_model().nvls_enabled);
 }
 
 TEST_CASE("calibration file: fitted NCCL constants and latency-free link classes read back", "[measure][calibration]") {
