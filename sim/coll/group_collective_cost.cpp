@@ -10,13 +10,16 @@
 #include <spdlog/spdlog.h>
 
 #include "sim/algo/registry.hpp"
+#include "sim/algo/tree.hpp"
 #include "sim/coll/cost_model.hpp"
 #include "sim/coll/group_isomorphism.hpp"
 #include "sim/coll/nccl/channel_search.hpp"
 #include "sim/coll/nccl_env.hpp"
+#include "sim/coll/phased_player.hpp"
 #include "sim/coll/predict.hpp"
 #include "sim/coll/schedule_player.hpp"
 #include "sim/coll/topology_facts.hpp"
+#include "sim/coll/tree_estimate.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/name_table.hpp"
 
@@ -24,18 +27,18 @@ namespace collsim {
 
 namespace {
 
-// `one` (a schedule over ranks 0..m-1 of a group) copied once per group onto the job's
-// ranks: group g's transfers move between its ranks, on chunks and dependencies of its own.
-// `own[k]`, where set, replaces `one` for group k.
-Schedule merge(const Schedule& one, const std::vector<std::optional<Schedule>>& own, const std::vector<std::vector<int>>& groups,
-               int job_ranks) {
+// Group k's schedule (over ranks 0..m-1 of the group), `schedules[k]`, copied onto the
+// job's ranks, all in one: group k's transfers move between its ranks, on chunks and
+// dependencies of its own.
+Schedule merge(const std::vector<const Schedule*>& schedules, const std::vector<std::vector<int>>& groups, int job_ranks) {
+  const Schedule& one = *schedules.front();
   Collective c = one.collective();
   c.ranks = job_ranks;
   Schedule merged(c, one.algorithm());
   merged.reserve(one.size() * groups.size(), one.dependency_count() * groups.size());
   for (std::size_t k = 0; k < groups.size(); ++k) {
     const auto& group = groups[k];
-    const Schedule& one_k = own[k] ? *own[k] : one;
+    const Schedule& one_k = *schedules[k];
     const auto transfers = static_cast<TransferId>(one_k.size());
     const std::int32_t chunk_base = static_cast<std::int32_t>(merged.chunks().size());
     for (const ChunkSpec& spec : one_k.chunks()) {
@@ -55,6 +58,37 @@ Schedule merge(const Schedule& one, const std::vector<std::optional<Schedule>>& 
       for (TransferId d : one_k.deps(t)) deps.push_back(base + d);
       merged.add(tr, deps);
     }
+  }
+  return merged;
+}
+
+// The groups' phased forms (phased_schedule.hpp) as one: group k's steps on its own job
+// ranks, its channels numbered after group k-1's. `options[k]` is group k's. nullopt unless
+// every group has a form of one phase, the same repeats: a barrier between phases would
+// hold every group for the slowest, which the groups' own schedules do not.
+std::optional<PhasedSchedule> merge_phased(std::string_view algorithm, const Collective& c,
+                                           const std::vector<const AlgorithmOptions*>& options,
+                                           const std::vector<std::vector<int>>& groups, int job_ranks) {
+  std::optional<PhasedSchedule> merged;
+  std::int32_t channel_base = 0;
+  for (std::size_t k = 0; k < groups.size(); ++k) {
+    auto one = phased_schedule(algorithm, c, *options[k]);
+    if (!one || one->phases.size() != 1 || (merged && merged->phases.front().repeats != one->phases.front().repeats)) {
+      return std::nullopt;
+    }
+    if (!merged) {
+      merged = PhasedSchedule{c, one->algorithm, {SchedulePhase{one->phases.front().name, {}, one->phases.front().repeats}}};
+      merged->collective.ranks = job_ranks;
+    }
+    std::int32_t channels = 0;
+    for (Transfer t : one->phases.front().step) {
+      channels = std::max(channels, t.chunk + 1);
+      t.src = groups[k][static_cast<std::size_t>(t.src)];
+      t.dst = groups[k][static_cast<std::size_t>(t.dst)];
+      t.chunk += channel_base;
+      merged->phases.front().step.push_back(t);
+    }
+    channel_base += channels;
   }
   return merged;
 }
@@ -209,6 +243,7 @@ Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::v
   const Collective c{op, m, 0, bytes};
   CollectiveRequest request = spec_.request(op);
   request.scenario = events;
+  request.exact = exact_;
   try {
     if (groups.size() == 1 && m == topo.rank_count()) {
       // The whole job: the predictor itself (with its step-per-phase fast path).
@@ -243,19 +278,20 @@ Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::v
     if (cost.unusable) throw std::invalid_argument(*cost.unusable);
     const Schedule one = build_schedule(algorithm, c, cost.options);
     if (one.size() == 0) return Time{};
-    // Each group's schedule: group 0's unless NCCL's search orders this group's channels
+    // Each group's options: group 0's unless NCCL's search orders this group's channels
     // otherwise. Each group's data takes its own graph's routes (pin_nccl_routes).
-    std::vector<std::optional<Schedule>> own;  // per group; nullopt: group 0's
+    std::vector<CollectiveCost> own;  // per group but group 0
+    std::vector<const AlgorithmOptions*> options;
+    own.reserve(groups.size());
     bool alike = true;
     for (const auto& group : groups) {
       const NcclGraph* g = graph_of(group);
-      const CollectiveCost mine = &group == &groups.front() ? cost
-                                  : collective_cost(facts, c, algorithm, protocol, request.model, request.overrides, g);
+      if (&group != &groups.front()) own.push_back(collective_cost(facts, c, algorithm, protocol, request.model, request.overrides, g));
+      const CollectiveCost& mine = &group == &groups.front() ? cost : own.back();
       if (mine.unusable) throw std::invalid_argument(*mine.unusable);
       if (g != nullptr) pin_nccl_routes(graph_, *g, algorithm, mine.options, group);
-      const bool same = mine.options.channel_orders == cost.options.channel_orders;
-      alike = alike && same;
-      own.push_back(same ? std::nullopt : std::optional<Schedule>(build_schedule(algorithm, c, mine.options)));
+      alike = alike && mine.options.channel_orders == cost.options.channel_orders;
+      options.push_back(&mine.options);
     }
     PlayOptions play;
     play.cost = cost.step;
@@ -275,11 +311,41 @@ Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::v
                     groups.size(), m, algorithm, to_string(protocol), t.ps);
       return t;
     }
-    const Schedule merged = merge(one, own, groups, topo.rank_count());
-    const Time t = play_schedule(merged, graph_, play).duration + cost.base_latency;
+    // The groups' steps solved together where the algorithm has a phased form (the fast
+    // path, replaying a step's colliding flows only), else every transfer replayed.
+    const bool fast = !events && !request.exact;
+    const auto phased = fast ? merge_phased(algorithm, c, options, groups, topo.rank_count()) : std::nullopt;
+    std::uint64_t transfers = 0;
+    Time t{};
+    std::optional<TreeEstimate> tree;
+    if (fast && !phased && algorithm == kTreeAlgorithm.name) {
+      std::vector<TreeGroup> trees;
+      for (std::size_t k = 0; k < groups.size(); ++k) trees.push_back(TreeGroup{options[k], groups[k]});
+      std::uint64_t work = 0;
+      for (const AlgorithmOptions* o : options) work += tree_transfers(c, *o) * groups.size() * static_cast<std::uint64_t>(m);
+      tree = estimate_trees(c, trees, graph_, cost.step, work <= tree_budget_);  // null: replayed below
+    }
+    if (phased) {
+      t = play_phased(*phased, graph_, play).duration + cost.base_latency;
+      transfers = phased->transfers();
+    } else if (tree) {
+      t = tree->duration + cost.base_latency;
+      transfers = tree->transfers;
+    } else {
+      std::vector<std::optional<Schedule>> built(groups.size());  // groups whose channels differ from group 0's
+      std::vector<const Schedule*> schedules;
+      for (std::size_t k = 0; k < groups.size(); ++k) {
+        if (options[k]->channel_orders != cost.options.channel_orders) built[k] = build_schedule(algorithm, c, *options[k]);
+        schedules.push_back(built[k] ? &*built[k] : &one);
+      }
+      const Schedule merged = merge(schedules, groups, topo.rank_count());
+      t = play_schedule(merged, graph_, play).duration + cost.base_latency;
+      transfers = merged.size();
+    }
     graph_.clear_pinned_routes();
-    spdlog::debug("{} {} B on {} groups of {}: {}/{}, {} channels, {} transfers played, {} ps", to_string(op), bytes.count,
-                  groups.size(), m, algorithm, to_string(protocol), cost.channels, merged.size(), t.ps);
+    spdlog::debug("{} {} B on {} groups of {}: {}/{}, {} channels, {} transfers {}, {} ps", to_string(op), bytes.count,
+                  groups.size(), m, algorithm, to_string(protocol), cost.channels, transfers,
+                  phased ? "in phased steps" : tree ? "timed from the trees' steady state" : "replayed", t.ps);
     return t;
   } catch (const std::invalid_argument& e) {
     graph_.clear_pinned_routes();

@@ -5,6 +5,7 @@
 // (operation, bytes, group). Times in ps, sizes in bytes (nccl-tests size).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "sim/algo/collective.hpp"
+#include "sim/algo/schedule.hpp"
 #include "sim/coll/comm_group.hpp"
 #include "sim/coll/comm_spec.hpp"
 #include "sim/coll/predict.hpp"
@@ -51,6 +53,17 @@ class GroupCollectiveCost {
   // independent and alike (group_isomorphism.hpp); off, every copy is played (for tests).
   [[nodiscard]] std::size_t alone_plays() const { return alone_plays_; }
   void set_play_alone(bool on) { play_alone_ = on; }
+  // Concurrent groups that meet are played together one step per phase where the algorithm
+  // has a phased form (the ring: phased_player.hpp). Their trees are replayed while the
+  // replay's work (transfers x the groups' ranks) stays within the tree budget, else timed
+  // from their steady state (estimate_trees: the replay's own time where every edge runs
+  // solo, else slower by a few per cent for long pipelines, more for short ones). The
+  // budget is tree_replay_budget() / 64: the groups' flows all contend on the shared
+  // fabric, so each completion solves rates over all of them (8 trees of 128 ranks on a
+  // RoCE fat tree, 2.7e8, replayed in a minute). On, every transfer is replayed
+  // (`collective --exact`).
+  void set_exact(bool on) { exact_ = on; }
+  void set_tree_replay_budget(std::uint64_t work) { tree_budget_ = work; }
 
  private:
   // The link graph of a topology whose ranks are `group`'s, kept for later calls.
@@ -65,6 +78,8 @@ class GroupCollectiveCost {
   CommSpec spec_;
   int ranks_per_node_;
   bool play_alone_ = true;
+  bool exact_ = false;
+  std::uint64_t tree_budget_ = tree_replay_budget() / 64;
   std::size_t alone_plays_ = 0;
   std::map<std::tuple<CollectiveOp, std::int64_t, CommGroup>, Time> cache_;
   std::map<std::tuple<CollectiveOp, std::int64_t, std::vector<std::vector<int>>>, Time> listed_cache_;

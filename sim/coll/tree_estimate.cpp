@@ -311,17 +311,27 @@ constexpr int kMaxRounds = 8;
 
 std::optional<TreeEstimate> estimate_tree(const Collective& c, const AlgorithmOptions& opt, LinkGraph& graph,
                                           const StepCost& cost, bool only_if_exact, bool by_symmetry) {
-  TreePlan plan = tree_plan(c, opt);
+  const TreeGroup one{&opt, {}};
+  return estimate_trees(c, std::span<const TreeGroup>(&one, 1), graph, cost, only_if_exact, by_symmetry);
+}
+
+std::optional<TreeEstimate> estimate_trees(const Collective& c, std::span<const TreeGroup> groups, LinkGraph& graph,
+                                           const StepCost& cost, bool only_if_exact, bool by_symmetry) {
+  std::vector<TreePlan> plans;
+  for (const TreeGroup& g : groups) plans.push_back(tree_plan(c, *g.options));
   const auto n = static_cast<std::size_t>(c.ranks);
   TreeEstimate out;
-  out.transfers = tree_transfers(plan, c.ranks);
+  for (const TreePlan& plan : plans) out.transfers += tree_transfers(plan, c.ranks);
   out.exact = true;
-  if (n < 2) return out;
+  if (n < 2 || groups.empty()) return out;
   const Topology& topo = graph.topology();
-  const auto channels = static_cast<std::size_t>(plan.channels);
-  const auto slices = static_cast<std::size_t>(plan.slices);
+  // The trees of every group's channels, group by group: (group, channel) pairs.
+  std::vector<std::pair<std::size_t, std::size_t>> trees;
+  for (std::size_t k = 0; k < plans.size(); ++k) {
+    for (int ch = 0; ch < plans[k].channels; ++ch) trees.emplace_back(k, static_cast<std::size_t>(ch));
+  }
   std::vector<ChannelShape> shapes;
-  shapes.reserve(channels);  // edges point into them
+  shapes.reserve(trees.size());  // edges point into them
   // Every edge's route, both ways, in one array; the edges of the channels that carry
   // bytes keep their offsets into it. When the replay may follow (only_if_exact) they come from the graph's
   // route cache, which the replay reuses; otherwise this is the only use of each, and
@@ -333,8 +343,13 @@ std::optional<TreeEstimate> estimate_tree(const Collective& c, const AlgorithmOp
   if (cost.protocol_latency && !cost.uniform_step_latency) classes.emplace(topo);
   // side: the edge's index in edges.costs, when its channel carries bytes; same: an edge
   // already routed between the same two ranks, whose route and latency are copied.
+  std::span<const int> job_rank;  // the group being routed: its ranks in the job (empty: the job's own)
   auto add = [&](int from, int to, EdgeCosts& costs, std::size_t q, std::optional<std::uint32_t> side,
                  std::optional<std::size_t> same) {
+    if (!job_rank.empty()) {
+      from = job_rank[static_cast<std::size_t>(from)];
+      to = job_rank[static_cast<std::size_t>(to)];
+    }
     const std::size_t begin = links.size();
     if (same) {
       // Copied by index after growing: the source is in the same array (insert's range
@@ -361,9 +376,15 @@ std::optional<TreeEstimate> estimate_tree(const Collective& c, const AlgorithmOp
       links.resize(begin);
     }
   };
-  auto carries = [&](std::size_t ch) { return wire_bytes(plan.pass_bytes[ch * slices], cost).count > 0; };
+  // Tree i's bytes per slice.
+  auto bytes_of = [&](std::size_t i) {
+    const TreePlan& plan = plans[trees[i].first];
+    const auto slices = static_cast<std::size_t>(plan.slices);
+    return std::span<const Bytes>(plan.pass_bytes.data() + trees[i].second * slices, slices);
+  };
+  auto carries = [&](std::size_t i) { return wire_bytes(bytes_of(i).front(), cost).count > 0; };
   std::size_t loading = 0;
-  for (std::size_t ch = 0; ch < channels; ++ch) loading += carries(ch);
+  for (std::size_t i = 0; i < trees.size(); ++i) loading += carries(i);
   edges.pos.reserve(loading * 2 * (n - 1));
   edges.side.reserve(loading * 2 * (n - 1));
   edges.offsets.reserve(loading * 2 * (n - 1) + 1);
@@ -373,13 +394,20 @@ std::optional<TreeEstimate> estimate_tree(const Collective& c, const AlgorithmOp
   // searched again (half the routes of a 131,072-rank plan).
   std::vector<const RankTree*> routed;
   std::vector<std::vector<std::size_t>> up_edge;
-  for (std::size_t ch = 0; ch < channels; ++ch) {
+  for (std::size_t i = 0; i < trees.size(); ++i) {
+    const auto [k, ch] = trees[i];
+    if (ch == 0) {  // a new group: routes of its own
+      routed.clear();
+      up_edge.clear();
+      job_rank = groups[k].job_rank;
+    }
+    const TreePlan& plan = plans[k];
     const RankTree& t = plan.trees[plan.tree_of_channel[ch]];
     const std::vector<std::uint32_t> pos = positions(t);
     ChannelShape& s = shapes.emplace_back(shape_of(t, pos));
     std::optional<std::uint32_t> up, down;
     std::vector<std::size_t>* mine = nullptr;
-    if (carries(ch)) {
+    if (carries(i)) {
       up = static_cast<std::uint32_t>(edges.costs.size());
       down = *up + 1;
       edges.costs.push_back(&s.up);
@@ -405,10 +433,10 @@ std::optional<TreeEstimate> estimate_tree(const Collective& c, const AlgorithmOp
     if (mine) routed.push_back(&t);
     // The other channels' routes are about as long: one allocation, not a doubling that
     // holds the array twice.
-    if (ch == 0 && up) links.reserve(links.size() * loading + links.size() / 16);
+    if (i == 0 && up) links.reserve(links.size() * loading + links.size() / 16);
   }
   // The trees are routed: their memory goes to the rate solve (a peak of 10^5-rank plans).
-  std::vector<RankTree>().swap(plan.trees);
+  for (TreePlan& plan : plans) std::vector<RankTree>().swap(plan.trees);
   std::vector<std::vector<std::size_t>>().swap(up_edge);
   out.exact = solve_rates(topo, edges, cost.flow_cap, only_if_exact);
   if (!out.exact && only_if_exact) return std::nullopt;
@@ -416,15 +444,16 @@ std::optional<TreeEstimate> estimate_tree(const Collective& c, const AlgorithmOp
   // same time: each is timed once, on its tree up to symmetry.
   std::vector<std::size_t> timed;
   SubtreeIds ids;
-  std::vector<std::vector<std::uint32_t>> subtree(channels);
-  auto subtree_of = [&](std::size_t ch) -> const std::vector<std::uint32_t>& {
-    if (subtree[ch].empty()) subtree[ch] = ids.of(shapes[ch]);
-    return subtree[ch];
+  std::vector<std::vector<std::uint32_t>> subtree(trees.size());
+  auto subtree_of = [&](std::size_t i) -> const std::vector<std::uint32_t>& {
+    if (subtree[i].empty()) subtree[i] = ids.of(shapes[i]);
+    return subtree[i];
   };
-  for (std::size_t ch = 0; ch < channels; ++ch) {
-    const std::span<const Bytes> mine(plan.pass_bytes.data() + ch * slices, slices);
+  for (std::size_t ch = 0; ch < trees.size(); ++ch) {
+    const std::span<const Bytes> mine = bytes_of(ch);
     auto same_bytes = [&](std::size_t o) {
-      return std::equal(mine.begin(), mine.end(), plan.pass_bytes.begin() + static_cast<std::ptrdiff_t>(o * slices));
+      const std::span<const Bytes> theirs = bytes_of(o);
+      return std::equal(mine.begin(), mine.end(), theirs.begin(), theirs.end());
     };
     const bool seen =
         std::any_of(timed.begin(), timed.end(), [&](std::size_t o) { return same_bytes(o) && shapes[o] == shapes[ch]; }) ||

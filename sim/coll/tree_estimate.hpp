@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 
 #include "sim/algo/algorithm_options.hpp"
 #include "sim/algo/collective.hpp"
@@ -43,5 +44,16 @@ struct TreeEstimate {
 [[nodiscard]] std::optional<TreeEstimate> estimate_tree(const Collective& c, const AlgorithmOptions& opt,
                                                         LinkGraph& graph, const StepCost& cost, bool only_if_exact,
                                                         bool by_symmetry = true);
+
+// Concurrent trees: each group's on its own ranks, all in flight on the same links (their
+// rates solved together), each timed as above; the estimate is the slowest's end.
+// `job_rank`: the group's ranks in `graph`'s job, c.ranks of them (empty: the job's own).
+struct TreeGroup {
+  const AlgorithmOptions* options;
+  std::span<const int> job_rank;
+};
+[[nodiscard]] std::optional<TreeEstimate> estimate_trees(const Collective& c, std::span<const TreeGroup> groups,
+                                                         LinkGraph& graph, const StepCost& cost, bool only_if_exact,
+                                                         bool by_symmetry = true);
 
 }  // namespace collsim

@@ -126,3 +126,40 @@ TEST_CASE("timed up to its symmetries, the tree estimate is the same to the pico
     }
   }
 }
+
+TEST_CASE("concurrent trees: each group's edges on its own ranks, their rates solved together", "[engine][tree]") {
+  // Rail groups (GPU g of every host) of rail_hosts: capped at 5 GB/s a flow, no link is
+  // full, so each group runs as if alone: the estimate is exact and equals group 0's alone.
+  StepCost capped;
+  capped.flow_cap = Bandwidth::gb_per_s(5);
+  const int hosts = 6, gpus = 2;
+  const Topology t = rail_hosts(hosts, gpus);
+  std::vector<std::vector<int>> rails(gpus);
+  for (int h = 0; h < hosts; ++h) {
+    for (int g = 0; g < gpus; ++g) rails[static_cast<std::size_t>(g)].push_back(h * gpus + g);
+  }
+  Topology one = t;
+  one.ranks.clear();
+  for (int r : rails.front()) one.ranks.push_back(t.ranks[static_cast<std::size_t>(r)]);
+  const Collective c{CollectiveOp::AllReduce, hosts, 0, Bytes{(7 << 20) + 3}};
+  const AlgorithmOptions opt = tree_options(one, 4, Bytes{1 << 18});
+  LinkGraph g(t), g1(one);
+  const std::vector<TreeGroup> groups{{&opt, rails[0]}, {&opt, rails[1]}};
+  const auto both = estimate_trees(c, groups, g, capped, true);
+  const auto alone = estimate_tree(c, opt, g1, capped, true);
+  REQUIRE(both);
+  REQUIRE(alone);
+  CHECK(both->exact);
+  CHECK(both->duration == alone->duration);
+  CHECK(both->transfers == 2 * alone->transfers);
+  // Both groups on the same ranks' NICs (a group and its copy): each edge's links carry two
+  // flows, so uncapped every edge gets half its solo rate and the estimate is slower.
+  const StepCost uncapped;
+  const std::vector<TreeGroup> twice{{&opt, rails[0]}, {&opt, rails[0]}};
+  const auto shared = estimate_trees(c, twice, g, uncapped, false);
+  const auto solo = estimate_trees(c, std::span<const TreeGroup>(twice.data(), 1), g, uncapped, false);
+  REQUIRE(shared);
+  REQUIRE(solo);
+  CHECK_FALSE(shared->exact);
+  CHECK(shared->duration > solo->duration);
+}
