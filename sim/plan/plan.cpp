@@ -118,8 +118,8 @@ PlanCandidate parse_candidate(const nlohmann::json& j, const std::string& source
     f.fail("topology", brief(topo), "a topology file path or an inline topology object (e.g. {\"generator\": {...}})");
   }
   c.world_sizes = parse_world_sizes(f);
-  c.algorithm = f.optional_string("algorithm").value_or(std::string(default_algorithm()));
-  c.protocol = f.optional_string("protocol").value_or("ideal");
+  c.algorithm = f.optional_string("algorithm").value_or("auto");
+  c.protocol = f.optional_string("protocol").value_or("auto");
   if (const auto env = f.optional_string("nccl_env")) {
     // NCCL's knobs; errors name the file and pointer, then the variable.
     c.nccl_env = parse_nccl_env(*env, fmt::format("{}: {}", source, f.pointer("nccl_env")));

@@ -61,12 +61,10 @@ struct PlanCandidate {
   int gpus_per_host = 0;      // ranks of one host (scales_hosts), else 0
   int max_ranks = 0;          // fixed topology: its rank count; else 0
   std::vector<int> world_sizes;  // ascending
-  // NCCL_ALGO / NCCL_PROTO-style lists (sim/coll/selection.hpp). Plans still default to the
-  // ring under the ideal protocol: NCCL's choice at 1,000+ ranks replays the trees of DDP's
-  // buckets (seconds per world size) and, where ECMP hashes ring channels onto shared
-  // links, their rings (3 minutes for the shipped plan's RoCE fat tree at 1,024 GPUs).
-  std::string algorithm = std::string(default_algorithm());
-  std::string protocol = "ideal";
+  // NCCL_ALGO / NCCL_PROTO-style lists (sim/coll/selection.hpp): NCCL's choice by default,
+  // the ring under the ideal protocol on CPU ranks (resolve_comm_spec).
+  std::string algorithm = "auto";
+  std::string protocol = "auto";
   // "nccl_env": NCCL's knobs as on the real run ("NCCL_ALGO=Tree NCCL_MAX_NCHANNELS=8";
   // sim/coll/nccl_env.hpp); NCCL_ALGO / NCCL_PROTO set `algorithm` / `protocol`.
   NcclEnv nccl_env;

@@ -65,7 +65,7 @@ expect_error 2 "$TMP/missing.json" "/candidates/0/calibration" '"nope.json"' "an
 echo '{"links": {"ib": {"efficiency": -1}}}' >"$TMP/bad-eff.json"
 write_plan "$TMP/bad.json" ', "calibration": "bad-eff.json"'
 expect_error 2 "$TMP/bad-eff.json" "/links/ib/efficiency" "-1" -- plan "$TMP/bad.json"
-write_plan "$TMP/ideal.json" ', "calibration": "slow-net-steps.json"'
+write_plan "$TMP/ideal.json" ', "protocol": "ideal", "calibration": "slow-net-steps.json"'
 expect_error 2 "$TMP/ideal.json" "/candidates/0/calibration" '"slow-net-steps.json"' '"protocol": "auto"' -- plan "$TMP/ideal.json"
 write_plan "$TMP/type.json" ', "calibration": 3'
 expect_error 2 "$TMP/type.json" "/candidates/0/calibration" -- plan "$TMP/type.json"

@@ -48,7 +48,7 @@ done <"$TMP/rows"
 
 # With a harsh failure model the 512-GPU row, faster per step, takes longer to train.
 cat >"$TMP/harsh.json" <<'JSON'
-{"mtbf_gpu": "1000h", "storage_bandwidth": "2GB/s", "restart": "2h", "steps": 200000}
+{"mtbf_gpu": "500h", "storage_bandwidth": "2GB/s", "restart": "4h", "steps": 200000}
 JSON
 "$COLLSIM" plan "$TMP/base.json" --failures "$TMP/harsh.json" --format json >"$TMP/h.json" 2>&1 || fail "--failures: $(cat "$TMP/h.json")"
 python3 - "$TMP/h.json" <<'PY' || fail "--failures did not rank on time-to-train: $(head -c 900 "$TMP/h.json")"
