@@ -30,8 +30,10 @@ struct KnownDevice {
 constexpr std::array<KnownDevice, 19> kDevices{{
     {70, 0x1db1, "V100"}, {70, 0x1db4, "V100"}, {70, 0x1db5, "V100"},  // SXM2 16GB, PCIe 16GB, SXM2 32GB
     {70, 0x1db6, "V100"}, {70, 0x1df6, "V100"},                        // PCIe 32GB, V100S
-    {80, 0x20b0, "A100-40GB"}, {80, 0x20b2, "A100"}, {80, 0x20b5, "A100"},  // SXM4 40GB, SXM4 80GB, PCIe 80GB
-    {80, 0x20f1, "A100"}, {80, 0x20b3, "A100"},                        // PCIe 40GB, SXM 64GB
+    // SXM4 40GB, SXM4 80GB, PCIe 80GB (HBM2e at 1,935 GB/s, the SXM part's 2,039 in the
+    // catalogue), PCIe 40GB (the 40 GB SXM part's 40 GiB at 1,555 GB/s: A100 datasheet), SXM 64GB.
+    {80, 0x20b0, "A100-40GB"}, {80, 0x20b2, "A100"}, {80, 0x20b5, "A100"},
+    {80, 0x20f1, "A100-40GB"}, {80, 0x20b3, "A100"},
     {90, 0x2330, "H100"}, {90, 0x2331, "H100"}, {90, 0x2339, "H100"},  // SXM5 80GB, PCIe, SXM5 94GB
     {90, 0x2321, "H100"}, {90, 0x2324, "H800"}, {90, 0x2322, "H100"},  // NVL 94GB, H800, H800 PCIe (no entry)
     {90, 0x2335, "H200"}, {90, 0x233b, "H200"},                        // SXM 141GB, NVL

@@ -91,6 +91,18 @@ TEST_CASE("topo import-nccl: GPU models, NVLink counts and PCIe generations come
   }
 }
 
+TEST_CASE("topo import-nccl: each A100 device id is the part with its memory", "[topo][nccl-import]") {
+  // pcie-8gpu.xml carries 0x20b5 (A100 PCIe 80GB); the 40 GB parts, SXM4 (0x20b0) and PCIe
+  // (0x20f1), are the catalogue's A100-40GB: a plan must not fit 80 GB of state on them.
+  const std::string pcie = slurp(kXml + "pcie-8gpu.xml");
+  for (const auto& [device, model] : {std::pair{"0x20b5", "A100"}, std::pair{"0x20b2", "A100"},
+                                      std::pair{"0x20b0", "A100-40GB"}, std::pair{"0x20f1", "A100-40GB"}}) {
+    INFO(device);
+    const Topology t = load_import(import_text(std::regex_replace(pcie, std::regex("0x20b5"), device)));
+    CHECK(t.nodes[t.ranks[0]].model == model);
+  }
+}
+
 TEST_CASE("topo import-nccl: a dump on a fabric is the shipped cluster, NIC speed from the dump", "[topo][nccl-import]") {
   // 4x-dgx-a100-8x200g-ib.json: 4 DGX A100 on one star, 200 Gb/s NICs (speed="200000" Mb/s).
   const auto doc = import_text(slurp(kXml + "dgx-a100.xml"), NcclClusterOptions{4, {{"kind", "star"}, {"link_kind", "ib"}}});
