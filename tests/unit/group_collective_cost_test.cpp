@@ -12,48 +12,22 @@
 namespace collsim {
 namespace {
 
-// 2 hosts x 2 GPUs. In a host both GPUs sit on an NVSwitch (450 GB/s, 250 ns per link);
-// every GPU reaches its host's single NIC over PCIe (63 GB/s, 500 ns), the NICs a switch
-// over 100 Gb/s = 12.5 GB/s links (1 us). Both GPUs of a host share that NIC.
-Topology shared_nic_cluster() {
+// `hosts` hosts x 2 GPUs. In a host both GPUs sit on an NVSwitch (450 GB/s, 250 ns per
+// link); every GPU reaches a NIC over PCIe (63 GB/s, 500 ns), the NICs a switch over
+// 100 Gb/s = 12.5 GB/s links (1 us). Hosts below `shared_below` have one NIC for both GPUs,
+// the others one per GPU.
+Topology nic_cluster(int hosts, int shared_below) {
   Topology t;
-  t.name = "shared-nic";
+  t.name = "nic-cluster";
   t.source = "test";
   const NodeIndex sw = t.add_node("switch", NodeKind::Switch);
-  for (int h = 0; h < 2; ++h) {
-    const NodeIndex host = t.add_node("host" + std::to_string(h), NodeKind::Host);
-    const NodeIndex nvs = t.add_node("nvswitch" + std::to_string(h), NodeKind::NvSwitch);
-    const NodeIndex nic = t.add_node("nic" + std::to_string(h), NodeKind::Nic);
-    t.nodes[nvs].host = host;
-    t.nodes[nic].host = host;
-    t.add_duplex(nic, sw, LinkKind::Ib, Bandwidth::gbps(100), Time::from_us(1));
-    for (int g = 0; g < 2; ++g) {
-      const NodeIndex gpu = t.add_node("gpu" + std::to_string(h) + "." + std::to_string(g), NodeKind::Gpu, "H100");
-      t.nodes[gpu].host = host;
-      t.add_duplex(gpu, nvs, LinkKind::NvSwitch, Bandwidth::gb_per_s(450), Time::from_ns(250));
-      t.add_duplex(gpu, nic, LinkKind::Pcie, Bandwidth::gb_per_s(63), Time::from_ns(500));
-      t.ranks.push_back(gpu);
-    }
-  }
-  return t;
-}
-
-// 4 hosts x 2 GPUs on an NVSwitch each; hosts 0 and 1 have one NIC for both GPUs, hosts
-// 2 and 3 one per GPU (links as in shared_nic_cluster). The two inter-node groups (GPU 0,
-// GPU 1 of every host) meet on the shared NICs only, so some of their flows are slowed and
-// others not: the fast path's steps do not stay in lock-step.
-Topology half_shared_nic_cluster() {
-  Topology t;
-  t.name = "half-shared-nic";
-  t.source = "test";
-  const NodeIndex sw = t.add_node("switch", NodeKind::Switch);
-  for (int h = 0; h < 4; ++h) {
+  for (int h = 0; h < hosts; ++h) {
     const NodeIndex host = t.add_node("host" + std::to_string(h), NodeKind::Host);
     const NodeIndex nvs = t.add_node("nvswitch" + std::to_string(h), NodeKind::NvSwitch);
     t.nodes[nvs].host = host;
     NodeIndex nic = 0;
     for (int g = 0; g < 2; ++g) {
-      if (g == 0 || h >= 2) {
+      if (g == 0 || h >= shared_below) {
         nic = t.add_node("nic" + std::to_string(h) + "." + std::to_string(g), NodeKind::Nic);
         t.nodes[nic].host = host;
         t.add_duplex(nic, sw, LinkKind::Ib, Bandwidth::gbps(100), Time::from_us(1));
@@ -67,6 +41,14 @@ Topology half_shared_nic_cluster() {
   }
   return t;
 }
+
+// 2 hosts x 2 GPUs, both GPUs of a host sharing its NIC.
+Topology shared_nic_cluster() { return nic_cluster(2, 2); }
+
+// 4 hosts; hosts 0 and 1 share a NIC, hosts 2 and 3 have one per GPU. The two inter-node
+// groups (GPU 0, GPU 1 of every host) meet on the shared NICs only, so some of their flows
+// are slowed and others not: the fast path's steps do not stay in lock-step.
+Topology half_shared_nic_cluster() { return nic_cluster(4, 2); }
 
 }  // namespace
 
