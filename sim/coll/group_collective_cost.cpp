@@ -1,6 +1,7 @@
 #include "sim/coll/group_collective_cost.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -324,6 +325,14 @@ Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::v
       std::uint64_t work = 0;
       for (const AlgorithmOptions* o : options) work += tree_transfers(c, *o) * groups.size() * static_cast<std::uint64_t>(m);
       tree = estimate_trees(c, trees, graph_, cost.step, work <= tree_budget_);  // null: replayed below
+      // Said once a process, as for one tree past the budget (predict.cpp).
+      static std::atomic<bool> said{false};
+      if (tree && !tree->exact && !said.exchange(true)) {
+        spdlog::warn("tree allreduce of {} B on {} concurrent groups of {} ranks that share links (and any other such in "
+                     "this run): timed from their common steady state, not replayed ({:.2g} transfers x ranks, past "
+                     "COLLSIM_TREE_REPLAY_BUDGET / 64: every completion would re-solve all groups' rates)",
+                     bytes.count, groups.size(), m, static_cast<double>(work));
+      }
     }
     if (phased) {
       t = play_phased(*phased, graph_, play).duration + cost.base_latency;
