@@ -65,11 +65,20 @@ Schedule merge(const std::vector<const Schedule*>& schedules, const std::vector<
 
 // The groups' phased forms (phased_schedule.hpp) as one: group k's steps on its own job
 // ranks, its channels numbered after group k-1's. `options[k]` is group k's. nullopt unless
-// every group has a form of one phase, the same repeats: a barrier between phases would
-// hold every group for the slowest, which the groups' own schedules do not.
+// every group has a form of one phase, the same repeats (a barrier between phases would
+// hold every group for the slowest, which the groups' own schedules do not), and no rank is
+// in two groups (the phased replay gates a rank's steps on all its transfers, which would
+// tie the two groups' steps together).
 std::optional<PhasedSchedule> merge_phased(std::string_view algorithm, const Collective& c,
                                            const std::vector<const AlgorithmOptions*>& options,
                                            const std::vector<std::vector<int>>& groups, int job_ranks) {
+  std::vector<bool> taken(static_cast<std::size_t>(job_ranks), false);
+  for (const auto& group : groups) {
+    for (int r : group) {
+      if (taken[static_cast<std::size_t>(r)]) return std::nullopt;
+      taken[static_cast<std::size_t>(r)] = true;
+    }
+  }
   std::optional<PhasedSchedule> merged;
   std::int32_t channel_base = 0;
   for (std::size_t k = 0; k < groups.size(); ++k) {

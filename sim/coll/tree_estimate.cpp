@@ -449,20 +449,20 @@ std::optional<TreeEstimate> estimate_trees(const Collective& c, std::span<const 
     if (subtree[i].empty()) subtree[i] = ids.of(shapes[i]);
     return subtree[i];
   };
-  for (std::size_t ch = 0; ch < trees.size(); ++ch) {
-    const std::span<const Bytes> mine = bytes_of(ch);
+  for (std::size_t i = 0; i < trees.size(); ++i) {
+    const std::span<const Bytes> mine = bytes_of(i);
     auto same_bytes = [&](std::size_t o) {
       const std::span<const Bytes> theirs = bytes_of(o);
       return std::equal(mine.begin(), mine.end(), theirs.begin(), theirs.end());
     };
     const bool seen =
-        std::any_of(timed.begin(), timed.end(), [&](std::size_t o) { return same_bytes(o) && shapes[o] == shapes[ch]; }) ||
+        std::any_of(timed.begin(), timed.end(), [&](std::size_t o) { return same_bytes(o) && shapes[o] == shapes[i]; }) ||
         (by_symmetry && std::any_of(timed.begin(), timed.end(), [&](std::size_t o) {
-           return same_bytes(o) && subtree_of(o).front() == subtree_of(ch).front();
+           return same_bytes(o) && subtree_of(o).front() == subtree_of(i).front();
          }));
     if (seen) continue;
-    timed.push_back(ch);
-    const ChannelShape reduced = by_symmetry ? symmetry_quotient(shapes[ch], subtree_of(ch)) : shapes[ch];
+    timed.push_back(i);
+    const ChannelShape reduced = by_symmetry ? symmetry_quotient(shapes[i], subtree_of(i)) : shapes[i];
     out.timed += reduced.parent.size();
     // Company depends on the times it gives: from none, timed again until it no longer
     // moves (a few rounds).
