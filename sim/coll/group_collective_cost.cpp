@@ -103,6 +103,30 @@ std::optional<PhasedSchedule> merge_phased(std::string_view algorithm, const Col
   return merged;
 }
 
+// The groups' trees timed from their common steady state (estimate_trees): where that is
+// the replay's own time, or where the replay's work (transfers x the groups' ranks) passes
+// `budget`; else nullopt, to replay them.
+std::optional<TreeEstimate> concurrent_trees(const Collective& c, const std::vector<const AlgorithmOptions*>& options,
+                                             const std::vector<std::vector<int>>& groups, LinkGraph& graph,
+                                             const StepCost& step, std::uint64_t budget) {
+  std::vector<TreeGroup> trees;
+  std::uint64_t work = 0;
+  for (std::size_t k = 0; k < groups.size(); ++k) {
+    trees.push_back(TreeGroup{options[k], groups[k]});
+    work += tree_transfers(c, *options[k]) * groups.size() * groups[k].size();
+  }
+  auto tree = estimate_trees(c, trees, graph, step, work <= budget);
+  // Said once a process, as for one tree past the budget (predict.cpp).
+  static std::atomic<bool> said{false};
+  if (tree && !tree->exact && !said.exchange(true)) {
+    spdlog::warn("tree allreduce of {} B on {} concurrent groups of {} ranks that share links (and any other such in "
+                 "this run): timed from their common steady state, not replayed ({:.2g} transfers x ranks, past "
+                 "COLLSIM_TREE_REPLAY_BUDGET / 64: every completion would re-solve all groups' rates)",
+                 c.size.count, groups.size(), c.ranks, static_cast<double>(work));
+  }
+  return tree;
+}
+
 }  // namespace
 
 int ranks_per_node(const Topology& topo) {
@@ -327,22 +351,9 @@ Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::v
     const auto phased = fast ? merge_phased(algorithm, c, options, groups, topo.rank_count()) : std::nullopt;
     std::uint64_t transfers = 0;
     Time t{};
-    std::optional<TreeEstimate> tree;
-    if (fast && !phased && algorithm == kTreeAlgorithm.name) {
-      std::vector<TreeGroup> trees;
-      for (std::size_t k = 0; k < groups.size(); ++k) trees.push_back(TreeGroup{options[k], groups[k]});
-      std::uint64_t work = 0;
-      for (const AlgorithmOptions* o : options) work += tree_transfers(c, *o) * groups.size() * static_cast<std::uint64_t>(m);
-      tree = estimate_trees(c, trees, graph_, cost.step, work <= tree_budget_);  // null: replayed below
-      // Said once a process, as for one tree past the budget (predict.cpp).
-      static std::atomic<bool> said{false};
-      if (tree && !tree->exact && !said.exchange(true)) {
-        spdlog::warn("tree allreduce of {} B on {} concurrent groups of {} ranks that share links (and any other such in "
-                     "this run): timed from their common steady state, not replayed ({:.2g} transfers x ranks, past "
-                     "COLLSIM_TREE_REPLAY_BUDGET / 64: every completion would re-solve all groups' rates)",
-                     bytes.count, groups.size(), m, static_cast<double>(work));
-      }
-    }
+    const std::optional<TreeEstimate> tree = fast && !phased && algorithm == kTreeAlgorithm.name
+                                                 ? concurrent_trees(c, options, groups, graph_, cost.step, tree_budget_)
+                                                 : std::nullopt;
     if (phased) {
       t = play_phased(*phased, graph_, play).duration + cost.base_latency;
       transfers = phased->transfers();
