@@ -152,7 +152,20 @@ void run_search(const LlmArgs& a, LlmModel model, OutputFormat format, ReportOut
   if (a.no_distributed_optimizer) space.distributed_optimizer = {false};
   if (a.ep) space.expert_parallel = {*a.ep};
   if (a.offload != "none" && a.offload != "optimizer") throw ConfigError("--offload", "", a.offload, "none or optimizer");
-  if (a.offload == "optimizer") space.offload = {false, true};
+  const std::optional<HostLink> host_link = host_link_of(*job->graph, 0);
+  if (a.offload == "optimizer") {
+    if (!host_link) {
+      throw ConfigError("--offload", "", a.offload,
+                        fmt::format("a topology with a GPU-to-host (PCIe) path to offload over ({} has none)", job->topo.source));
+    }
+    if (host_link->memory.bytes_per_s <= 0) {
+      throw ConfigError("--offload", "", a.offload,
+                        fmt::format("a topology whose cpu nodes give memory_bandwidth, the DRAM rate the offloaded Adam "
+                                    "runs at ({} gives none for the CPU nearest rank 0)",
+                                    job->topo.source));
+    }
+    space.offload = {false, true};
+  }
   LlmSearchReport rep;
   rep.model = model.name;
   rep.topology = job->topo.name;
@@ -163,7 +176,7 @@ void run_search(const LlmArgs& a, LlmModel model, OutputFormat format, ReportOut
   rep.sequence = model.shape.sequence;
   rep.price_per_gpu_hour = a.price;
   rep.top = a.top;
-  rep.result = search_llm_layouts(model, space, job->device, job->fn, host_link_of(*job->graph, 0));
+  rep.result = search_llm_layouts(model, space, job->device, job->fn, host_link);
   if (rep.result.evaluated == 0) {
     throw ConfigError("--global-batch", "", std::to_string(a.global_batch),
                       fmt::format("a batch that some layout of {} GPUs can take (dp x micro-batch dividing it)", *a.gpus));

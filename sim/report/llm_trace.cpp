@@ -45,7 +45,10 @@ void write_llm_trace(std::ostream& out, const LlmStep& step, const LlmTraining& 
     }
     if (step.optimizer.ps > 0) trace.add_slice(compute, "optimizer", "optimizer", step.last_reduce_end, optimizer_end);
     if (step.offload.ps > 0) {
-      trace.add_slice(dp, "offload (PCIe)", "offload", step.last_reduce_end, step.last_reduce_end + step.offload);
+      const Time cpu_start = step.last_reduce_end + step.offload_down, up_start = cpu_start + step.offload_cpu;
+      trace.add_slice(dp, "gradients to host (PCIe)", "offload", step.last_reduce_end, cpu_start);
+      trace.add_slice(dp, "Adam on the CPU", "offload", cpu_start, up_start);
+      trace.add_slice(dp, "weights to GPU (PCIe)", "offload", up_start, up_start + step.offload_up);
     }
     const Time gather_start = optimizer_end + step.offload;
     if (step.param_gather.ps > 0) {

@@ -65,9 +65,16 @@ void read_nodes(const nlohmann::json& nodes, const std::string& source, const st
         d.emplace_back(source, base + "/net_latency", brief(nodes[i]["net_latency"]), "no net_latency except on a nic node");
       }
     }
+    if (auto mem = attempt(d, [&] { return f.optional_bandwidth("memory_bandwidth"); }); mem && *mem) {
+      t.nodes[n].memory_bandwidth = **mem;
+      if (kind && t.nodes[n].kind != NodeKind::Cpu) {
+        d.emplace_back(source, base + "/memory_bandwidth", brief(nodes[i]["memory_bandwidth"]),
+                       "no memory_bandwidth except on a cpu node");
+      }
+    }
     (void)f.optional("host");  // resolved below, once every id is known
     (void)f.optional("nic");
-    check_keys(nodes[i], {"id", "kind", "model", "host", "nic", "net_latency"}, source, base, d);
+    check_keys(nodes[i], {"id", "kind", "model", "host", "nic", "net_latency", "memory_bandwidth"}, source, base, d);
   }
   // Second pass: host membership and a GPU's own NIC, which may name later nodes.
   for (std::size_t i = 0; i < nodes.size(); ++i) {

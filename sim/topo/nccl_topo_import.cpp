@@ -195,13 +195,16 @@ class HostBuilder {
                      fmt::join(pci_known_models(), ", "), fmt::join(gpu_names(), ", ")));
   }
 
+  // The sockets' DRAM bandwidth where collsim knows the CPU (an offloaded optimizer runs
+  // there), and the links between sockets, which need a known CPU.
   void socket_links() {
-    if (s_.cpus.size() < 2) return;
+    const bool linked = s_.cpus.size() >= 2;
     std::optional<CpuPlatform> platform;
     for (const NcclCpu& c : s_.cpus) {
       const auto it = std::find_if(kCpus.begin(), kCpus.end(), [&](const KnownCpu& k) {
         return k.vendor == c.vendor && k.family == c.family && k.model == c.model;
       });
+      if (it == kCpus.end() && !linked) return;
       if (it == kCpus.end()) {
         std::vector<std::string> known;
         for (const KnownCpu& k : kCpus) known.push_back(fmt::format("{} {}/{} ({})", k.vendor, k.family, k.model, to_string(k.platform)));
@@ -212,6 +215,11 @@ class HostBuilder {
       if (platform && *platform != it->platform) fail(c.line, "<cpu>", std::string(to_string(it->platform)), "the same CPU in every socket");
       platform = it->platform;
     }
+    if (!platform) return;
+    for (const std::string& id : cpu_ids_) {
+      nodes_[node_at_.at(id)]["memory_bandwidth"] = exact_bandwidth_text(socket_memory_bandwidth(*platform));
+    }
+    if (!linked) return;
     const SocketLink sl = socket_link(*platform);
     const Time latency = ServerSpec{}.pcie_latency;
     for (std::size_t a = 0; a < cpu_ids_.size(); ++a) {

@@ -49,6 +49,7 @@ struct ServerBuilder {
     ports.host = t.add_node(prefix + "host", NodeKind::Host);
     const NodeIndex cpu0 = node("cpu0", NodeKind::Cpu);
     const NodeIndex cpu1 = node("cpu1", NodeKind::Cpu);
+    t.nodes[cpu0].memory_bandwidth = t.nodes[cpu1].memory_bandwidth = socket_memory_bandwidth(cpus);
     socket_links(cpu0, cpu1, cpus);
     std::array<NodeIndex, 4> sw{};
     for (int s = 0; s < 4; ++s) {
@@ -150,6 +151,25 @@ SocketLink socket_link(CpuPlatform p) {
     case CpuPlatform::XeonEmeraldRapids: return {40.0, 4};
   }
   throw InternalError("socket_link: unknown CPU platform");
+}
+
+// DRAM per socket, channels x MT/s x 8 B:
+// - Xeon E5-2698 v4: 4 channels of DDR4-2400, 76.8 GB/s (Intel ARK, "Max Memory Bandwidth").
+// - EPYC 7742: 8 channels of DDR4-3200, 204.8 GB/s (AMD EPYC 7002 product page, "Per
+//   Socket Mem BW").
+// - Xeon 3rd gen Scalable (Platinum 8380 class): 8 channels of DDR4-3200, 204.8 GB/s.
+// - Xeon Platinum 8480C: 8 channels of DDR5-4800, 307.2 GB/s (Intel ARK, 8480+).
+// - Xeon Platinum 8570: 8 channels of DDR5-5600, 358.4 GB/s (Intel ARK).
+Bandwidth socket_memory_bandwidth(CpuPlatform p) {
+  const auto dram = [](int channels, double mts) { return Bandwidth::gb_per_s(channels * mts * 8.0 / 1000.0); };
+  switch (p) {
+    case CpuPlatform::XeonBroadwell: return dram(4, 2400);
+    case CpuPlatform::Epyc7002: return dram(8, 3200);
+    case CpuPlatform::XeonIceLake: return dram(8, 3200);
+    case CpuPlatform::XeonSapphireRapids: return dram(8, 4800);
+    case CpuPlatform::XeonEmeraldRapids: return dram(8, 5600);
+  }
+  throw InternalError("socket_memory_bandwidth: unknown CPU platform");
 }
 
 Bandwidth nvlink_lane_rate(int version) {

@@ -69,5 +69,7 @@ struct SocketLink {
   int links;
 };
 [[nodiscard]] SocketLink socket_link(CpuPlatform p);
+// One socket's DRAM peak: memory channels x transfer rate x 8 bytes (the CPU's datasheet).
+[[nodiscard]] Bandwidth socket_memory_bandwidth(CpuPlatform p);
 
 }  // namespace collsim

@@ -35,6 +35,9 @@ struct Node {
   // A NIC's: whether its net transport has GPUDirect RDMA, where the topology names the
   // transport; unset: the network link says (nic_gpu_direct, sim/coll/nccl/transport.hpp).
   std::optional<bool> net_gpu_direct{};
+  // A CPU socket's: its DRAM's peak bandwidth (channels x transfer rate x 8 B, reads and
+  // writes together); zero when the topology does not say. Offloaded optimizers run there.
+  Bandwidth memory_bandwidth{};
 };
 
 // One direction of a physical link.

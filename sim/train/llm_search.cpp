@@ -99,8 +99,8 @@ LlmSearchResult search_llm_layouts(const LlmModel& model, const LlmSearchSpace& 
       }
       for (int ep : eps) {
         for (const Options& o : options(space, s, tp, pp, dp)) {
-          if (o.offload && !host_link) {
-            ++out.refused;  // no GPU-to-host path to offload over
+          if (o.offload && (!host_link || host_link->memory.bytes_per_s <= 0)) {
+            ++out.refused;  // no GPU-to-host path to offload over, or no DRAM rate for the CPU's Adam
             continue;
           }
           LlmTraining tr;

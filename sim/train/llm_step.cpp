@@ -306,16 +306,26 @@ LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const De
   }
 
   // The optimizer on the fullest rank (its shard with the distributed optimizer), then the
-  // updated 16-bit weights gathered back over DP (priced per stage above). Offloaded, the
-  // GPU sends its gradient shard to host memory and receives the updated weights
-  // (ZeRO-Offload); the CPU's Adam itself is not modelled.
+  // updated 16-bit weights gathered back over DP (priced per stage above). Offloaded
+  // (ZeRO-Offload; Megatron-Core's optimizer CPU offload without its d2h/h2d overlap), the
+  // GPU sends its gradient shard to host memory, the CPU runs Adam on it, streaming the same
+  // bytes through DRAM as the GPU would through HBM (at the peak, as HBM is taken here), and
+  // the GPU receives the updated 16-bit weights, one after the other.
   const double shard = most_owned;
   const double opt_traffic = model.optimizer_bytes_per_param > 0 ? model.optimizer_bytes_per_param : kAdamTraffic;
   if (tr.offload_optimizer) {
     if (!host_link || host_link->bandwidth.bytes_per_s <= 0) {
       bad_layout("offload", "optimizer", "a topology with a GPU-to-host (PCIe) path to offload over");
     }
-    out.offload = Time::from_seconds(shard * static_cast<double>(grad_bytes + 2) / host_link->bandwidth.bytes_per_s);
+    if (host_link->memory.bytes_per_s <= 0) {
+      bad_layout("offload", "optimizer",
+                 "a topology whose cpu nodes give memory_bandwidth (the offloaded Adam runs at the host's DRAM rate)");
+    }
+    const double pcie = host_link->bandwidth.bytes_per_s;
+    out.offload_down = Time::from_seconds(shard * static_cast<double>(grad_bytes) / pcie);
+    out.offload_cpu = Time::from_seconds(shard * opt_traffic / host_link->memory.bytes_per_s);
+    out.offload_up = Time::from_seconds(shard * 2.0 / pcie);
+    out.offload = out.offload_down + out.offload_cpu + out.offload_up;
   } else {
     out.optimizer = memory_time(shard * opt_traffic);
   }

@@ -66,6 +66,9 @@ struct LlmTraining {
 // What the topology says about one GPU's host link (for offload).
 struct HostLink {
   Bandwidth bandwidth;  // GPU <-> host memory, each direction, shared as on the host
+  // The GPU's share of its nearest CPU socket's DRAM peak (split over the host's GPUs
+  // nearest to that socket); zero when the topology does not give it.
+  Bandwidth memory{};
 };
 
 struct LlmMemory {
@@ -87,7 +90,10 @@ struct LlmStageCost {
 };
 
 struct LlmStep {
-  Time step, pipeline, optimizer, param_gather, offload;
+  Time step, pipeline, optimizer, param_gather;
+  // ZeRO-Offload, one after the other: the gradient shard to host memory (PCIe), Adam on
+  // the CPU, the updated 16-bit weights back; offload is their sum.
+  Time offload, offload_down, offload_cpu, offload_up;
   Time last_reduce_end;               // the last stage's gradient reduction done: the optimizer starts
   PipelineRun run;
   PipelineCosts pipeline_costs;       // what the pipeline was played with (per virtual stage)

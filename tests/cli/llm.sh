@@ -106,6 +106,38 @@ assert not any(r["offload_optimizer"] for r in plain["layouts"])
 # Offloading frees the optimizer's HBM: every layout that fit still fits, some that did not now do.
 assert both["evaluated"] >= 2 * plain["evaluated"] and both["fitting"] > 2 * plain["fitting"] - 1, (both["fitting"], plain["fitting"])
 PY
+# One offloaded layout: gradients down, Adam on the CPU at the socket's DRAM share, weights
+# up; the report's offload is their sum, the trace shows the three in order on every stage.
+off=(llm --model llama2-7b --topology dgx-h100 --dp 8 --global-batch 8 --distributed-optimizer)
+"$COLLSIM" "${off[@]}" --format json >"$TMP/gpu.json" || fail "llm without offload failed"
+"$COLLSIM" "${off[@]}" --offload optimizer --format json --trace "$TMP/off.trace" >"$TMP/off.json" || fail "llm --offload failed"
+python3 - "$TMP/gpu.json" "$TMP/off.json" "$TMP/off.trace" <<'PY' || fail "llm --offload json: $(head -c 2000 "$TMP/off.json")"
+import json, sys
+gpu, off = (json.load(open(p)) for p in sys.argv[1:3])
+assert gpu["offload_s"] == 0 and gpu["optimizer_s"] > 0 and off["optimizer_s"] == 0, (gpu, off)
+# Llama 2 7B's optimizer moves 40 B a parameter; a GPU's share of a DGX H100 socket is
+# 307.2 / 4 GB/s; its shard is the model over dp 8 (the embedding's rank holds a bit more).
+shard = off["offload_cpu_s"] * 307.2e9 / 4 / 40
+assert 6.7e9 / 8 < shard < 7.0e9 / 8, shard
+assert off["offload_cpu_s"] < off["offload_s"], off
+assert abs(off["step_s"] - off["offload_s"] - (gpu["step_s"] - gpu["optimizer_s"])) < 1e-9, (off["step_s"], gpu["step_s"])
+names = [e["name"] for e in json.load(open(sys.argv[3]))["traceEvents"] if e.get("cat") == "offload"]
+assert names == ["gradients to host (PCIe)", "Adam on the CPU", "weights to GPU (PCIe)"], names
+PY
+# A host whose DRAM rate the topology does not give cannot run the offloaded Adam.
+cat >"$TMP/nodram.json" <<'JSON'
+{"name": "no-dram", "nodes": [
+  {"id": "h", "kind": "host"},
+  {"id": "g0", "kind": "gpu", "model": "H100", "host": "h"}, {"id": "g1", "kind": "gpu", "model": "H100", "host": "h"},
+  {"id": "nv", "kind": "nvswitch", "host": "h"}, {"id": "c", "kind": "cpu", "host": "h"}],
+ "links": [{"endpoints": ["g0", "nv"], "kind": "nvswitch", "bandwidth": "450GB/s", "latency": "250ns"},
+           {"endpoints": ["g1", "nv"], "kind": "nvswitch", "bandwidth": "450GB/s", "latency": "250ns"},
+           {"endpoints": ["g0", "c"], "kind": "pcie", "bandwidth": "63GB/s", "latency": "250ns"},
+           {"endpoints": ["g1", "c"], "kind": "pcie", "bandwidth": "63GB/s", "latency": "250ns"}]}
+JSON
+expect_error 2 "--offload" "memory_bandwidth" "nodram.json" -- llm --search --model llama2-7b --topology "$TMP/nodram.json" --gpus 2 --global-batch 2 --offload optimizer
+expect_error 2 "offload" "memory_bandwidth" -- llm --model llama2-7b --topology "$TMP/nodram.json" --dp 2 --global-batch 2 --offload optimizer
+"$COLLSIM" llm --model llama2-7b --topology "$TMP/nodram.json" --dp 2 --global-batch 2 >/dev/null || fail "llm without offload on a host without a DRAM figure failed"
 expect_error 2 "--gpus" -- llm --search --model llama2-7b --topology dgx-h100 --global-batch 64
 expect_error 2 "--price-per-gpu-hour" -- llm --search --model llama2-7b --topology dgx-h100 --gpus 8 --global-batch 8 --price-per-gpu-hour 0
 

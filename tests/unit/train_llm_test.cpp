@@ -12,6 +12,7 @@
 #include "sim/train/pipeline_schedule.hpp"
 #include "sim/train/transformer.hpp"
 #include "sim/train/workload.hpp"
+#include "tests/unit/test_files.hpp"
 
 namespace collsim {
 namespace {
@@ -225,19 +226,37 @@ TEST_CASE("model state per parameter is Megatron-LM's: 20 B under fp16, 18 B und
   }
 }
 
-TEST_CASE("optimizer offload moves its bytes over the host link", "[llm]") {
+TEST_CASE("optimizer offload: gradients down, Adam on the CPU at the DRAM rate, weights up", "[llm]") {
   LlmTraining tr;
   tr.global_batch = 1;
   tr.offload_optimizer = true;
   const LlmModel m = small_model();
-  const HostLink pcie{Bandwidth::gb_per_s(16)};
-  const LlmStep s = evaluate_llm_step(m, tr, round_device(), one_ms, pcie, 8);
-  // fp16: 2-byte gradients down, 2-byte weights back, for every parameter of the one GPU.
-  const double bytes = 4.0 * static_cast<double>(m.shape.parameters());
-  CHECK(s.offload == Time::from_seconds(bytes / 16e9));
+  const HostLink host{Bandwidth::gb_per_s(16), Bandwidth::gb_per_s(50)};
+  const LlmStep s = evaluate_llm_step(m, tr, round_device(), one_ms, host, 8);
+  // fp16: 2-byte gradients down and 2-byte weights back over PCIe, for every parameter of
+  // the one GPU; Adam streams its 30 B per parameter through the host's DRAM.
+  const auto params = static_cast<double>(m.shape.parameters());
+  CHECK(s.offload_down == Time::from_seconds(2.0 * params / 16e9));
+  CHECK(s.offload_up == Time::from_seconds(2.0 * params / 16e9));
+  CHECK(s.offload_cpu == Time::from_seconds(30.0 * params / 50e9));
+  CHECK(s.offload == s.offload_down + s.offload_cpu + s.offload_up);
   CHECK(s.optimizer == Time{});
   CHECK(s.stages[0].memory.optimizer == Bytes{});
+  // The offload stands where the GPU's optimizer step was.
+  LlmTraining on_gpu = tr;
+  on_gpu.offload_optimizer = false;
+  const LlmStep g = evaluate_llm_step(m, on_gpu, round_device(), one_ms, host, 8);
+  CHECK(g.offload == Time{});
+  CHECK(g.optimizer > Time{});
+  CHECK(s.step - s.offload == g.step - g.optimizer);
+  // Half the DRAM rate: the CPU's Adam takes twice as long, the transfers as before.
+  const LlmStep slow = evaluate_llm_step(m, tr, round_device(), one_ms, HostLink{host.bandwidth, Bandwidth::gb_per_s(25)}, 8);
+  CHECK(slow.offload_cpu == Time::from_seconds(30.0 * params / 25e9));
+  CHECK(slow.offload_down == s.offload_down);
   REQUIRE_THROWS_AS(evaluate_llm_step(m, tr, round_device(), one_ms, std::nullopt, 8), ConfigError);
+  // A host whose DRAM rate the topology does not give cannot run the CPU's Adam.
+  REQUIRE_THROWS_WITH(evaluate_llm_step(m, tr, round_device(), one_ms, HostLink{host.bandwidth}, 8),
+                      Catch::Contains("memory_bandwidth"));
 }
 
 TEST_CASE("the host link is the GPU's share of its PCIe path", "[llm]") {
@@ -248,7 +267,7 @@ TEST_CASE("the host link is the GPU's share of its PCIe path", "[llm]") {
                  {{"id", "g0"}, {"kind", "gpu"}, {"model", "A100"}, {"host", "h"}},
                  {{"id", "g1"}, {"kind", "gpu"}, {"model", "A100"}, {"host", "h"}},
                  {{"id", "sw"}, {"kind", "pcie_switch"}, {"host", "h"}},
-                 {{"id", "cpu"}, {"kind", "cpu"}, {"host", "h"}}}},
+                 {{"id", "cpu"}, {"kind", "cpu"}, {"host", "h"}, {"memory_bandwidth", "100GB/s"}}}},
       {"links", {{{"endpoints", {"g0", "sw"}}, {"kind", "pcie"}, {"bandwidth", "32GB/s"}, {"latency", "1us"}},
                  {{"endpoints", {"g1", "sw"}}, {"kind", "pcie"}, {"bandwidth", "32GB/s"}, {"latency", "1us"}},
                  {{"endpoints", {"sw", "cpu"}}, {"kind", "pcie"}, {"bandwidth", "32GB/s"}, {"latency", "1us"}}}}};
@@ -257,6 +276,53 @@ TEST_CASE("the host link is the GPU's share of its PCIe path", "[llm]") {
   const auto link = host_link_of(graph, 0);
   REQUIRE(link);
   CHECK(link->bandwidth.bytes_per_s == Approx(16e9));
+  // Both GPUs' nearest CPU is the one socket: each gets half its DRAM rate.
+  CHECK(link->memory.bytes_per_s == Approx(50e9));
+}
+
+TEST_CASE("the host's DRAM rate: each socket's datasheet figure, shared by the GPUs nearest it", "[llm]") {
+  // DGX H100: two Xeon 8480C, 8 channels of DDR5-4800 each (307.2 GB/s); four GPUs a socket.
+  const Topology dgx = load_topology_file(test::shipped_topology("dgx-h100.json"));
+  int sockets = 0;
+  for (const Node& n : dgx.nodes) {
+    if (n.kind != NodeKind::Cpu) continue;
+    ++sockets;
+    CHECK(n.memory_bandwidth.bytes_per_s == Approx(307.2e9));
+  }
+  CHECK(sockets == 2);
+  LinkGraph graph(dgx);
+  for (int r : {0, 7}) {
+    const auto link = host_link_of(graph, r);
+    REQUIRE(link);
+    CHECK(link->memory.bytes_per_s == Approx(307.2e9 / 4));
+  }
+  // DGX A100 (EPYC 7742: 8 x DDR4-3200) and DGX-1 (E5-2698 v4: 4 x DDR4-2400).
+  CHECK(load_topology_file(test::shipped_topology("dgx-a100.json")).nodes[1].memory_bandwidth.bytes_per_s == Approx(204.8e9));
+  CHECK(load_topology_file(test::shipped_topology("dgx1-v100.json")).nodes[1].memory_bandwidth.bytes_per_s == Approx(76.8e9));
+}
+
+TEST_CASE("memory_bandwidth: cpu nodes only, a bandwidth; refused with file, pointer, value and expectation", "[llm][topo]") {
+  nlohmann::json doc = {
+      {"nodes", {{{"id", "h"}, {"kind", "host"}},
+                 {{"id", "g"}, {"kind", "gpu"}, {"model", "A100"}, {"host", "h"}},
+                 {{"id", "c"}, {"kind", "cpu"}, {"host", "h"}, {"memory_bandwidth", "204.8GB/s"}}}},
+      {"links", {{{"endpoints", {"g", "c"}}, {"kind", "pcie"}, {"bandwidth", "32GB/s"}, {"latency", "1us"}}}}};
+  CHECK(load_topology_json(doc, "t.json").nodes[2].memory_bandwidth.bytes_per_s == Approx(204.8e9));
+  const auto one_error = [&](const std::vector<std::string>& pieces) {
+    const Diagnostics e = check_topology_json(doc, "t.json").errors;
+    for (const auto& x : e) UNSCOPED_INFO(x.what());
+    REQUIRE(e.size() == 1);
+    for (const auto& p : pieces) CHECK_THAT(e.front().what(), Catch::Contains(p));
+  };
+  doc["nodes"][2]["memory_bandwidth"] = "fast";
+  one_error({"t.json", "/nodes/2/memory_bandwidth", "got \"fast\"", "bandwidth"});
+  doc["nodes"][2]["memory_bandwidth"] = 200;
+  one_error({"/nodes/2/memory_bandwidth", "got 200"});
+  doc["nodes"][2]["memory_bandwidth"] = "0GB/s";
+  one_error({"/nodes/2/memory_bandwidth", "got \"0GB/s\""});
+  doc["nodes"][2].erase("memory_bandwidth");
+  doc["nodes"][1]["memory_bandwidth"] = "100GB/s";
+  one_error({"/nodes/1/memory_bandwidth", "got \"100GB/s\"", "no memory_bandwidth except on a cpu node"});
 }
 
 TEST_CASE("layouts the model or batch cannot take are refused", "[llm]") {
