@@ -43,7 +43,7 @@ struct LlmArgs {
   std::string algorithms = "auto", protocols = "auto";
   NcclKnobArgs nccl;
   std::string calibration;
-  bool sequence_parallel = false, distributed_optimizer = false, overlap_grad_reduce = false;
+  bool sequence_parallel = false, distributed_optimizer = false, overlap_grad_reduce = false, overlap_offload = false;
   bool search = false, no_sequence_parallel = false, no_distributed_optimizer = false;
   std::optional<int> gpus;
   std::size_t top = 10;
@@ -127,6 +127,12 @@ std::unique_ptr<LlmJob> llm_job(const LlmArgs& a, int world) {
   return job;
 }
 
+void check_overlap_offload(const LlmArgs& a) {
+  if (a.overlap_offload && a.offload != "optimizer") {
+    throw ConfigError("--overlap-cpu-optimizer-d2h-h2d", "", "", "--offload optimizer with it (it overlaps the offload's parts)");
+  }
+}
+
 void run_search(const LlmArgs& a, LlmModel model, OutputFormat format, ReportOutput& output) {
   if (!a.gpus) throw ConfigError("--gpus", "", "(missing)", "the GPU count to search layouts for (with --search)");
   if (a.price && !(*a.price > 0 && *a.price < 1e6)) {
@@ -166,6 +172,8 @@ void run_search(const LlmArgs& a, LlmModel model, OutputFormat format, ReportOut
     }
     space.offload = {false, true};
   }
+  check_overlap_offload(a);
+  space.overlap_offload = a.overlap_offload;
   LlmSearchReport rep;
   rep.model = model.name;
   rep.topology = job->topo.name;
@@ -206,6 +214,8 @@ void run_llm(const LlmArgs& a, ReportOutput& output) {
   tr.distributed_optimizer = a.distributed_optimizer;
   if (a.offload != "none" && a.offload != "optimizer") throw ConfigError("--offload", "", a.offload, "none or optimizer");
   tr.offload_optimizer = a.offload == "optimizer";
+  check_overlap_offload(a);
+  tr.overlap_offload = a.overlap_offload;
   tr.overlap_grad_reduce = a.overlap_grad_reduce;
   if (!a.dp) throw ConfigError("--dp", "", "(missing)", "the data-parallel degree (GPUs = tp x pp x dp)");
   tr.layout.dp = *a.dp;
@@ -269,6 +279,9 @@ void add_llm_command(CLI::App& app, ReportOutput& output) {
                   "tries layouts with and without it")
       ->capture_default_str();
   cmd->add_flag("--overlap-grad-reduce", a->overlap_grad_reduce, "Overlap the DP gradient reduction with the last backward");
+  cmd->add_flag("--overlap-cpu-optimizer-d2h-h2d", a->overlap_offload,
+                "With --offload optimizer: pipeline its gradient copies, CPU Adam and weight copies layer by layer "
+                "(Megatron-Core's flag)");
   cmd->add_option("--order", a->order, "Rank placement: tp-dp-pp (Megatron) or tp-pp-dp")->capture_default_str();
   cmd->add_option("--algo", a->algorithms, "NCCL_ALGO-style list for every collective")->capture_default_str();
   cmd->add_option("--protocol", a->protocols, "NCCL_PROTO-style list")->capture_default_str();

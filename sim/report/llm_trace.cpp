@@ -44,7 +44,10 @@ void write_llm_trace(std::ostream& out, const LlmStep& step, const LlmTraining& 
                       sc.dp_start, sc.dp_start + sc.dp_reduce, {{"exposed_us", sc.dp_exposed.us()}});
     }
     if (step.optimizer.ps > 0) trace.add_slice(compute, "optimizer", "optimizer", step.last_reduce_end, optimizer_end);
-    if (step.offload.ps > 0) {
+    if (step.offload.ps > 0 && training.overlap_offload) {
+      trace.add_slice(dp, "offload (gradients down, CPU Adam, weights up, pipelined)", "offload", step.last_reduce_end,
+                      step.last_reduce_end + step.offload);
+    } else if (step.offload.ps > 0) {
       const Time cpu_start = step.last_reduce_end + step.offload_down, up_start = cpu_start + step.offload_cpu;
       trace.add_slice(dp, "gradients to host (PCIe)", "offload", step.last_reduce_end, cpu_start);
       trace.add_slice(dp, "Adam on the CPU", "offload", cpu_start, up_start);

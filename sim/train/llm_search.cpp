@@ -112,6 +112,7 @@ LlmSearchResult search_llm_layouts(const LlmModel& model, const LlmSearchSpace& 
           tr.sequence_parallel = o.sequence_parallel;
           tr.distributed_optimizer = o.distributed_optimizer;
           tr.offload_optimizer = o.offload;
+          tr.overlap_offload = o.offload && space.overlap_offload;
           if (state_exceeds_hbm(model, tr, device)) {
             ++out.pruned;
             continue;

@@ -28,6 +28,7 @@ struct LlmSearchSpace {
   // ZeRO-Offload of the optimizer to host memory: not tried unless listed (it only trades
   // step time for HBM); needs a GPU-to-host path in the topology.
   std::vector<bool> offload{false};
+  bool overlap_offload = false;  // offloaded rows pipeline their parts (LlmTraining::overlap_offload)
   // TP and PP degrees tried (empty: every one the model and GPU count allow).
   std::vector<int> tensor_parallel, pipeline_parallel;
   // Expert-parallel degrees tried for an MoE model (empty: every divisor of the experts

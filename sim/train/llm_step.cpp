@@ -21,6 +21,7 @@ using Recompute = TransformerShape::Recompute;
 void check_training(const TransformerShape& s, const LlmTraining& tr) {
   const ParallelLayout& l = tr.layout;
   if (l.tp < 1 || l.pp < 1 || l.dp < 1) bad_layout("tp/pp/dp", l.label(), "degrees of at least 1");
+  if (tr.overlap_offload && !tr.offload_optimizer) bad_layout("overlap_offload", "on", "offload_optimizer with it");
   if (s.heads % l.tp != 0) bad_layout("tp", std::to_string(l.tp), fmt::format("a divisor of the {} attention heads", s.heads));
   if (s.kv_heads % l.tp != 0) {
     bad_layout("tp", std::to_string(l.tp), fmt::format("a divisor of the {} key/value heads", s.kv_heads));
@@ -326,6 +327,13 @@ LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const De
     out.offload_cpu = Time::from_seconds(shard * opt_traffic / host_link->memory.bytes_per_s);
     out.offload_up = Time::from_seconds(shard * 2.0 / pcie);
     out.offload = out.offload_down + out.offload_cpu + out.offload_up;
+    if (tr.overlap_offload) {
+      // Pipelined over the rank's layers: the slowest part throughout, the other two for one
+      // layer's share each (the first layer's way in, the last one's way out).
+      const Time slowest = std::max({out.offload_down, out.offload_cpu, out.offload_up});
+      const std::int64_t layers = std::max<std::int64_t>(1, layers_per_chunk * v);
+      out.offload = slowest + Time{(out.offload - slowest).ps / layers};
+    }
   } else {
     out.optimizer = memory_time(shard * opt_traffic);
   }

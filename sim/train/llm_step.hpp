@@ -60,6 +60,9 @@ struct LlmTraining {
   bool sequence_parallel = false;
   bool distributed_optimizer = false;  // ZeRO-1: optimizer state split over DP
   bool offload_optimizer = false;      // ZeRO-Offload: optimizer state and step on the CPU
+  // Megatron-Core's --overlap-cpu-optimizer-d2h-h2d: the offload's three parts pipelined
+  // layer by layer instead of one after the other (with offload_optimizer only).
+  bool overlap_offload = false;
   bool overlap_grad_reduce = false;    // DP reduction overlapped with the last backward
 };
 
@@ -91,8 +94,8 @@ struct LlmStageCost {
 
 struct LlmStep {
   Time step, pipeline, optimizer, param_gather;
-  // ZeRO-Offload, one after the other: the gradient shard to host memory (PCIe), Adam on
-  // the CPU, the updated 16-bit weights back; offload is their sum.
+  // ZeRO-Offload: the gradient shard to host memory (PCIe), Adam on the CPU, the updated
+  // 16-bit weights back; offload is their sum, or their pipeline when overlapped.
   Time offload, offload_down, offload_cpu, offload_up;
   Time last_reduce_end;               // the last stage's gradient reduction done: the optimizer starts
   PipelineRun run;

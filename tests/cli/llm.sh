@@ -124,6 +124,18 @@ assert abs(off["step_s"] - off["offload_s"] - (gpu["step_s"] - gpu["optimizer_s"
 names = [e["name"] for e in json.load(open(sys.argv[3]))["traceEvents"] if e.get("cat") == "offload"]
 assert names == ["gradients to host (PCIe)", "Adam on the CPU", "weights to GPU (PCIe)"], names
 PY
+# --overlap-cpu-optimizer-d2h-h2d pipelines the three over the 32 layers: the CPU's Adam (the
+# slowest) throughout, the two copies for one layer's share.
+"$COLLSIM" "${off[@]}" --offload optimizer --overlap-cpu-optimizer-d2h-h2d --format json >"$TMP/ov.json" || fail "llm overlapped offload failed"
+python3 - "$TMP/off.json" "$TMP/ov.json" <<'PY' || fail "llm overlapped offload json: $(head -c 2000 "$TMP/ov.json")"
+import json, sys
+off, ov = (json.load(open(p)) for p in sys.argv[1:3])
+assert ov["overlap_cpu_optimizer_d2h_h2d"] and not off["overlap_cpu_optimizer_d2h_h2d"]
+copies = off["offload_s"] - off["offload_cpu_s"]
+assert abs(ov["offload_s"] - (off["offload_cpu_s"] + copies / 32)) < 1e-9, (ov["offload_s"], off["offload_s"])
+PY
+expect_error 2 "--overlap-cpu-optimizer-d2h-h2d" "--offload optimizer" -- "${off[@]}" --overlap-cpu-optimizer-d2h-h2d
+expect_error 2 "--overlap-cpu-optimizer-d2h-h2d" "--offload optimizer" -- llm --search --model llama2-7b --topology dgx-h100 --gpus 8 --global-batch 8 --overlap-cpu-optimizer-d2h-h2d
 # A host whose DRAM rate the topology does not give cannot run the offloaded Adam.
 cat >"$TMP/nodram.json" <<'JSON'
 {"name": "no-dram", "nodes": [

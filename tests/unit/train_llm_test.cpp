@@ -253,6 +253,17 @@ TEST_CASE("optimizer offload: gradients down, Adam on the CPU at the DRAM rate, 
   const LlmStep slow = evaluate_llm_step(m, tr, round_device(), one_ms, HostLink{host.bandwidth, Bandwidth::gb_per_s(25)}, 8);
   CHECK(slow.offload_cpu == Time::from_seconds(30.0 * params / 25e9));
   CHECK(slow.offload_down == s.offload_down);
+  // Megatron-Core's --overlap-cpu-optimizer-d2h-h2d: pipelined over the rank's layers, the
+  // slowest part throughout and the other two for one layer's share.
+  LlmTraining overlapped = tr;
+  overlapped.overlap_offload = true;
+  const LlmStep o = evaluate_llm_step(m, overlapped, round_device(), one_ms, host, 8);
+  CHECK(o.offload_cpu == s.offload_cpu);
+  const Time others = s.offload_down + s.offload_up;
+  CHECK(o.offload == s.offload_cpu + Time{others.ps / m.shape.layers});
+  CHECK(s.step - o.step == s.offload - o.offload);
+  on_gpu.overlap_offload = true;  // nothing to overlap
+  REQUIRE_THROWS_AS(evaluate_llm_step(m, on_gpu, round_device(), one_ms, host, 8), ConfigError);
   REQUIRE_THROWS_AS(evaluate_llm_step(m, tr, round_device(), one_ms, std::nullopt, 8), ConfigError);
   // A host whose DRAM rate the topology does not give cannot run the CPU's Adam.
   REQUIRE_THROWS_WITH(evaluate_llm_step(m, tr, round_device(), one_ms, HostLink{host.bandwidth}, 8),
