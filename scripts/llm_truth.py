@@ -46,7 +46,12 @@ def chunks(row):
     return 3 if per % 3 == 0 else 2 if per % 2 == 0 else 1
 
 
-def predict(collsim, row, tmp):
+def fusion_flags(row, sources):
+    """--no-gradient-accumulation-fusion where the row's source ran without it."""
+    return [] if sources[row["source"]]["gradient_accumulation_fusion"] else ["--no-gradient-accumulation-fusion"]
+
+
+def predict(collsim, row, sources, tmp):
     tp, pp = row["tp"], row["pp"]
     dp = row["gpus"] // (tp * pp)
     v = chunks(row)
@@ -57,6 +62,7 @@ def predict(collsim, row, tmp):
         cmd += ["--schedule", "interleaved", "--virtual-stages", str(v)]
     if row["sequence_parallel"]:
         cmd.append("--sequence-parallel")
+    cmd += fusion_flags(row, sources)
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     d = json.loads(out)
     gpus = row["gpus"]
@@ -99,7 +105,7 @@ def summary(preds, sources):
                  f"{sum(e > 0 for e in errs)} of {len(errs)} rows optimistic (mean {statistics.mean(errs):+.1f} %).")
     lines += ["", "Settings not published, and what collsim assumes:", ""]
     for key, s in sorted(sources.items()):
-        lines.append(f"- {key}: {s['not_published']}.")
+        lines.append(f"- {key}: {s['not_published']}; weight-gradient accumulation: {s['gradient_accumulation_fusion_why']}.")
     return "\n".join(lines) + "\n"
 
 
@@ -111,7 +117,7 @@ def main():
     with open(os.path.join(DIR, "published.json")) as f:
         pub = json.load(f)
     with tempfile.TemporaryDirectory() as tmp:
-        preds = [predict(a.collsim, row, tmp) for row in pub["rows"]]
+        preds = [predict(a.collsim, row, pub["sources"], tmp) for row in pub["rows"]]
     files = {"predictions.json": json.dumps({"rows": preds}, indent=1) + "\n", "summary.md": summary(preds, pub["sources"])}
     if a.check:
         bad = []

@@ -44,6 +44,7 @@ struct LlmArgs {
   NcclKnobArgs nccl;
   std::string calibration;
   bool sequence_parallel = false, distributed_optimizer = false, overlap_grad_reduce = false, overlap_offload = false;
+  bool no_grad_accumulation_fusion = false;
   bool search = false, no_sequence_parallel = false, no_distributed_optimizer = false;
   std::optional<int> gpus;
   std::size_t top = 10;
@@ -174,6 +175,7 @@ void run_search(const LlmArgs& a, LlmModel model, OutputFormat format, ReportOut
   }
   check_overlap_offload(a);
   space.overlap_offload = a.overlap_offload;
+  space.gradient_accumulation_fusion = !a.no_grad_accumulation_fusion;
   LlmSearchReport rep;
   rep.model = model.name;
   rep.topology = job->topo.name;
@@ -216,6 +218,7 @@ void run_llm(const LlmArgs& a, ReportOutput& output) {
   tr.offload_optimizer = a.offload == "optimizer";
   check_overlap_offload(a);
   tr.overlap_offload = a.overlap_offload;
+  tr.gradient_accumulation_fusion = !a.no_grad_accumulation_fusion;
   tr.overlap_grad_reduce = a.overlap_grad_reduce;
   if (!a.dp) throw ConfigError("--dp", "", "(missing)", "the data-parallel degree (GPUs = tp x pp x dp)");
   tr.layout.dp = *a.dp;
@@ -279,6 +282,9 @@ void add_llm_command(CLI::App& app, ReportOutput& output) {
                   "tries layouts with and without it")
       ->capture_default_str();
   cmd->add_flag("--overlap-grad-reduce", a->overlap_grad_reduce, "Overlap the DP gradient reduction with the last backward");
+  cmd->add_flag("--no-gradient-accumulation-fusion", a->no_grad_accumulation_fusion,
+                "Add each micro-batch's weight gradients into the main gradients with a kernel of their own (Megatron-LM "
+                "before 2022); by default the weight-gradient GEMMs accumulate in place");
   cmd->add_flag("--overlap-cpu-optimizer-d2h-h2d", a->overlap_offload,
                 "With --offload optimizer: pipeline its gradient copies, CPU Adam and weight copies layer by layer "
                 "(Megatron-Core's flag)");

@@ -91,11 +91,12 @@ void llm_table(std::ostream& out, const LlmReport& r) {
              r.collectives);
   fmt::print(out,
              "# layout {} ({}), {} schedule, micro-batch {}, global batch {} ({} micro-batches per replica), recompute {}, "
-             "sequence parallel {}, distributed optimizer {}, offload {}, overlap grad reduce {}\n",
+             "sequence parallel {}, distributed optimizer {}, offload {}, overlap grad reduce {}{}\n",
              t.layout.label(), to_string(t.layout.order), to_string(t.schedule), t.micro_batch, t.global_batch, s.micro_batches,
              to_string(t.recompute), t.sequence_parallel ? "on" : "off", t.distributed_optimizer ? "on" : "off",
              !t.offload_optimizer ? "none" : t.overlap_offload ? "optimizer (overlapped)" : "optimizer",
-             t.overlap_grad_reduce ? "on" : "off");
+             t.overlap_grad_reduce ? "on" : "off",
+             t.gradient_accumulation_fusion ? "" : ", no gradient-accumulation fusion");
   fmt::print(out, "# GEMMs at {:.1f} % of the {} peak; {} TP collectives per layer per micro-batch{}\n",
              100 * r.spec.efficiency, r.spec.precision, s.tp_collectives_per_layer,
              s.ep_all_to_alls_per_layer > 0 ? fmt::format(", {} EP all-to-alls", s.ep_all_to_alls_per_layer) : std::string());
@@ -126,6 +127,7 @@ Json llm_json(const LlmReport& r) {
   doc["distributed_optimizer"] = t.distributed_optimizer;
   doc["offload_optimizer"] = t.offload_optimizer;
   doc["overlap_cpu_optimizer_d2h_h2d"] = t.overlap_offload;
+  doc["gradient_accumulation_fusion"] = t.gradient_accumulation_fusion;
   doc["overlap_grad_reduce"] = t.overlap_grad_reduce;
   doc["gemm_efficiency"] = r.spec.efficiency;
   doc["tp_collectives_per_layer"] = s.tp_collectives_per_layer;

@@ -113,6 +113,7 @@ LlmSearchResult search_llm_layouts(const LlmModel& model, const LlmSearchSpace& 
           tr.distributed_optimizer = o.distributed_optimizer;
           tr.offload_optimizer = o.offload;
           tr.overlap_offload = o.offload && space.overlap_offload;
+          tr.gradient_accumulation_fusion = space.gradient_accumulation_fusion;
           if (state_exceeds_hbm(model, tr, device)) {
             ++out.pruned;
             continue;

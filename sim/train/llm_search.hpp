@@ -29,6 +29,7 @@ struct LlmSearchSpace {
   // step time for HBM); needs a GPU-to-host path in the topology.
   std::vector<bool> offload{false};
   bool overlap_offload = false;  // offloaded rows pipeline their parts (LlmTraining::overlap_offload)
+  bool gradient_accumulation_fusion = true;  // LlmTraining's, for every row
   // TP and PP degrees tried (empty: every one the model and GPU count allow).
   std::vector<int> tensor_parallel, pipeline_parallel;
   // Expert-parallel degrees tried for an MoE model (empty: every divisor of the experts

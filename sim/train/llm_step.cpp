@@ -186,8 +186,17 @@ LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const De
       break;
   }
   out.tp_collectives_per_layer = layer.collectives_f + layer.collectives_b + layer.collectives_r;
+  // Without gradient-accumulation fusion (Megatron-LM before 2022, or
+  // --no-gradient-accumulation-fusion) every backward's 16-bit weight gradients are added
+  // into the main gradients by a kernel of their own (DDP's parameter hook,
+  // main_grad.add_(grad)): 2 B read, the main gradient read and written, per parameter the
+  // rank holds. Fused, the weight-gradient GEMM accumulates into them in place.
+  const double accumulate_bytes = tr.gradient_accumulation_fusion ? 0.0 : 2.0 + 2.0 * static_cast<double>(model.gradient_bytes());
+  const auto accumulate = [&](double params) { return memory_time(accumulate_bytes * params); };
+  const double layer_rank_params = static_cast<double>(s.layer_parameters() - s.layer_expert_parameters()) / td +
+                                   static_cast<double>(s.layer_expert_parameters() / l.ep) / td;
   const Time layer_forward = layer.compute_f + layer.tp_f + layer.ep_f;
-  const Time layer_backward = layer.compute_f * 2 + layer.tp_b + layer.ep_b + layer.recompute;
+  const Time layer_backward = layer.compute_f * 2 + layer.tp_b + layer.ep_b + layer.recompute + accumulate(layer_rank_params);
 
   // Embedding (first virtual stage): a vocabulary-parallel lookup ends in an all-reduce (a
   // reduce-scatter with SP). LM head (last): the logits GEMM, and fp32 logits written and
@@ -208,10 +217,16 @@ LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const De
   const int vstages = pp * v;
   for (int vs = 0; vs < vstages; ++vs) {
     Time f = layer_forward * layers_per_chunk, bw = layer_backward * layers_per_chunk;
-    if (vs == 0) f += embed_f;
+    if (vs == 0) {
+      f += embed_f;
+      bw += accumulate(static_cast<double>(s.embedding_parameters()) / td);
+    }
     if (vs == vstages - 1) {
       f += head_f;
       bw += head_b;
+      // The LM head's weights: its own, or with tied embeddings the last stage's copy.
+      const std::int64_t head = s.tied_embeddings ? (pp > 1 ? s.vocab * s.hidden : 0) : s.lm_head_parameters();
+      bw += accumulate(static_cast<double>(head) / td);
     }
     costs.forward.push_back(f);
     costs.backward.push_back(bw);

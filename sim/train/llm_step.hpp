@@ -64,6 +64,9 @@ struct LlmTraining {
   // layer by layer instead of one after the other (with offload_optimizer only).
   bool overlap_offload = false;
   bool overlap_grad_reduce = false;    // DP reduction overlapped with the last backward
+  // The weight-gradient GEMMs accumulate into the main gradients (Megatron's default since
+  // 2022); off, a separate add per parameter and micro-batch (evaluate_llm_step).
+  bool gradient_accumulation_fusion = true;
 };
 
 // What the topology says about one GPU's host link (for offload).

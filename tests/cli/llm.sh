@@ -136,6 +136,17 @@ assert abs(ov["offload_s"] - (off["offload_cpu_s"] + copies / 32)) < 1e-9, (ov["
 PY
 expect_error 2 "--overlap-cpu-optimizer-d2h-h2d" "--offload optimizer" -- "${off[@]}" --overlap-cpu-optimizer-d2h-h2d
 expect_error 2 "--overlap-cpu-optimizer-d2h-h2d" "--offload optimizer" -- llm --search --model llama2-7b --topology dgx-h100 --gpus 8 --global-batch 8 --overlap-cpu-optimizer-d2h-h2d
+# --no-gradient-accumulation-fusion: each backward adds its bf16 gradients into the fp32 main
+# gradients (10 B a parameter at the H100's 3.35 TB/s), once per micro-batch.
+"$COLLSIM" "${off[@]}" --no-gradient-accumulation-fusion --format json >"$TMP/nofuse.json" || fail "llm --no-gradient-accumulation-fusion failed"
+python3 - "$TMP/gpu.json" "$TMP/nofuse.json" <<'PY' || fail "llm without fusion json: $(head -c 2000 "$TMP/nofuse.json")"
+import json, sys
+fused, plain = (json.load(open(p)) for p in sys.argv[1:3])
+assert fused["gradient_accumulation_fusion"] and not plain["gradient_accumulation_fusion"]
+extra = plain["pipeline_s"] - fused["pipeline_s"]
+# Llama 2 7B on one GPU of dp 8 holds all 6.74e9 parameters; 1 micro-batch.
+assert abs(extra / (10 * 6.74e9 / 3.35e12) - 1) < 0.01, extra
+PY
 # A host whose DRAM rate the topology does not give cannot run the offloaded Adam.
 cat >"$TMP/nodram.json" <<'JSON'
 {"name": "no-dram", "nodes": [
