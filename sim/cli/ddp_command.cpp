@@ -239,6 +239,9 @@ void run_ddp(const DdpCommandArgs& a, ReportOutput& output) {
     run_sharded(a.sharding, a.ddp, calibrated_topology(a, cal, a.ranks), output, format, a.trace, conditions, cal);
     return;
   }
+  if (a.sharding.offload_optimizer) {
+    throw ConfigError("--offload-optimizer", "", "ddp", "--sharding zero1, zero2 or zero3 (DeepSpeed's offload_optimizer)");
+  }
   const CommSpec requested = comm_spec_option(a.ddp, cal);
   DdpOptions o = make_ddp_options(a.ddp);
   o.buckets.bucket_cap = bucket_cap_option("--bucket-mb", a.bucket_mb);

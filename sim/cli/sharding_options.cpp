@@ -20,6 +20,7 @@
 #include "sim/report/sharded_report.hpp"
 #include "sim/report/trace_writer.hpp"
 #include "sim/train/eventful_step.hpp"
+#include "sim/train/host_link.hpp"
 #include "sim/train/sharded_timeline.hpp"
 
 namespace collsim::cli {
@@ -48,6 +49,9 @@ void add_sharding_options(CLI::App* cmd, ShardingArgs& a) {
       ->check(vocabulary([](std::string_view s) { return precision_preset_from(s).has_value(); },
                          fmt::format("one of: {}", fmt::join(enum_names<PrecisionPreset>(), ", "))))
       ->capture_default_str();
+  cmd->add_flag("--offload-optimizer", a.offload_optimizer,
+                "ZeRO-Offload (zero1/zero2/zero3): gradient shards to host memory as they are reduced, the optimizer on "
+                "the CPU at the host's DRAM rate, the updated shard back");
 }
 
 ShardingOptions make_sharding_options(const ShardingArgs& a, const DdpArgs& ddp, int default_ranks_per_node) {
@@ -79,6 +83,12 @@ ShardingOptions make_sharding_options(const ShardingArgs& a, const DdpArgs& ddp,
   }
   o.precision = state_precision(precision_preset_from(a.precision).value_or(PrecisionPreset::AdamMixed));
   o.accumulate = ddp.accumulate;
+  o.offload_optimizer = a.offload_optimizer;
+  if (o.offload_optimizer && o.strategy != Sharding::Zero1 && o.strategy != Sharding::Zero2 && o.strategy != Sharding::Zero3) {
+    throw ConfigError("--offload-optimizer", "", a.sharding,
+                      "--sharding zero1, zero2 or zero3 (DeepSpeed's offload_optimizer; FSDP's CPU offload also moves the "
+                      "parameters, which collsim does not model)");
+  }
   return o;
 }
 
@@ -151,6 +161,20 @@ void run_sharded(const ShardingArgs& a, const DdpArgs& ddp, const Topology& topo
   const ComputeModel cm = compute_model_option(ddp, w, topo);
   LinkGraph graph(topo);
   const int ranks = topo.rank_count();
+  if (o.offload_optimizer) {
+    const std::optional<HostLink> link = host_link_of(graph, 0);
+    if (!link) {
+      throw ConfigError("--offload-optimizer", "", a.sharding,
+                        fmt::format("a topology with a GPU-to-host (PCIe) path to offload over ({} has none)", topo.source));
+    }
+    if (link->memory.bytes_per_s <= 0) {
+      throw ConfigError("--offload-optimizer", "", a.sharding,
+                        fmt::format("a topology whose cpu nodes give memory_bandwidth, the DRAM rate the offloaded "
+                                    "optimizer runs at ({} gives none for the CPU nearest rank 0)",
+                                    topo.source));
+    }
+    o.host_link = *link;
+  }
   if (o.ranks_per_node < 1 || ranks % o.ranks_per_node != 0) {
     throw ConfigError("--ranks-per-node", "", std::to_string(o.ranks_per_node), fmt::format("a divisor of the {} ranks", ranks));
   }

@@ -27,6 +27,7 @@ struct ShardingArgs {
   std::optional<double> reduce_bucket_mb;
   std::optional<std::int64_t> min_unit_params;
   std::string precision = "adam_mixed";
+  bool offload_optimizer = false;
 };
 
 void add_sharding_options(CLI::App* cmd, ShardingArgs& a);

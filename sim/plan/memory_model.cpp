@@ -55,6 +55,8 @@ MemoryEstimate estimate_memory(const MemoryInputs& in) {
   e.parameters = Bytes{(shard_param ? shard_of(psi, n) : psi) * p.param_bytes};
   e.gradients = Bytes{(shard_grad ? shard_of(psi, n) : psi) * p.grad_bytes};
   e.optimizer = Bytes{(shard_opt ? shard_of(psi, n) : psi) * p.optimizer_bytes};
+  // ZeRO-Offload keeps the optimizer state (master weights and moments) in host memory.
+  if (o.offload_optimizer) e.optimizer = Bytes{};
 
   if (s == Sharding::Ddp) {
     // DDP allocates one flat bucket tensor per bucket, together covering every gradient

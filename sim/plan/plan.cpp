@@ -321,9 +321,23 @@ std::vector<PlanStrategyVariant> parse_strategy(const nlohmann::json& j, const s
     if (auto mb = f.optional_number("reduce_bucket_mb", 1e-3, 65536)) {
       o.reduce_bucket_bytes = bucket_cap_from_mb(*mb);
     }
+    // ZeRO-Offload: each stage without it, with it, or both ([false, true]).
+    std::vector<bool> offloads{false};
+    if (const auto* v = f.optional("offload_optimizer")) {
+      const std::string expected = "a non-empty array of booleans (false: the optimizer on the GPU, true: ZeRO-Offload)";
+      if (!v->is_array() || v->empty()) f.fail("offload_optimizer", brief(*v), expected);
+      offloads.clear();
+      for (const auto& e : *v) {
+        if (!e.is_boolean()) f.fail("offload_optimizer", brief(e), expected);
+        offloads.push_back(e.get<bool>());
+      }
+    }
     for (auto s : int_list(f, "stages", 1, 3, {1, 2, 3})) {
       o.strategy = s == 1 ? Sharding::Zero1 : s == 2 ? Sharding::Zero2 : Sharding::Zero3;
-      add(o, fmt::format("zero{}", s), Bytes{0}, false);
+      for (bool off : offloads) {
+        o.offload_optimizer = off;
+        add(o, fmt::format("zero{}{}", s, off ? " offload" : ""), Bytes{0}, false);
+      }
     }
   } else {
     ShardingOptions o = base_options(f, Sharding::FsdpFullShard);

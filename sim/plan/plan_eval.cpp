@@ -222,6 +222,9 @@ std::vector<PlanRow> evaluate_group(const Plan& plan, const std::vector<Loaded>&
         } else {
           if (!sharded) sharded.emplace(graph, comm, node_ranks);
           mi.sharding.host = default_host_costs(device, comm.model.launch_overhead);
+          // An offloaded optimizer runs at the candidate's PCIe and DRAM shares (simulate_sharded
+          // refuses a topology that gives neither).
+          if (mi.sharding.offload_optimizer) mi.sharding.host_link = host_link_of(graph, 0).value_or(HostLink{});
           const ShardingOptions& o = mi.sharding;
           const ShardedResult r = simulate_sharded(w, cm, sharded->function(), o, world);
           row.step = r.iteration;

@@ -16,7 +16,7 @@ struct FieldKey {
   std::string_view key;    // in the candidate's or the strategy's object
 };
 
-constexpr std::array<FieldKey, 12> kKeys{{
+constexpr std::array<FieldKey, 13> kKeys{{
     {"accumulate", Owner::Strategy, "accumulate"},
     {"bucket_cap", Owner::Strategy, "bucket_mb"},
     {"sharding", Owner::Strategy, "kind"},
@@ -25,6 +25,7 @@ constexpr std::array<FieldKey, 12> kKeys{{
     {"min_unit_params", Owner::Strategy, "min_unit_params"},
     {"all_gather_limit", Owner::Strategy, "limit_all_gathers"},
     {"backward_prefetch", Owner::Strategy, "backward_prefetch"},
+    {"offload_optimizer", Owner::Strategy, "offload_optimizer"},
     {"world_size", Owner::Candidate, "world_sizes"},
     {"ranks_per_node", Owner::Candidate, "topology"},  // a node is one host of the candidate's topology
     {"algorithms", Owner::Candidate, "algorithm"},

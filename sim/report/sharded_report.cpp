@@ -18,6 +18,7 @@ std::vector<Field> sharded_summary(const ShardedResult& r) {
                                      {ms_field("host_launch_ms", "host launches (CPU)", r.host_launch),
                                       ms_field("host_wait_ms", "waiting for launches", r.host_wait)},
                                      "optimizer (shard)");
+  if (r.offload_copies.ps > 0) f.push_back(ms_field("offload_copies_ms", "offload host copies", r.offload_copies));
   f.push_back({"gathered_elements", "gathered elements", r.gathered_elements, "{:>12.0f}"});
   f.push_back({"reduced_elements", "reduced elements", r.reduced_elements, "{:>12.0f}"});
   f.push_back({"peak_unsharded_bytes", "peak unsharded", r.peak_unsharded.count, "{:>12} B"});

@@ -17,8 +17,12 @@ void assign_launch_costs(StreamProgram& p, const HostCosts& h) {
     const bool kernel = t.work.ps > 0 && t.category != "graph_walk";
     t.launch = kernel && !h.cuda_graph ? h.kernel_launch : Time{};
   }
-  // A hook kernel on the communication stream (category "hook") is a kernel launch.
-  for (auto& c : p.comm) c.launch = h.cuda_graph ? Time{} : c.category == "hook" ? h.kernel_launch : h.collective_launch;
+  // A hook kernel or a host copy on the communication stream (category "hook", "offload")
+  // is one launch, not a collective's.
+  for (auto& c : p.comm) {
+    const bool kernel = c.category == "hook" || c.category == "offload";
+    c.launch = h.cuda_graph ? Time{} : kernel ? h.kernel_launch : h.collective_launch;
+  }
   if (!h.cuda_graph) return;
   // The graph launch: on what the host launches first (collectives issued at the start,
   // else the first compute task).

@@ -18,6 +18,15 @@ struct HostCosts {
                            // replaces every per-kernel and per-collective launch
 };
 
+// What the topology says about one GPU's path to its host (for an offloaded optimizer;
+// host_link.hpp reads it from a topology).
+struct HostLink {
+  Bandwidth bandwidth;  // GPU <-> host memory, each direction, shared as on the host
+  // The GPU's share of its nearest CPU socket's DRAM peak (split over the host's GPUs
+  // nearest to that socket); zero when the topology does not give it.
+  Bandwidth memory{};
+};
+
 // Launch of one CUDA kernel from an eager framework, back to back (NVIDIA, "Getting
 // Started with CUDA Graphs", 2019: launch-bound back-to-back kernels on a V100 ran at about
 // 3-4 us each; the figure is the host CPU and driver's, not the GPU generation's).

@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "sim/topo/link_graph.hpp"
-#include "sim/train/llm_step.hpp"
+#include "sim/train/host_costs.hpp"
 
 namespace collsim {
 

@@ -18,6 +18,7 @@
 #include "sim/algo/collective.hpp"
 #include "sim/core/units.hpp"
 #include "sim/train/device_catalogue.hpp"
+#include "sim/train/host_costs.hpp"
 #include "sim/train/parallel_layout.hpp"
 #include "sim/train/pipeline_schedule.hpp"
 #include "sim/train/transformer.hpp"
@@ -67,14 +68,6 @@ struct LlmTraining {
   // The weight-gradient GEMMs accumulate into the main gradients (Megatron's default since
   // 2022); off, a separate add per parameter and micro-batch (evaluate_llm_step).
   bool gradient_accumulation_fusion = true;
-};
-
-// What the topology says about one GPU's host link (for offload).
-struct HostLink {
-  Bandwidth bandwidth;  // GPU <-> host memory, each direction, shared as on the host
-  // The GPU's share of its nearest CPU socket's DRAM peak (split over the host's GPUs
-  // nearest to that socket); zero when the topology does not give it.
-  Bandwidth memory{};
 };
 
 struct LlmMemory {

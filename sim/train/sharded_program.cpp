@@ -71,15 +71,33 @@ class ShardedBuilder {
 
   std::size_t comm(std::string name, std::string category, CollectiveOp op, Bytes bytes, CommGroup group,
                    std::vector<std::size_t> after_compute) {
+    return queue(std::move(name), std::move(category), cost_(op, bytes, group), bytes, std::move(after_compute));
+  }
+
+  // A task of the communication stream, in issue order.
+  std::size_t queue(std::string name, std::string category, Time work, Bytes bytes, std::vector<std::size_t> after_compute) {
     CommTask t;
     t.name = std::move(name);
     t.category = std::move(category);
-    t.work = cost_(op, bytes, group);
+    t.work = work;
     t.bytes = bytes;
     t.issued_at_start = true;
     t.after_compute = std::move(after_compute);
     out_.program.comm.push_back(std::move(t));
     return out_.program.comm.size() - 1;
+  }
+
+  // ZeRO-Offload: a host copy over the rank's PCIe share, on the communication stream
+  // (DeepSpeed copies the reduced gradients from its reduction stream).
+  std::size_t host_copy(std::string name, std::int64_t bytes, std::vector<std::size_t> after_compute = {}) {
+    const Time work = Time::from_seconds(static_cast<double>(bytes) / o_.host_link.bandwidth.bytes_per_s);
+    return queue(std::move(name), "offload", work, Bytes{bytes}, std::move(after_compute));
+  }
+
+  // After a gradient reduction of `numel` elements: this rank's shard to host memory.
+  void offload_gradients(const std::string& what, std::int64_t numel) {
+    if (!o_.offload_optimizer) return;
+    reduces_.push_back(host_copy(fmt::format("{}gradients to host {}", step_, what), numel / shard_ * o_.precision.grad_bytes));
   }
 
   // An all-gather under FSDP's rate limiter (_FreeEventQueue): with `limit` free events
@@ -125,9 +143,20 @@ class ShardedBuilder {
       out_.gathered_elements += static_cast<double>(shard);
     }
     reduces_.push_back(*uc.reduce_last);
+    offload_gradients(units_[u].name, numel);
   }
 
   void optimizer() {
+    if (o_.offload_optimizer) {
+      // The CPU updates the rank's shard (the workload's optimizer bytes per parameter
+      // through DRAM), then the updated 16-bit shard comes back to the GPU.
+      const std::int64_t shard = (w_.parameter_count() + shard_ - 1) / shard_;
+      const Time cpu = Time::from_seconds(w_.optimizer.memory_bytes_per_param * static_cast<double>(shard) /
+                                          o_.host_link.memory.bytes_per_s);
+      const std::size_t t = compute(step_ + "optimizer on the CPU (shard)", "optimizer", cpu, reduces_);
+      host_copy(step_ + "weights to GPU (shard)", shard * o_.precision.param_bytes, {t});
+      return;
+    }
     // Every rank updates its 1/N shard of the optimizer state.
     const Time full = cm_.optimizer(w_);
     compute(step_ + "optimizer (shard)", "optimizer", Time{(full.ps + shard_ - 1) / shard_}, reduces_);
@@ -272,6 +301,7 @@ class ShardedBuilder {
                       Bytes{numel * o_.precision.grad_bytes}, group_, {during_backward ? closed[k].second : end});
       out_.reduced_elements += static_cast<double>(numel);
       reduces_.push_back(b.reduce);
+      offload_gradients(fmt::format("bucket {}", k), numel);
       if (last_) out_.buckets.push_back(std::move(b));
     }
     if (!last_) return;

@@ -37,6 +37,25 @@ void check_sharding(const Workload& w, const ShardingOptions& o, int world_size)
     throw ConfigError("", "ranks_per_node", std::to_string(o.ranks_per_node),
                       fmt::format("a divisor of the world size {} (HYBRID_SHARD's shard group)", world_size));
   }
+  if (o.offload_optimizer) {
+    const std::string s(to_string(o.strategy));
+    if (o.strategy != Sharding::Zero1 && o.strategy != Sharding::Zero2 && o.strategy != Sharding::Zero3) {
+      throw ConfigError("", "offload_optimizer", s, "zero1, zero2 or zero3 (DeepSpeed's offload_optimizer; FSDP's CPU offload also moves the parameters, which collsim does not model)");
+    }
+    if (o.host_link.bandwidth.bytes_per_s <= 0) {
+      throw ConfigError("", "offload_optimizer", s, "a topology with a GPU-to-host (PCIe) path to offload over");
+    }
+    if (o.host_link.memory.bytes_per_s <= 0) {
+      throw ConfigError("", "offload_optimizer", s,
+                        "a topology whose cpu nodes give memory_bandwidth (the offloaded optimizer runs at the host's DRAM rate)");
+    }
+    if (w.optimizer.time || w.optimizer.memory_bytes_per_param <= 0) {
+      throw ConfigError("", "offload_optimizer", s,
+                        fmt::format("a workload whose optimizer gives memory_bytes_per_param, the bytes the CPU moves per "
+                                    "parameter ({} gives {})",
+                                    w.name, w.optimizer.time ? "a measured GPU time" : "none"));
+    }
+  }
   if (w.parameter_count() == 0) {
     throw ConfigError("", "sharding", std::string(to_string(o.strategy)), fmt::format("a workload with parameters ({} has none)", w.name));
   }
@@ -117,6 +136,9 @@ ShardedResult simulate_sharded(const Workload& w, const ComputeModel& cm, const 
   r.backward = totals.compute("backward");
   r.optimizer = totals.compute("optimizer");
   r.comm_total = totals.comm_total;
+  for (std::size_t i = 0; i < r.program.comm.size(); ++i) {
+    if (r.program.comm[i].category == "offload") r.offload_copies += r.timeline.comm[i].end - r.timeline.comm[i].start;
+  }
   r.comm_busy = totals.comm_busy;
   r.iteration = totals.end;
   r.exposed_comm = totals.exposed_comm;

@@ -55,7 +55,8 @@ struct ShardedResult {
   std::vector<UnitTiming> unit_timings;
   Time iteration;        // one optimizer step (all micro-steps)
   Time forward, backward, optimizer;
-  Time comm_total;       // sum of collective durations
+  Time comm_total;       // sum of collective durations (the offload's host copies included)
+  Time offload_copies;   // of which ZeRO-Offload's host copies (gradients down, weights up)
   Time comm_busy;        // union of communication-stream busy time
   Time exposed_comm;     // time the compute stream waits for communication
   Time host_launch;      // the host thread's launch time (host_costs.hpp)

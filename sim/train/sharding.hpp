@@ -84,6 +84,12 @@ struct ShardingOptions {
   int accumulate = 1;              // gradient accumulation micro-steps per optimizer step
   bool activation_checkpointing = false;
   HostCosts host;                  // CPU launch costs (none by default; host_costs.hpp)
+  // DeepSpeed's offload_optimizer to the CPU (ZeRO-Offload), ZeRO-1/2/3 only: each rank's
+  // gradient shard goes to host memory as it is reduced, the CPU runs the optimizer on it
+  // at the rank's share of its socket's DRAM (the workload's optimizer bytes per parameter),
+  // and the updated 16-bit shard comes back before the parameters are gathered.
+  bool offload_optimizer = false;
+  HostLink host_link;              // the rank's PCIe and DRAM shares (host_link.hpp)
 };
 
 }  // namespace collsim

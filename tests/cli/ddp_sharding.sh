@@ -37,6 +37,29 @@ head -1 "$TMP/c.csv" | grep -q "^unit,elements,fwd_gather_start_ms" || fail "csv
 # 335,141,888 gradient elements of 2 B in 100 MiB buckets: at least 7 buckets.
 [[ $(grep -c "^bucket" "$TMP/c.csv") -ge 7 ]] || fail "zero1 with 100 MiB buckets has fewer than 7 buckets"
 
+# ZeRO-Offload: BERT-large's optimizer (40 B a parameter) on the CPU for each rank's 1/32
+# shard, at its share of a DGX H100 socket (307.2 GB/s over 4 GPUs); the gradient shards
+# down and the updated shard up over PCIe, on the communication stream.
+run --sharding zero2 --offload-optimizer --format json >"$TMP/off.json" 2>/dev/null || fail "ddp --sharding zero2 --offload-optimizer failed"
+python3 - "$TMP/zero2.json" "$TMP/off.json" <<'PY' || fail "offload JSON check failed: $(head -c 1500 "$TMP/off.json")"
+import json, sys
+gpu, off = (json.load(open(p)) for p in sys.argv[1:3])
+shard = -(-335141888 // 32)
+assert abs(off["optimizer_ms"] - 40 * shard / (307.2e9 / 4) * 1e3) < 1e-6, off["optimizer_ms"]
+assert off["offload_copies_ms"] > 0 and "offload_copies_ms" not in gpu
+assert off["iteration_ms"] > gpu["iteration_ms"] - gpu["optimizer_ms"] + off["optimizer_ms"], (off["iteration_ms"], gpu["iteration_ms"])
+PY
+cat >"$TMP/nodram.json" <<'JSON'
+{"name": "no-dram", "nodes": [
+  {"id": "h", "kind": "host"},
+  {"id": "g0", "kind": "gpu", "model": "H100", "host": "h"}, {"id": "g1", "kind": "gpu", "model": "H100", "host": "h"},
+  {"id": "c", "kind": "cpu", "host": "h"}],
+ "links": [{"endpoints": ["g0", "c"], "kind": "pcie", "bandwidth": "63GB/s", "latency": "250ns"},
+           {"endpoints": ["g1", "c"], "kind": "pcie", "bandwidth": "63GB/s", "latency": "250ns"}]}
+JSON
+expect_error 2 "--offload-optimizer" "memory_bandwidth" "nodram.json" -- ddp --topology "$TMP/nodram.json" --workload bert-large --sharding zero2 --offload-optimizer
+expect_error 2 "--offload-optimizer" "zero1, zero2 or zero3" -- ddp --workload bert-large --sharding fsdp_full_shard --offload-optimizer
+expect_error 2 "--offload-optimizer" "zero1, zero2 or zero3" -- ddp --workload bert-large --offload-optimizer
 expect_error 2 "--sharding" "fsdp_full_shard" -- ddp --workload bert-large --sharding zero4
 expect_error 2 "--backward-prefetch" -- ddp --workload bert-large --sharding zero3 --backward-prefetch early
 expect_error 2 "--ranks-per-node" -- ddp --topology "$TOPO" --workload bert-large --sharding fsdp_hybrid_shard --ranks-per-node 3

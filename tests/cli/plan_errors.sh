@@ -10,6 +10,19 @@ write_plan "$TMP/ws.json" '{"name": "d", "kind": "ddp"}' '[8, 12]'
 expect_error 2 "/candidates/0/world_sizes/1" "12" "a multiple of the 8 ranks" -- plan "$TMP/ws.json"
 write_plan "$TMP/stage.json" '{"name": "z", "kind": "zero", "stages": [4]}'
 expect_error 2 "/strategies/0/stages" "integers from 1 to 3" -- plan "$TMP/stage.json"
+write_plan "$TMP/off.json" '{"name": "z", "kind": "zero", "offload_optimizer": [1]}'
+expect_error 2 "/strategies/0/offload_optimizer" "a non-empty array of booleans" -- plan "$TMP/off.json"
+# The valid form lists each stage without and with ZeRO-Offload; offloaded, the optimizer
+# state leaves the GPU (less memory) and the CPU's step makes it slower.
+write_plan "$TMP/off.json" '{"name": "z", "kind": "zero", "stages": [2], "offload_optimizer": [false, true]}' '[8]'
+"$COLLSIM" plan "$TMP/off.json" --format json >"$TMP/off.out" || fail "plan with offload_optimizer failed"
+python3 - "$TMP/off.out" <<'PY' || fail "plan offload rows: $(head -c 1500 "$TMP/off.out")"
+import json, sys
+rows = {r["strategy"]: r for r in json.load(open(sys.argv[1]))["rows"]}
+assert set(rows) == {"zero2 k1", "zero2 offload k1"}, set(rows)
+on, off = rows["zero2 k1"], rows["zero2 offload k1"]
+assert off["memory_gib"] < on["memory_gib"] and off["step_ms"] > on["step_ms"], (on, off)
+PY
 write_plan "$TMP/bp.json" '{"name": "f", "kind": "fsdp", "backward_prefetch": "early"}'
 expect_error 2 "/strategies/0/backward_prefetch" '"early"' "pre, post, none" -- plan "$TMP/bp.json"
 write_plan "$TMP/fabric.json" '{"name": "d", "kind": "ddp"}' '[8]' ', "algorithm": "bogus"'

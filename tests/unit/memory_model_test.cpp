@@ -75,6 +75,12 @@ TEST_CASE("ZeRO paper example: 7.5B parameters, 64 GPUs, K = 12", "[train][memor
   CHECK(z1.parameters.count == 15'000'000'000);
   CHECK(z1.gradients.count == 15'000'000'000);
   CHECK(z1.optimizer.count == 1'406'250'000);
+  // ZeRO-Offload keeps the optimizer state in host memory: stage 2 holds 2Ψ + 2Ψ/64.
+  MemoryInputs off = model_states_only(Sharding::Zero2, psi, 64);
+  off.sharding.offload_optimizer = true;
+  const MemoryEstimate z2 = estimate_memory(off);
+  CHECK(z2.optimizer.count == 0);
+  CHECK(static_cast<double>(z2.total.count) == 15e9 + 2 * 117'187'500.0);
 }
 
 TEST_CASE("70B does not fit under DDP on an 80 GB H100 and fits under FULL_SHARD at 64 GPUs", "[train][memory]") {

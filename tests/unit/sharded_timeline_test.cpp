@@ -127,6 +127,62 @@ TEST_CASE("ZeRO-2 reduce-scatters each bucket during backward", "[sharded]") {
   CHECK(r.units.empty());
 }
 
+TEST_CASE("ZeRO-Offload: gradient shards down after each reduce, the CPU's step, the shard back", "[sharded]") {
+  // The ZeRO-2 case above, its optimizer offloaded. The workload's optimizer moves 16 B per
+  // parameter; PCIe 1 MB/s and DRAM 4 MB/s for this rank. A bucket's shard is 2,000 / 4 =
+  // 500 gradient elements, 1,000 B: 1 ms down. The CPU's step on the 1,000-element shard:
+  // 16,000 B, 4 ms; the updated 16-bit shard, 2,000 B: 2 ms up.
+  nlohmann::json j = {{"name", "hand"}, {"measured_on", "test"}, {"optimizer", {{"memory_bytes_per_param", 16}}}};
+  for (int i = 0; i < 4; ++i) {
+    const std::string p = fmt::format("p{}", i);
+    j["parameters"].push_back({{"name", p}, {"numel", 1000}, {"dtype", "float32"}});
+    j["layers"].push_back({{"name", fmt::format("L{}", i)}, {"forward_time", "1ms"}, {"backward_time", "2ms"}, {"params", {p}}});
+  }
+  const Workload w = parse_workload(j, "hand");
+  ShardingOptions o;
+  o.strategy = Sharding::Zero2;
+  o.reduce_bucket_bytes = Bytes{4000};
+  o.offload_optimizer = true;
+  o.host_link = HostLink{Bandwidth{1e6}, Bandwidth{4e6}};
+  auto cost = [](CollectiveOp op, Bytes b, CommGroup) {
+    return Time{b.count * (op == CollectiveOp::ReduceScatter ? 750'000 : 250'000)};
+  };
+  const ShardedResult r = simulate_sharded(w, sharded_hand_device(), cost, o, 4);
+  // Bucket 0 reduces 10-13 ms, its shard goes down 13-14; bucket 1 (ready at 12) reduces
+  // 14-17, down 17-18. The CPU's step waits for both copies: 18-22; the shard comes up
+  // 22-24, then the two 1 ms parameter gathers: 24-26 ms.
+  REQUIRE(r.buckets.size() == 2);
+  CHECK(r.buckets[0].reduce_end == us(13000));
+  CHECK(r.buckets[1].reduce_start == us(14000));
+  CHECK(r.optimizer == us(4000));
+  CHECK(r.offload_copies == us(4000));
+  CHECK(count_comm(r, "offload") == 3);
+  CHECK(r.comm_total == us(12000));
+  CHECK(r.iteration == us(26000));
+  // Offloading needs a host link with a DRAM rate, a workload optimizer in bytes per
+  // parameter, and a DeepSpeed stage: each refusal names offload_optimizer.
+  const auto field = [&](const ShardingOptions& bad, const Workload& wl) {
+    try {
+      (void)simulate_sharded(wl, sharded_hand_device(), cost, bad, 4);
+    } catch (const ConfigError& e) {
+      return e.field();
+    }
+    return std::string("(no error)");
+  };
+  ShardingOptions bad = o;
+  bad.host_link.memory = Bandwidth{};
+  CHECK(field(bad, w) == "offload_optimizer");
+  bad = o;
+  bad.host_link = HostLink{};
+  CHECK(field(bad, w) == "offload_optimizer");
+  bad = o;
+  bad.strategy = Sharding::FsdpFullShard;
+  CHECK(field(bad, w) == "offload_optimizer");
+  CHECK(field(o, sharded_hand_model({"L0", "L1", "L2", "L3"})) == "offload_optimizer");  // a measured GPU time only
+  bad.strategy = Sharding::Zero3;
+  CHECK(field(bad, w) == "(no error)");
+}
+
 TEST_CASE("ZeRO-1 reduces only after the whole backward, once per optimizer step", "[sharded]") {
   const Workload w = sharded_hand_model({"L0", "L1", "L2", "L3"});
   ShardingOptions o;
