@@ -103,6 +103,32 @@ double layer_gemm_seconds(const TransformerShape& s, double tokens, int tp, int 
   return secs;
 }
 
+// ZeRO-Offload of the fullest rank's `shard` parameters, one after the other: the gradient
+// shard (`grad_bytes` each) to host memory, Adam on the CPU (`opt_traffic` bytes each
+// through the socket's DRAM share, at its peak as HBM is taken here), the updated 16-bit
+// weights back (Megatron-Core's optimizer CPU offload). With `pipelined_layers` > 0
+// (--overlap-cpu-optimizer-d2h-h2d) the three run pipelined over that many layers: the
+// slowest part throughout, the other two for one layer's share each.
+void price_offload(LlmStep& out, double shard, double grad_bytes, double opt_traffic, const std::optional<HostLink>& host_link,
+                   std::int64_t pipelined_layers) {
+  if (!host_link || host_link->bandwidth.bytes_per_s <= 0) {
+    bad_layout("offload", "optimizer", "a topology with a GPU-to-host (PCIe) path to offload over");
+  }
+  if (host_link->memory.bytes_per_s <= 0) {
+    bad_layout("offload", "optimizer",
+               "a topology whose cpu nodes give memory_bandwidth (the offloaded Adam runs at the host's DRAM rate)");
+  }
+  const double pcie = host_link->bandwidth.bytes_per_s;
+  out.offload_down = Time::from_seconds(shard * grad_bytes / pcie);
+  out.offload_cpu = Time::from_seconds(shard * opt_traffic / host_link->memory.bytes_per_s);
+  out.offload_up = Time::from_seconds(shard * 2.0 / pcie);
+  out.offload = out.offload_down + out.offload_cpu + out.offload_up;
+  if (pipelined_layers > 0) {
+    const Time slowest = std::max({out.offload_down, out.offload_cpu, out.offload_up});
+    out.offload = slowest + Time{(out.offload - slowest).ps / pipelined_layers};
+  }
+}
+
 struct PerLayer {
   Time compute_f;    // GEMMs and elementwise work of one forward
   Time tp_f, tp_b;   // TP collectives in forward and backward
@@ -321,34 +347,14 @@ LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const De
     out.stages.push_back(sc);
   }
 
-  // The optimizer on the fullest rank (its shard with the distributed optimizer), then the
-  // updated 16-bit weights gathered back over DP (priced per stage above). Offloaded
-  // (ZeRO-Offload; Megatron-Core's optimizer CPU offload without its d2h/h2d overlap), the
-  // GPU sends its gradient shard to host memory, the CPU runs Adam on it, streaming the same
-  // bytes through DRAM as the GPU would through HBM (at the peak, as HBM is taken here), and
-  // the GPU receives the updated 16-bit weights, one after the other.
+  // The optimizer on the fullest rank (its shard with the distributed optimizer), or its
+  // offload (price_offload), then the updated 16-bit weights gathered back over DP (priced
+  // per stage above).
   const double shard = most_owned;
   const double opt_traffic = model.optimizer_bytes_per_param > 0 ? model.optimizer_bytes_per_param : kAdamTraffic;
   if (tr.offload_optimizer) {
-    if (!host_link || host_link->bandwidth.bytes_per_s <= 0) {
-      bad_layout("offload", "optimizer", "a topology with a GPU-to-host (PCIe) path to offload over");
-    }
-    if (host_link->memory.bytes_per_s <= 0) {
-      bad_layout("offload", "optimizer",
-                 "a topology whose cpu nodes give memory_bandwidth (the offloaded Adam runs at the host's DRAM rate)");
-    }
-    const double pcie = host_link->bandwidth.bytes_per_s;
-    out.offload_down = Time::from_seconds(shard * static_cast<double>(grad_bytes) / pcie);
-    out.offload_cpu = Time::from_seconds(shard * opt_traffic / host_link->memory.bytes_per_s);
-    out.offload_up = Time::from_seconds(shard * 2.0 / pcie);
-    out.offload = out.offload_down + out.offload_cpu + out.offload_up;
-    if (tr.overlap_offload) {
-      // Pipelined over the rank's layers: the slowest part throughout, the other two for one
-      // layer's share each (the first layer's way in, the last one's way out).
-      const Time slowest = std::max({out.offload_down, out.offload_cpu, out.offload_up});
-      const std::int64_t layers = std::max<std::int64_t>(1, layers_per_chunk * v);
-      out.offload = slowest + Time{(out.offload - slowest).ps / layers};
-    }
+    price_offload(out, shard, static_cast<double>(grad_bytes), opt_traffic, host_link,
+                  tr.overlap_offload ? std::max<std::int64_t>(1, layers_per_chunk * v) : 0);
   } else {
     out.optimizer = memory_time(shard * opt_traffic);
   }
