@@ -137,254 +137,303 @@ struct PerLayer {
   int collectives_f = 0, collectives_b = 0, collectives_r = 0;
 };
 
-}  // namespace
+// One step of one layout, in the order the model prices it: a layer, the pipeline, each
+// pipeline rank's reduction and memory, then the optimizer and the rates.
+class StepBuilder {
+ public:
+  StepBuilder(const LlmModel& model, const LlmTraining& tr, const DeviceSpec& device, const GroupsCostFn& collective)
+      : m_(model), s_(model.shape), tr_(tr), l_(tr.layout), device_(device), collective_(collective) {
+    pp_ = l_.pp;
+    v_ = l_.virtual_stages;
+    t_ = l_.tp;
+    td_ = t_;
+    b_ = tr.micro_batch;
+    tokens_mb_ = static_cast<double>(b_) * static_cast<double>(s_.sequence);
+    peak_ = device.peak_flops(model.precision) * model.efficiency;
+    layers_per_chunk_ = s_.layers / (std::int64_t{pp_} * v_);
+    tp_groups_ = l_.tp_groups();
+    out_bytes_ = s_.layer_output_bytes(b_);
+    logits_bytes_ = 4.0 * tokens_mb_ * static_cast<double>(s_.vocab) / td_;
+    out_.micro_batches = static_cast<int>(tr.global_batch / (l_.dp * b_));
+  }
 
-LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const DeviceSpec& device,
-                          const GroupsCostFn& collective, const std::optional<HostLink>& host_link, int ranks_per_host) {
-  const TransformerShape& s = model.shape;
-  check_training(s, tr);
-  const ParallelLayout& l = tr.layout;
-  const int pp = l.pp, v = l.virtual_stages, t = l.tp;
-  const double td = t;
-  const std::int64_t b = tr.micro_batch;
-  const double tokens_mb = static_cast<double>(b) * static_cast<double>(s.sequence);
-  const double peak = device.peak_flops(model.precision) * model.efficiency;
-  const auto flops_time = [&](double f) { return Time::from_seconds(f / peak); };
-  const auto memory_time = [&](double bytes) { return Time::from_seconds(bytes / device.hbm_bandwidth.bytes_per_s); };
-  const auto run = [&](CollectiveOp op, std::int64_t bytes, const std::vector<std::vector<int>>& groups) {
-    if (bytes <= 0 || groups.empty() || groups.front().size() < 2) return Time{};
-    return collective(op, Bytes{bytes}, groups);
+  LlmStep build(const std::optional<HostLink>& host_link, int ranks_per_host) {
+    const PerLayer layer = layer_costs();
+    play(layer);
+    StageTotals totals;
+    for (int r = 0; r < pp_; ++r) stage(r, layer, totals);
+    finish(totals, host_link, ranks_per_host);
+    return std::move(out_);
+  }
+
+ private:
+  struct StageTotals {
+    Time step_end;          // the last stage's reduction done
+    double most_owned = 0;  // optimizer elements on the fullest rank
+    Time gather;            // ZeRO-1's parameter all-gather
   };
 
-  LlmStep out;
-  out.micro_batches = static_cast<int>(tr.global_batch / (l.dp * b));
+  [[nodiscard]] Time flops_time(double f) const { return Time::from_seconds(f / peak_); }
+  [[nodiscard]] Time memory_time(double bytes) const { return Time::from_seconds(bytes / device_.hbm_bandwidth.bytes_per_s); }
+  [[nodiscard]] Time run(CollectiveOp op, std::int64_t bytes, const std::vector<std::vector<int>>& groups) const {
+    if (bytes <= 0 || groups.empty() || groups.front().size() < 2) return Time{};
+    return collective_(op, Bytes{bytes}, groups);
+  }
 
   // One layer, one micro-batch, one tensor rank.
-  PerLayer layer;
-  const double act_none = s.layer_activation_bytes(b, t, tr.sequence_parallel, Recompute::None);
-  layer.compute_f = Time::from_seconds(layer_gemm_seconds(s, tokens_mb, t, l.ep, peak, device.sms)) + memory_time(2.0 * act_none);
-  const auto tp_groups = l.tp_groups();
-  const std::int64_t out_bytes = s.layer_output_bytes(b);
-  const bool moe = s.experts > 1;
-  if (t > 1) {
-    // Megatron's f/g operators: one all-reduce after attention and one after the MLP, in
-    // forward and again in backward; with SP each becomes an all-gather before and a
-    // reduce-scatter after (Korthikanti et al. 2022, section 4.2.2). An MoE layer's experts
-    // are split over TP too: its pair carries the top_k copies of the routed tokens.
-    const auto pair = [&](std::int64_t bytes) {
-      return tr.sequence_parallel ? run(CollectiveOp::AllGather, bytes, tp_groups) + run(CollectiveOp::ReduceScatter, bytes, tp_groups)
-                                  : run(CollectiveOp::AllReduce, bytes, tp_groups);
-    };
-    const Time attention = pair(out_bytes);
-    const Time mlp = moe ? pair(out_bytes * s.top_k) : attention;
-    layer.tp_f = attention + mlp;
-    layer.tp_b = attention + mlp;
-    layer.collectives_f = layer.collectives_b = tr.sequence_parallel ? 4 : 2;
-  }
-  if (moe && l.ep > 1) {
-    // Megatron-Core's all-to-all dispatcher: each rank sends its tokens (1/t of the
-    // micro-batch's under SP) top_k times to the experts' ranks and receives them back
-    // after the experts (dispatch + combine); backward sends the gradients the same way.
-    // Routing is taken as balanced (every expert gets its share).
-    const std::int64_t routed = out_bytes / t * s.top_k;
-    const Time both = run(CollectiveOp::AllToAll, routed, l.ep_groups(0)) * 2;
-    layer.ep_f = both;
-    layer.ep_b = both;
-    out.ep_all_to_alls_per_layer = tr.recompute == Recompute::Full ? 6 : 4;
-  }
-  switch (tr.recompute) {
-    case Recompute::None:
-      break;
-    case Recompute::Selective: {
-      // Attention scores, softmax and dropout again: the 4 s h FLOPs per token and their
-      // s^2 tensors (nothing with a fused attention kernel, which recomputes them anyway).
-      if (!s.flash_attention) {
-        const double scores = static_cast<double>(s.heads) * static_cast<double>(s.sequence) * static_cast<double>(s.sequence) *
-                              static_cast<double>(b) / td;
-        layer.recompute = flops_time(tokens_mb * s.attention_core_flops_per_token() / td) +
-                          memory_time(2.0 * (s.dropout ? 5.0 : 2.0) * scores);
-      }
-      break;
+  PerLayer layer_costs() {
+    PerLayer layer;
+    const double act_none = s_.layer_activation_bytes(b_, t_, tr_.sequence_parallel, Recompute::None);
+    layer.compute_f = Time::from_seconds(layer_gemm_seconds(s_, tokens_mb_, t_, l_.ep, peak_, device_.sms)) + memory_time(2.0 * act_none);
+    const bool moe = s_.experts > 1;
+    if (t_ > 1) {
+      // Megatron's f/g operators: one all-reduce after attention and one after the MLP, in
+      // forward and again in backward; with SP each becomes an all-gather before and a
+      // reduce-scatter after (Korthikanti et al. 2022, section 4.2.2). An MoE layer's experts
+      // are split over TP too: its pair carries the top_k copies of the routed tokens.
+      const auto pair = [&](std::int64_t bytes) {
+        return tr_.sequence_parallel ? run(CollectiveOp::AllGather, bytes, tp_groups_) + run(CollectiveOp::ReduceScatter, bytes, tp_groups_)
+                                     : run(CollectiveOp::AllReduce, bytes, tp_groups_);
+      };
+      const Time attention = pair(out_bytes_);
+      const Time mlp = moe ? pair(out_bytes_ * s_.top_k) : attention;
+      layer.tp_f = attention + mlp;
+      layer.tp_b = attention + mlp;
+      layer.collectives_f = layer.collectives_b = tr_.sequence_parallel ? 4 : 2;
     }
-    case Recompute::Full:
-      layer.recompute = layer.compute_f + layer.tp_f + layer.ep_f;
-      layer.collectives_r = layer.collectives_f;
-      break;
+    if (moe && l_.ep > 1) {
+      // Megatron-Core's all-to-all dispatcher: each rank sends its tokens (1/t of the
+      // micro-batch's under SP) top_k times to the experts' ranks and receives them back
+      // after the experts (dispatch + combine); backward sends the gradients the same way.
+      // Routing is taken as balanced (every expert gets its share).
+      const std::int64_t routed = out_bytes_ / t_ * s_.top_k;
+      const Time both = run(CollectiveOp::AllToAll, routed, l_.ep_groups(0)) * 2;
+      layer.ep_f = both;
+      layer.ep_b = both;
+      out_.ep_all_to_alls_per_layer = tr_.recompute == Recompute::Full ? 6 : 4;
+    }
+    switch (tr_.recompute) {
+      case Recompute::None:
+        break;
+      case Recompute::Selective: {
+        // Attention scores, softmax and dropout again: the 4 s h FLOPs per token and their
+        // s^2 tensors (nothing with a fused attention kernel, which recomputes them anyway).
+        if (!s_.flash_attention) {
+          const double scores = static_cast<double>(s_.heads) * static_cast<double>(s_.sequence) *
+                                static_cast<double>(s_.sequence) * static_cast<double>(b_) / td_;
+          layer.recompute = flops_time(tokens_mb_ * s_.attention_core_flops_per_token() / td_) +
+                            memory_time(2.0 * (s_.dropout ? 5.0 : 2.0) * scores);
+        }
+        break;
+      }
+      case Recompute::Full:
+        layer.recompute = layer.compute_f + layer.tp_f + layer.ep_f;
+        layer.collectives_r = layer.collectives_f;
+        break;
+    }
+    out_.tp_collectives_per_layer = layer.collectives_f + layer.collectives_b + layer.collectives_r;
+    return layer;
   }
-  out.tp_collectives_per_layer = layer.collectives_f + layer.collectives_b + layer.collectives_r;
+
   // Without gradient-accumulation fusion (Megatron-LM before 2022, or
   // --no-gradient-accumulation-fusion) every backward's 16-bit weight gradients are added
   // into the main gradients by a kernel of their own (DDP's parameter hook,
   // main_grad.add_(grad)): 2 B read, the main gradient read and written, per parameter the
   // rank holds. Fused, the weight-gradient GEMM accumulates into them in place.
-  const double accumulate_bytes = tr.gradient_accumulation_fusion ? 0.0 : 2.0 + 2.0 * static_cast<double>(model.gradient_bytes());
-  const auto accumulate = [&](double params) { return memory_time(accumulate_bytes * params); };
-  const double layer_rank_params = static_cast<double>(s.layer_parameters() - s.layer_expert_parameters()) / td +
-                                   static_cast<double>(s.layer_expert_parameters() / l.ep) / td;
-  const Time layer_forward = layer.compute_f + layer.tp_f + layer.ep_f;
-  const Time layer_backward = layer.compute_f * 2 + layer.tp_b + layer.ep_b + layer.recompute + accumulate(layer_rank_params);
-
-  // Embedding (first virtual stage): a vocabulary-parallel lookup ends in an all-reduce (a
-  // reduce-scatter with SP). LM head (last): the logits GEMM, and fp32 logits written and
-  // read by the cross-entropy.
-  const Time embed_f = t > 1 ? run(tr.sequence_parallel ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce, out_bytes, tp_groups)
-                             : Time{};
-  const double logits_bytes = 4.0 * tokens_mb * static_cast<double>(s.vocab) / td;
-  const double head_gemm = tokens_mb * s.logit_flops_per_token() / td /
-                           wave_efficiency(tokens_mb, static_cast<double>(s.vocab) / td, device.sms);
-  const Time head_f = flops_time(head_gemm) + memory_time(2.0 * logits_bytes);
-  const Time head_b = flops_time(2.0 * head_gemm) + memory_time(2.0 * logits_bytes);
-
-  const std::int64_t layers_per_chunk = s.layers / (std::int64_t{pp} * v);
-  PipelineCosts costs;
-  costs.pp = pp;
-  costs.virtual_stages = v;
-  costs.micro_batches = out.micro_batches;
-  const int vstages = pp * v;
-  for (int vs = 0; vs < vstages; ++vs) {
-    Time f = layer_forward * layers_per_chunk, bw = layer_backward * layers_per_chunk;
-    if (vs == 0) {
-      f += embed_f;
-      bw += accumulate(static_cast<double>(s.embedding_parameters()) / td);
-    }
-    if (vs == vstages - 1) {
-      f += head_f;
-      bw += head_b;
-      // The LM head's weights: its own, or with tied embeddings the last stage's copy.
-      const std::int64_t head = s.tied_embeddings ? (pp > 1 ? s.vocab * s.hidden : 0) : s.lm_head_parameters();
-      bw += accumulate(static_cast<double>(head) / td);
-    }
-    costs.forward.push_back(f);
-    costs.backward.push_back(bw);
+  [[nodiscard]] Time accumulate(double params) const {
+    if (tr_.gradient_accumulation_fusion) return memory_time(0.0);
+    return memory_time((2.0 + 2.0 * static_cast<double>(m_.gradient_bytes())) * params);
   }
-  // Activations between stages: each tensor rank sends its 1/t slice (Megatron's
-  // scatter-gather across the pipeline; already split with SP).
-  // The receiver all-gathers the slices over its TP group (NVLink) before using them.
-  const std::int64_t p2p_bytes = out_bytes / t;
-  const Time regather = t > 1 ? run(CollectiveOp::AllGather, out_bytes, tp_groups) : Time{};
-  for (int r = 0; r + 1 < pp; ++r) costs.p2p.push_back(run(CollectiveOp::Broadcast, p2p_bytes, l.stage_pairs(r)) + regather);
-  if (v > 1) {
-    std::vector<std::vector<int>> wrap;
-    for (int d = 0; d < l.dp; ++d) {
-      for (int k = 0; k < t; ++k) wrap.push_back({l.rank(k, pp - 1, d), l.rank(k, 0, d)});
-    }
-    costs.wrap_p2p = run(CollectiveOp::Broadcast, p2p_bytes, wrap) + regather;
-  }
-  out.run = play_pipeline(tr.schedule, costs);
-  out.pipeline_costs = costs;
-  out.pipeline = out.run.makespan;
 
-  // Per pipeline rank: parameters, gradient reduction, memory.
-  const std::int64_t grad_bytes = model.gradient_bytes();
-  const std::int64_t vocab_shard = s.vocab * s.hidden / t;
-  const bool tied_across = s.tied_embeddings && pp > 1;
-  Time step_end{};
-  double most_owned = 0;  // optimizer elements on the fullest rank
-  Time gather{};          // ZeRO-1's parameter all-gather
-  for (int r = 0; r < pp; ++r) {
+  // Every virtual stage's forward and backward per micro-batch, the sends between stages,
+  // and the schedule played with them.
+  void play(const PerLayer& layer) {
+    const double layer_rank_params = static_cast<double>(s_.layer_parameters() - s_.layer_expert_parameters()) / td_ +
+                                     static_cast<double>(s_.layer_expert_parameters() / l_.ep) / td_;
+    const Time layer_forward = layer.compute_f + layer.tp_f + layer.ep_f;
+    const Time layer_backward = layer.compute_f * 2 + layer.tp_b + layer.ep_b + layer.recompute + accumulate(layer_rank_params);
+    // Embedding (first virtual stage): a vocabulary-parallel lookup ends in an all-reduce (a
+    // reduce-scatter with SP). LM head (last): the logits GEMM, and fp32 logits written and
+    // read by the cross-entropy.
+    const Time embed_f =
+        t_ > 1 ? run(tr_.sequence_parallel ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce, out_bytes_, tp_groups_) : Time{};
+    const double head_gemm = tokens_mb_ * s_.logit_flops_per_token() / td_ /
+                             wave_efficiency(tokens_mb_, static_cast<double>(s_.vocab) / td_, device_.sms);
+    const Time head_f = flops_time(head_gemm) + memory_time(2.0 * logits_bytes_);
+    const Time head_b = flops_time(2.0 * head_gemm) + memory_time(2.0 * logits_bytes_);
+
+    PipelineCosts costs;
+    costs.pp = pp_;
+    costs.virtual_stages = v_;
+    costs.micro_batches = out_.micro_batches;
+    const int vstages = pp_ * v_;
+    for (int vs = 0; vs < vstages; ++vs) {
+      Time f = layer_forward * layers_per_chunk_, bw = layer_backward * layers_per_chunk_;
+      if (vs == 0) {
+        f += embed_f;
+        bw += accumulate(static_cast<double>(s_.embedding_parameters()) / td_);
+      }
+      if (vs == vstages - 1) {
+        f += head_f;
+        bw += head_b;
+        // The LM head's weights: its own, or with tied embeddings the last stage's copy.
+        const std::int64_t head = s_.tied_embeddings ? (pp_ > 1 ? s_.vocab * s_.hidden : 0) : s_.lm_head_parameters();
+        bw += accumulate(static_cast<double>(head) / td_);
+      }
+      costs.forward.push_back(f);
+      costs.backward.push_back(bw);
+    }
+    // Activations between stages: each tensor rank sends its 1/t slice (Megatron's
+    // scatter-gather across the pipeline; already split with SP).
+    // The receiver all-gathers the slices over its TP group (NVLink) before using them.
+    const std::int64_t p2p_bytes = out_bytes_ / t_;
+    const Time regather = t_ > 1 ? run(CollectiveOp::AllGather, out_bytes_, tp_groups_) : Time{};
+    for (int r = 0; r + 1 < pp_; ++r) costs.p2p.push_back(run(CollectiveOp::Broadcast, p2p_bytes, l_.stage_pairs(r)) + regather);
+    if (v_ > 1) {
+      std::vector<std::vector<int>> wrap;
+      for (int d = 0; d < l_.dp; ++d) {
+        for (int k = 0; k < t_; ++k) wrap.push_back({l_.rank(k, pp_ - 1, d), l_.rank(k, 0, d)});
+      }
+      costs.wrap_p2p = run(CollectiveOp::Broadcast, p2p_bytes, wrap) + regather;
+    }
+    out_.run = play_pipeline(tr_.schedule, costs);
+    out_.pipeline_costs = std::move(costs);
+    out_.pipeline = out_.run.makespan;
+  }
+
+  // Pipeline rank r: its parameters, gradient reduction and memory.
+  void stage(int r, const PerLayer& layer, StageTotals& totals) {
+    const auto ru = static_cast<std::size_t>(r);
+    const PipelineCosts& costs = out_.pipeline_costs;
+    const std::int64_t grad_bytes = m_.gradient_bytes();
+    const std::int64_t vocab_shard = s_.vocab * s_.hidden / t_;
+    const std::int64_t layers = layers_per_chunk_ * v_;
     LlmStageCost sc;
     sc.forward = Time{};
-    for (int c = 0; c < v; ++c) {
-      sc.forward += costs.forward[static_cast<std::size_t>(c * pp + r)];
-      sc.backward += costs.backward[static_cast<std::size_t>(c * pp + r)];
+    for (int c = 0; c < v_; ++c) {
+      sc.forward += costs.forward[static_cast<std::size_t>(c * pp_ + r)];
+      sc.backward += costs.backward[static_cast<std::size_t>(c * pp_ + r)];
     }
-    sc.tp_forward = layer.tp_f * (layers_per_chunk * v);
-    sc.tp_backward = layer.tp_b * (layers_per_chunk * v);
-    sc.ep_forward = layer.ep_f * (layers_per_chunk * v);
-    sc.ep_backward = layer.ep_b * (layers_per_chunk * v);
-    sc.recompute = layer.recompute * (layers_per_chunk * v);
+    sc.tp_forward = layer.tp_f * layers;
+    sc.tp_backward = layer.tp_b * layers;
+    sc.ep_forward = layer.ep_f * layers;
+    sc.ep_backward = layer.ep_b * layers;
+    sc.recompute = layer.recompute * layers;
     // The experts' weights are split over EP and reduced over their expert-DP groups; the
     // rest over all of DP.
-    const std::int64_t expert_params = layers_per_chunk * v * (s.layer_expert_parameters() / l.ep) / t;
-    std::int64_t params = layers_per_chunk * v * (s.layer_parameters() - s.layer_expert_parameters()) / t + expert_params;
-    if (r == 0) params += s.embedding_parameters() / t;
-    if (r == pp - 1) params += s.tied_embeddings ? (pp > 1 ? vocab_shard : 0) : s.lm_head_parameters() / t;
-    const std::int64_t grads = params * grad_bytes;
+    const std::int64_t expert_params = layers * (s_.layer_expert_parameters() / l_.ep) / t_;
+    std::int64_t params = layers * (s_.layer_parameters() - s_.layer_expert_parameters()) / t_ + expert_params;
+    if (r == 0) params += s_.embedding_parameters() / t_;
+    if (r == pp_ - 1) params += s_.tied_embeddings ? (pp_ > 1 ? vocab_shard : 0) : s_.lm_head_parameters() / t_;
     // A collective of the stage's weights over DP; with EP the experts' share goes over
     // their expert-DP groups.
     const auto over_dp = [&](CollectiveOp op, std::int64_t bytes_per_param) {
-      if (l.ep == 1) return run(op, params * bytes_per_param, l.dp_groups(r));
-      const Time dense = run(op, (params - expert_params) * bytes_per_param, l.dp_groups(r));
-      return dense + run(op, expert_params * bytes_per_param, l.expert_dp_groups(r));
+      if (l_.ep == 1) return run(op, params * bytes_per_param, l_.dp_groups(r));
+      const Time dense = run(op, (params - expert_params) * bytes_per_param, l_.dp_groups(r));
+      return dense + run(op, expert_params * bytes_per_param, l_.expert_dp_groups(r));
     };
-    sc.dp_reduce = over_dp(tr.distributed_optimizer ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce, grad_bytes);
+    sc.dp_reduce = over_dp(tr_.distributed_optimizer ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce, grad_bytes);
     // ZeRO-1: the updated 16-bit weights gathered back after the optimizer (the slowest stage's).
-    if (tr.distributed_optimizer) gather = std::max(gather, over_dp(CollectiveOp::AllGather, 2));
-    if (tied_across && (r == 0 || r == pp - 1)) {
-      sc.dp_reduce += run(CollectiveOp::AllReduce, vocab_shard * grad_bytes, l.embedding_pairs());
+    if (tr_.distributed_optimizer) totals.gather = std::max(totals.gather, over_dp(CollectiveOp::AllGather, 2));
+    if (s_.tied_embeddings && pp_ > 1 && (r == 0 || r == pp_ - 1)) {
+      sc.dp_reduce += run(CollectiveOp::AllReduce, vocab_shard * grad_bytes, l_.embedding_pairs());
     }
     Time window{};
-    if (tr.overlap_grad_reduce) {
-      for (const PipelineOp& o : out.run.ops[static_cast<std::size_t>(r)]) {
-        if (!o.forward && o.end == out.run.last_backward_end[static_cast<std::size_t>(r)]) window = o.end - o.start;
+    if (tr_.overlap_grad_reduce) {
+      for (const PipelineOp& o : out_.run.ops[ru]) {
+        if (!o.forward && o.end == out_.run.last_backward_end[ru]) window = o.end - o.start;
       }
     }
     sc.dp_exposed = sc.dp_reduce > window ? sc.dp_reduce - window : Time{};
-    sc.dp_start = out.run.last_backward_end[static_cast<std::size_t>(r)] - window;
-    step_end = std::max(step_end, out.run.last_backward_end[static_cast<std::size_t>(r)] + sc.dp_exposed);
+    sc.dp_start = out_.run.last_backward_end[ru] - window;
+    totals.step_end = std::max(totals.step_end, out_.run.last_backward_end[ru] + sc.dp_exposed);
 
     // The distributed optimizer splits the dense weights' state over DP, the experts' over
     // their expert-DP group.
-    const double owned = tr.distributed_optimizer ? static_cast<double>(params - expert_params) / l.dp +
-                                                        static_cast<double>(expert_params) / (l.dp / l.ep)
-                                                  : static_cast<double>(params);
-    most_owned = std::max(most_owned, owned);
+    const double owned = tr_.distributed_optimizer ? static_cast<double>(params - expert_params) / l_.dp +
+                                                         static_cast<double>(expert_params) / (l_.dp / l_.ep)
+                                                   : static_cast<double>(params);
+    totals.most_owned = std::max(totals.most_owned, owned);
     sc.memory.weights = Bytes{2 * params};
-    sc.memory.gradients = Bytes{grads};
-    if (!tr.offload_optimizer) {
+    sc.memory.gradients = Bytes{params * grad_bytes};
+    if (!tr_.offload_optimizer) {
       sc.memory.optimizer = Bytes{static_cast<std::int64_t>(std::ceil(LlmModel::kOptimizerStateBytes * owned))};
-      sc.memory.step_gradients = Bytes{static_cast<std::int64_t>(std::ceil(static_cast<double>(model.step_gradient_bytes()) * owned))};
+      sc.memory.step_gradients = Bytes{static_cast<std::int64_t>(std::ceil(static_cast<double>(m_.step_gradient_bytes()) * owned))};
     }
     // Selective recompute of a fused attention kernel changes nothing: it recomputes anyway.
-    const Recompute kept = tr.recompute == Recompute::Selective && s.flash_attention ? Recompute::None : tr.recompute;
-    double act = static_cast<double>(out.run.peak_in_flight[static_cast<std::size_t>(r)]) * static_cast<double>(layers_per_chunk) *
-                 s.layer_activation_bytes(b, t, tr.sequence_parallel, kept);
+    const Recompute kept = tr_.recompute == Recompute::Selective && s_.flash_attention ? Recompute::None : tr_.recompute;
+    double act = static_cast<double>(out_.run.peak_in_flight[ru]) * static_cast<double>(layers_per_chunk_) *
+                 s_.layer_activation_bytes(b_, t_, tr_.sequence_parallel, kept);
     // Recomputing a layer in backward rebuilds its full activations once at a time.
-    if (kept != Recompute::None) act += s.layer_activation_bytes(b, t, tr.sequence_parallel, Recompute::None);
+    if (kept != Recompute::None) act += s_.layer_activation_bytes(b_, t_, tr_.sequence_parallel, Recompute::None);
     sc.memory.activations = Bytes{static_cast<std::int64_t>(std::ceil(act))};
-    if (r == pp - 1) sc.memory.logits = Bytes{static_cast<std::int64_t>(std::ceil(logits_bytes))};
-    out.memory_peak = std::max(out.memory_peak, sc.memory.total());
-    out.stages.push_back(sc);
+    if (r == pp_ - 1) sc.memory.logits = Bytes{static_cast<std::int64_t>(std::ceil(logits_bytes_))};
+    out_.memory_peak = std::max(out_.memory_peak, sc.memory.total());
+    out_.stages.push_back(sc);
   }
 
   // The optimizer on the fullest rank (its shard with the distributed optimizer), or its
   // offload (price_offload), then the updated 16-bit weights gathered back over DP (priced
-  // per stage above).
-  const double shard = most_owned;
-  const double opt_traffic = model.optimizer_bytes_per_param > 0 ? model.optimizer_bytes_per_param : kAdamTraffic;
-  if (tr.offload_optimizer) {
-    price_offload(out, shard, static_cast<double>(grad_bytes), opt_traffic, host_link,
-                  tr.overlap_offload ? std::max<std::int64_t>(1, layers_per_chunk * v) : 0);
-  } else {
-    out.optimizer = memory_time(shard * opt_traffic);
-  }
-  out.param_gather = gather;
-  out.last_reduce_end = step_end;
-  out.step = step_end + out.optimizer + out.offload + out.param_gather;
+  // per stage); the step's rates.
+  void finish(const StageTotals& totals, const std::optional<HostLink>& host_link, int ranks_per_host) {
+    const double shard = totals.most_owned;
+    const double opt_traffic = m_.optimizer_bytes_per_param > 0 ? m_.optimizer_bytes_per_param : kAdamTraffic;
+    if (tr_.offload_optimizer) {
+      price_offload(out_, shard, static_cast<double>(m_.gradient_bytes()), opt_traffic, host_link,
+                    tr_.overlap_offload ? std::max<std::int64_t>(1, layers_per_chunk_ * v_) : 0);
+    } else {
+      out_.optimizer = memory_time(shard * opt_traffic);
+    }
+    out_.param_gather = totals.gather;
+    out_.last_reduce_end = totals.step_end;
+    out_.step = totals.step_end + out_.optimizer + out_.offload + out_.param_gather;
 
-  const double tokens = static_cast<double>(tr.global_batch) * static_cast<double>(s.sequence);
-  const double layers = static_cast<double>(s.layers);
-  out.model_flops = tokens * 3.0 * (layers * s.layer_forward_flops_per_token() + s.logit_flops_per_token());
-  double repeated = 0;
-  if (tr.recompute == Recompute::Full) repeated = layers * s.layer_forward_flops_per_token();
-  if (tr.recompute == Recompute::Selective && !s.flash_attention) repeated = layers * s.attention_core_flops_per_token();
-  out.hardware_flops = out.model_flops + tokens * repeated;
-  const double secs = out.step.seconds();
-  const double gpus = l.world();
-  if (secs > 0) {
-    out.tokens_per_s = tokens / secs;
-    out.model_tflops_per_gpu = out.model_flops / secs / gpus / 1e12;
-    out.hardware_tflops_per_gpu = out.hardware_flops / secs / gpus / 1e12;
-    out.mfu = out.model_flops / secs / gpus / device.peak_flops(model.precision);
-  }
-  out.hbm_capacity = device.hbm_capacity;
-  out.fits = out.memory_peak <= device.hbm_capacity;
-  if (ranks_per_host > 0) {
-    for (const auto& g : tp_groups) {
-      if (g.front() / ranks_per_host != g.back() / ranks_per_host) out.tp_crosses_hosts = true;
+    const double tokens = static_cast<double>(tr_.global_batch) * static_cast<double>(s_.sequence);
+    const double layers = static_cast<double>(s_.layers);
+    out_.model_flops = tokens * 3.0 * (layers * s_.layer_forward_flops_per_token() + s_.logit_flops_per_token());
+    double repeated = 0;
+    if (tr_.recompute == Recompute::Full) repeated = layers * s_.layer_forward_flops_per_token();
+    if (tr_.recompute == Recompute::Selective && !s_.flash_attention) repeated = layers * s_.attention_core_flops_per_token();
+    out_.hardware_flops = out_.model_flops + tokens * repeated;
+    const double secs = out_.step.seconds();
+    const double gpus = l_.world();
+    if (secs > 0) {
+      out_.tokens_per_s = tokens / secs;
+      out_.model_tflops_per_gpu = out_.model_flops / secs / gpus / 1e12;
+      out_.hardware_tflops_per_gpu = out_.hardware_flops / secs / gpus / 1e12;
+      out_.mfu = out_.model_flops / secs / gpus / device_.peak_flops(m_.precision);
+    }
+    out_.hbm_capacity = device_.hbm_capacity;
+    out_.fits = out_.memory_peak <= device_.hbm_capacity;
+    if (ranks_per_host > 0) {
+      for (const auto& g : tp_groups_) {
+        if (g.front() / ranks_per_host != g.back() / ranks_per_host) out_.tp_crosses_hosts = true;
+      }
     }
   }
-  return out;
+
+  const LlmModel& m_;
+  const TransformerShape& s_;
+  const LlmTraining& tr_;
+  const ParallelLayout& l_;
+  const DeviceSpec& device_;
+  const GroupsCostFn& collective_;
+  int pp_ = 1, v_ = 1, t_ = 1;
+  double td_ = 1;
+  std::int64_t b_ = 1;
+  double tokens_mb_ = 0, peak_ = 0, logits_bytes_ = 0;
+  std::int64_t layers_per_chunk_ = 1;
+  std::vector<std::vector<int>> tp_groups_;
+  std::int64_t out_bytes_ = 0;
+  LlmStep out_;
+};
+
+}  // namespace
+
+LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const DeviceSpec& device,
+                          const GroupsCostFn& collective, const std::optional<HostLink>& host_link, int ranks_per_host) {
+  check_training(model.shape, tr);
+  return StepBuilder(model, tr, device, collective).build(host_link, ranks_per_host);
 }
 
 }  // namespace collsim
