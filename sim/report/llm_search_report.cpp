@@ -78,6 +78,9 @@ void search_table(std::ostream& out, const LlmSearchReport& r) {
              "batch, {} with a collective too large to play; best {} by step time\n",
              r.result.evaluated, fitting(r), r.result.pruned, r.result.refused, r.result.unpriced,
              std::min(r.top, r.result.candidates.size()));
+  if (!r.result.candidates.empty() && !r.result.candidates.front().training.gradient_accumulation_fusion) {
+    fmt::print(out, "# without gradient-accumulation fusion (each micro-batch's weight gradients added by a kernel of their own)\n");
+  }
   write_text_table(out, search_columns(), search_rows(r));
 }
 
@@ -98,6 +101,9 @@ Json search_json(const LlmSearchReport& r) {
     doc["layouts"][i]["dp"] = l.dp;
     doc["layouts"][i]["virtual_stages"] = l.virtual_stages;
     doc["layouts"][i]["ep"] = l.ep;
+    const LlmTraining& t = r.result.candidates[i].training;
+    doc["layouts"][i]["overlap_cpu_optimizer_d2h_h2d"] = t.overlap_offload;
+    doc["layouts"][i]["gradient_accumulation_fusion"] = t.gradient_accumulation_fusion;
   }
   return doc;
 }

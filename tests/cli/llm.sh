@@ -102,6 +102,7 @@ python3 - "$TMP/s1.json" "$TMP/so.json" <<'PY' || fail "llm --search --offload j
 import json, sys
 plain, both = (json.load(open(p)) for p in sys.argv[1:3])
 assert {r["offload_optimizer"] for r in both["layouts"]} == {False, True}
+assert all(r["gradient_accumulation_fusion"] and not r["overlap_cpu_optimizer_d2h_h2d"] for r in both["layouts"])
 assert not any(r["offload_optimizer"] for r in plain["layouts"])
 # Offloading frees the optimizer's HBM: every layout that fit still fits, some that did not now do.
 assert both["evaluated"] >= 2 * plain["evaluated"] and both["fitting"] > 2 * plain["fitting"] - 1, (both["fitting"], plain["fitting"])
@@ -161,6 +162,17 @@ JSON
 expect_error 2 "--offload" "memory_bandwidth" "nodram.json" -- llm --search --model llama2-7b --topology "$TMP/nodram.json" --gpus 2 --global-batch 2 --offload optimizer
 expect_error 2 "offload" "memory_bandwidth" -- llm --model llama2-7b --topology "$TMP/nodram.json" --dp 2 --global-batch 2 --offload optimizer
 "$COLLSIM" llm --model llama2-7b --topology "$TMP/nodram.json" --dp 2 --global-batch 2 >/dev/null || fail "llm without offload on a host without a DRAM figure failed"
+# The overlap flag reaches the offloaded rows of a search, the fusion flag every row.
+"$COLLSIM" "${search[@]}" --offload optimizer --overlap-cpu-optimizer-d2h-h2d --no-gradient-accumulation-fusion >"$TMP/so2.json" ||
+  fail "llm --search with the offload overlap and no fusion failed"
+python3 - "$TMP/so2.json" <<'PY' || fail "llm --search flags json: $(head -c 2000 "$TMP/so2.json")"
+import json, sys
+rows = json.load(open(sys.argv[1]))["layouts"]
+assert all(r["overlap_cpu_optimizer_d2h_h2d"] == r["offload_optimizer"] and not r["gradient_accumulation_fusion"] for r in rows)
+PY
+"$COLLSIM" "${search[@]/json/table}" --no-gradient-accumulation-fusion >"$TMP/unfused.txt" || fail "llm --search table without fusion failed"
+grep -q "^# without gradient-accumulation fusion" "$TMP/unfused.txt" ||
+  fail "llm --search text does not say it runs without gradient-accumulation fusion"
 expect_error 2 "--gpus" -- llm --search --model llama2-7b --topology dgx-h100 --global-batch 64
 expect_error 2 "--price-per-gpu-hour" -- llm --search --model llama2-7b --topology dgx-h100 --gpus 8 --global-batch 8 --price-per-gpu-hour 0
 
