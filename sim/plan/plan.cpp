@@ -266,13 +266,21 @@ PlanStrategyVariant parse_megatron(JsonFields& f, const std::string& name) {
   bools("sequence_parallel", space.sequence_parallel);
   bools("distributed_optimizer", space.distributed_optimizer);
   bools("offload", space.offload);
+  space.gradient_accumulation_fusion = f.boolean("gradient_accumulation_fusion", true);
+  space.overlap_offload = f.boolean("overlap_cpu_optimizer_d2h_h2d", false);
+  if (space.overlap_offload && std::find(space.offload.begin(), space.offload.end(), true) == space.offload.end()) {
+    f.fail("overlap_cpu_optimizer_d2h_h2d", "true", "an offload list with true (it overlaps the offload's parts)");
+  }
   const auto order = f.optional_string("order").value_or("tp-dp-pp");
   const auto placement = enum_from<PlacementOrder>(order);
   if (!placement) f.fail("order", in_quotes(order), "tp-dp-pp or tp-pp-dp");
   space.order = *placement;
   PlanStrategyVariant v;
   v.strategy = name;
-  v.label = "megatron";
+  // The flags that are not searched name the row, so two megatron strategies that differ
+  // only in them stay apart in the tables.
+  v.label = fmt::format("megatron{}{}", space.gradient_accumulation_fusion ? "" : " unfused",
+                        space.overlap_offload ? " overlap" : "");
   v.megatron = std::move(space);
   return v;
 }

@@ -68,6 +68,28 @@ bad '{"name": "megatron", "kind": "megatron", "tp": [0]}' "/strategies/0/tp" "in
 bad '{"name": "megatron", "kind": "megatron", "order": "pp-dp-tp"}' "/strategies/0/order" "tp-dp-pp"
 bad '{"name": "megatron", "kind": "megatron", "accumulate": [2]}' "/strategies/0/accumulate"
 bad '{"name": "megatron", "kind": "megatron", "sequence_parallel": [1]}' "/strategies/0/sequence_parallel" "booleans"
+bad '{"name": "megatron", "kind": "megatron", "overlap_cpu_optimizer_d2h_h2d": true}' "/strategies/0/overlap_cpu_optimizer_d2h_h2d" "an offload list with true"
+bad '{"name": "megatron", "kind": "megatron", "gradient_accumulation_fusion": "no"}' "/strategies/0/gradient_accumulation_fusion" '"no"'
+# llm's flags as plan keys: unfused accumulation makes the same search's best row slower; the
+# flags name the rows (strategy column).
+cat >"$TMP/f.json" <<JSON
+{"name": "fusion", "candidates": [{"name": "rail", "topology": "$SRC/topologies/4x-dgx-h100-rail-8x400g-ib.json", "world_sizes": [16],
+  "price": {"per_gpu_hour": 2.5}}],
+ "workloads": [{"file": "llama2-7b", "global_batch": 64}],
+ "strategies": [{"name": "fused", "kind": "megatron", "micro_batch": [1], "recompute": ["none"], "tp": [1, 2]},
+                {"name": "unfused", "kind": "megatron", "micro_batch": [1], "recompute": ["none"], "tp": [1, 2],
+                 "gradient_accumulation_fusion": false},
+                {"name": "offload", "kind": "megatron", "micro_batch": [1], "recompute": ["none"], "tp": [1, 2],
+                 "offload": [true], "overlap_cpu_optimizer_d2h_h2d": true}]}
+JSON
+"$COLLSIM" plan "$TMP/f.json" --format json >"$TMP/f.out" || fail "plan with the megatron flags failed"
+python3 - "$TMP/f.out" <<'PY' || fail "plan megatron flags: $(head -c 2000 "$TMP/f.out")"
+import json, sys
+rows = {r["strategy"]: r for r in json.load(open(sys.argv[1]))["rows"]}
+assert sorted(rows) == ["megatron", "megatron overlap", "megatron unfused"], sorted(rows)
+assert rows["megatron unfused"]["step_ps"] > rows["megatron"]["step_ps"], rows
+assert rows["megatron overlap"]["layout"].endswith(" offload"), rows["megatron overlap"]
+PY
 sed 's|"file": "llama2-7b"|"file": "resnet50"|' "$TMP/p.json" >"$TMP/r.json"
 expect_error 2 "resnet50" "/transformer" -- plan "$TMP/r.json"
 echo ok
