@@ -139,9 +139,9 @@ struct PerLayer {
 
 // One step of one layout, in the order the model prices it: a layer, the pipeline, each
 // pipeline rank's reduction and memory, then the optimizer and the rates.
-class StepBuilder {
+class LlmStepBuilder {
  public:
-  StepBuilder(const LlmModel& model, const LlmTraining& tr, const DeviceSpec& device, const GroupsCostFn& collective)
+  LlmStepBuilder(const LlmModel& model, const LlmTraining& tr, const DeviceSpec& device, const GroupsCostFn& collective)
       : m_(model), s_(model.shape), tr_(tr), l_(tr.layout), device_(device), collective_(collective) {
     pp_ = l_.pp;
     v_ = l_.virtual_stages;
@@ -433,7 +433,7 @@ class StepBuilder {
 LlmStep evaluate_llm_step(const LlmModel& model, const LlmTraining& tr, const DeviceSpec& device,
                           const GroupsCostFn& collective, const std::optional<HostLink>& host_link, int ranks_per_host) {
   check_training(model.shape, tr);
-  return StepBuilder(model, tr, device, collective).build(host_link, ranks_per_host);
+  return LlmStepBuilder(model, tr, device, collective).build(host_link, ranks_per_host);
 }
 
 }  // namespace collsim
