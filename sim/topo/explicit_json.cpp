@@ -72,9 +72,19 @@ void read_nodes(const nlohmann::json& nodes, const std::string& source, const st
                        "no memory_bandwidth except on a cpu node");
       }
     }
+    if (auto platform = attempt(d, [&] { return f.optional_string("platform"); }); platform && *platform) {
+      if (kind && t.nodes[n].kind != NodeKind::Cpu) {
+        d.emplace_back(source, base + "/platform", in_quotes(**platform), "no platform except on a cpu node");
+      } else if (const auto c = enum_from<HostCpu>(**platform)) {
+        t.nodes[n].platform = *c;
+      } else {
+        d.emplace_back(source, base + "/platform", in_quotes(**platform),
+                       fmt::format("a CPU as NCCL classifies it, one of: {}", fmt::join(enum_names<HostCpu>(), ", ")));
+      }
+    }
     (void)f.optional("host");  // resolved below, once every id is known
     (void)f.optional("nic");
-    check_keys(nodes[i], {"id", "kind", "model", "host", "nic", "net_latency", "memory_bandwidth"}, source, base, d);
+    check_keys(nodes[i], {"id", "kind", "model", "host", "nic", "net_latency", "memory_bandwidth", "platform"}, source, base, d);
   }
   // Second pass: host membership and a GPU's own NIC, which may name later nodes.
   for (std::size_t i = 0; i < nodes.size(); ++i) {

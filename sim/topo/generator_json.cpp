@@ -95,6 +95,16 @@ std::optional<ServerSpec> read_server(Reader& r, ServerKind kind) {
       }
     }
   }
+  if (kind != ServerKind::CpuHost) {
+    allowed.emplace_back("cpu");
+    if (auto c = r.get([](JsonFields& f) { return f.optional_string("cpu"); }); c && *c) {
+      if (const auto p = cpu_platform_from_key(**c)) {
+        s.cpu = *p;
+      } else {
+        r.fail("cpu", in_quotes(**c), fmt::format("a host CPU, one of: {}", fmt::join(cpu_platform_keys(), ", ")));
+      }
+    }
+  }
   if (!r.finish(allowed)) return std::nullopt;
   return s;
 }
@@ -180,7 +190,7 @@ std::optional<Topology> read_cluster(Reader& r) {
       const ServerKind kind = *enum_from<ServerKind>(*k);
       server = kind == ServerKind::Explicit ? read_explicit_server(sr) : read_server(sr, kind);
     } else {
-      (void)sr.finish({"kind", "nics", "nvlink_latency", "pcie_latency", "pcie_gen", "gpu_model"});
+      (void)sr.finish({"kind", "nics", "nvlink_latency", "pcie_latency", "pcie_gen", "gpu_model", "cpu"});
     }
   }
   if (auto fv = r.get([](JsonFields& f) { return std::cref(f.required("fabric")); })) {

@@ -73,6 +73,15 @@ constexpr std::array<KnownCpu, 5> kCpus{{
     {"AuthenticAMD", 23, 49, CpuPlatform::Epyc7002},            // Rome (EPYC 7742)
 }};
 
+// NCCL's class of a <cpu> (topo.cc ncclTopoAddCpu): by "arch", then for x86 by vendor,
+// family and model; nullopt where the dump does not say.
+std::optional<HostCpu> nccl_cpu(const NcclCpu& c) {
+  if (c.arch == "arm64") return HostCpu::Arm;
+  if (c.arch == "ppc64") return HostCpu::Power;
+  if (c.vendor.empty()) return std::nullopt;
+  return nccl_x86_cpu(c.vendor, c.family, c.model);
+}
+
 std::string time_text(Time t) {
   return t.ps % Time::kPerNs == 0 ? fmt::format("{}ns", t.ps / Time::kPerNs) : fmt::format("{}ps", t.ps);
 }
@@ -84,7 +93,10 @@ class HostBuilder {
 
   ImportedNcclHost build() {
     node("host", "host");
-    for (std::size_t i = 0; i < s_.cpus.size(); ++i) cpu_ids_.push_back(node(fmt::format("cpu{}", i), "cpu"));
+    for (std::size_t i = 0; i < s_.cpus.size(); ++i) {
+      cpu_ids_.push_back(node(fmt::format("cpu{}", i), "cpu"));
+      if (const auto p = nccl_cpu(s_.cpus[i])) nodes_.back()["platform"] = std::string(to_string(*p));
+    }
     socket_links();
     std::vector<int> gpus, nics;
     for (std::size_t i = 0; i < s_.devices.size(); ++i) {

@@ -71,6 +71,7 @@ class SystemReader {
     NcclCpu c;
     c.line = e.line;
     c.numaid = required(e, "numaid", "the CPU's NUMA node");
+    if (const std::string* v = e.attribute("arch")) c.arch = *v;
     if (const std::string* v = e.attribute("vendor")) c.vendor = *v;
     if (!c.vendor.empty()) {
       c.family = static_cast<int>(integer(e, "familyid", "the CPU's CPUID family, an integer"));

@@ -21,6 +21,7 @@ struct NcclPcieLink {
 
 struct NcclCpu {
   std::string numaid;
+  std::string arch;    // "x86_64", "arm64", "ppc64"; empty when not written
   std::string vendor;  // "GenuineIntel", "AuthenticAMD"; empty when not written (non-x86)
   int family = 0;      // CPUID family and model, decimal as NCCL writes them
   int model = 0;

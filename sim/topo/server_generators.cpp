@@ -50,6 +50,7 @@ struct ServerBuilder {
     const NodeIndex cpu0 = node("cpu0", NodeKind::Cpu);
     const NodeIndex cpu1 = node("cpu1", NodeKind::Cpu);
     t.nodes[cpu0].memory_bandwidth = t.nodes[cpu1].memory_bandwidth = socket_memory_bandwidth(cpus);
+    t.nodes[cpu0].platform = t.nodes[cpu1].platform = host_cpu(cpus);
     socket_links(cpu0, cpu1, cpus);
     std::array<NodeIndex, 4> sw{};
     for (int s = 0; s < 4; ++s) {
@@ -142,8 +143,25 @@ int default_nic_count(ServerKind k) {
 // - Xeon Platinum 8480C (DGX H100, HGX H200 hosts): 4 UPI links at 16 GT/s x 2 bytes = 32 GB/s each.
 // - Xeon Platinum 8570 (DGX B200): 4 UPI links at 20 GT/s x 2 bytes = 40 GB/s each.
 // - Xeon 3rd gen Scalable (the PCIe box): 3 UPI links at 11.2 GT/s x 2 bytes = 22.4 GB/s each.
+// - Xeon Platinum 8275CL (AWS p3dn, p4d): 3 UPI links at 10.4 GT/s x 2 bytes = 20.8 GB/s each
+//   (Intel ARK, 2nd gen Xeon Scalable Platinum 82xx).
+namespace {
+
+constexpr auto kCpuKeys = name_table<CpuPlatform>({{CpuPlatform::XeonBroadwell, "xeon-e5-v4"},
+                                                   {CpuPlatform::XeonCascadeLake, "xeon-cascade-lake"},
+                                                   {CpuPlatform::XeonIceLake, "xeon-ice-lake"},
+                                                   {CpuPlatform::XeonSapphireRapids, "xeon-sapphire-rapids"},
+                                                   {CpuPlatform::XeonEmeraldRapids, "xeon-emerald-rapids"},
+                                                   {CpuPlatform::Epyc7002, "epyc-7002"}});
+
+}  // namespace
+
+std::optional<CpuPlatform> cpu_platform_from_key(std::string_view key) { return kCpuKeys.parse(key); }
+std::vector<std::string> cpu_platform_keys() { return kCpuKeys.names(); }
+
 SocketLink socket_link(CpuPlatform p) {
   switch (p) {
+    case CpuPlatform::XeonCascadeLake: return {20.8, 3};
     case CpuPlatform::XeonBroadwell: return {19.2, 2};
     case CpuPlatform::Epyc7002: return {31.5, 4};
     case CpuPlatform::XeonIceLake: return {22.4, 3};
@@ -153,6 +171,21 @@ SocketLink socket_link(CpuPlatform p) {
   throw InternalError("socket_link: unknown CPU platform");
 }
 
+// NCCL's class of each (topo.cc, by CPUID): E5-2698 v4 is Broadwell (model 79); Cascade
+// Lake (85) and Ice Lake-SP (106) fall in NCCL's Skylake class; the 8480C (143) is Sapphire
+// Rapids, the 8570 (207) Emerald Rapids; EPYC is AMD.
+HostCpu host_cpu(CpuPlatform p) {
+  switch (p) {
+    case CpuPlatform::XeonCascadeLake: return HostCpu::IntelSkylake;
+    case CpuPlatform::XeonBroadwell: return HostCpu::IntelBroadwell;
+    case CpuPlatform::Epyc7002: return HostCpu::Amd;
+    case CpuPlatform::XeonIceLake: return HostCpu::IntelSkylake;
+    case CpuPlatform::XeonSapphireRapids: return HostCpu::IntelSapphireRapids;
+    case CpuPlatform::XeonEmeraldRapids: return HostCpu::IntelEmeraldRapids;
+  }
+  throw InternalError("host_cpu: unknown CPU platform");
+}
+
 // DRAM per socket, channels x MT/s x 8 B:
 // - Xeon E5-2698 v4: 4 channels of DDR4-2400, 76.8 GB/s (Intel ARK, "Max Memory Bandwidth").
 // - EPYC 7742: 8 channels of DDR4-3200, 204.8 GB/s (AMD EPYC 7002 product page, "Per
@@ -160,9 +193,11 @@ SocketLink socket_link(CpuPlatform p) {
 // - Xeon 3rd gen Scalable (Platinum 8380 class): 8 channels of DDR4-3200, 204.8 GB/s.
 // - Xeon Platinum 8480C: 8 channels of DDR5-4800, 307.2 GB/s (Intel ARK, 8480+).
 // - Xeon Platinum 8570: 8 channels of DDR5-5600, 358.4 GB/s (Intel ARK).
+// - Xeon Platinum 8275CL: 6 channels of DDR4-2933, 140.8 GB/s (Intel ARK).
 Bandwidth socket_memory_bandwidth(CpuPlatform p) {
   const auto dram = [](int channels, double mts) { return Bandwidth::gb_per_s(channels * mts * 8.0 / 1000.0); };
   switch (p) {
+    case CpuPlatform::XeonCascadeLake: return dram(6, 2933);
     case CpuPlatform::XeonBroadwell: return dram(4, 2400);
     case CpuPlatform::Epyc7002: return dram(8, 3200);
     case CpuPlatform::XeonIceLake: return dram(8, 3200);
@@ -194,31 +229,31 @@ ServerPorts add_server(Topology& t, const ServerSpec& spec, const std::string& p
   switch (spec.kind) {
     case ServerKind::Dgx1V100:
       // PCIe Gen3 switches (PLX) under two Xeon E5-2698 v4 sockets (DGX-1 white paper).
-      b.pcie_tree(3, CpuPlatform::XeonBroadwell, "V100", nics);
+      b.pcie_tree(3, spec.cpu.value_or(CpuPlatform::XeonBroadwell), "V100", nics);
       b.hybrid_cube_mesh();
       break;
     case ServerKind::DgxA100:
       // Six NVSwitch 2.0 chips, 12 NVLinks per GPU; PCIe Gen4 under two EPYC 7742.
-      b.pcie_tree(4, CpuPlatform::Epyc7002, spec.gpu_model, nics);  // the 80 GB or the first 40 GB A100
+      b.pcie_tree(4, spec.cpu.value_or(CpuPlatform::Epyc7002), spec.gpu_model, nics);  // the 80 GB or the first 40 GB A100
       b.nvswitch(12);
       break;
     case ServerKind::DgxH100:
       // Four NVSwitch 3.0 chips, 18 NVLinks per GPU; PCIe Gen5 under two Xeon 8480C.
-      b.pcie_tree(5, CpuPlatform::XeonSapphireRapids, "H100", nics);
+      b.pcie_tree(5, spec.cpu.value_or(CpuPlatform::XeonSapphireRapids), "H100", nics);
       b.nvswitch(18);
       break;
     case ServerKind::HgxH200:
       // Same baseboard design as HGX H100 (18 NVLinks per GPU, 900 GB/s); host CPUs as DGX H100.
-      b.pcie_tree(5, CpuPlatform::XeonSapphireRapids, "H200", nics);
+      b.pcie_tree(5, spec.cpu.value_or(CpuPlatform::XeonSapphireRapids), "H200", nics);
       b.nvswitch(18);
       break;
     case ServerKind::DgxB200:
       // Two NVSwitch chips (NVLink 5), 18 NVLinks per GPU; PCIe Gen5 under two Xeon 8570.
-      b.pcie_tree(5, CpuPlatform::XeonEmeraldRapids, "B200", nics);
+      b.pcie_tree(5, spec.cpu.value_or(CpuPlatform::XeonEmeraldRapids), "B200", nics);
       b.nvswitch(18, kNvLink5LaneGBps);
       break;
     case ServerKind::Pcie8Gpu:
-      b.pcie_tree(spec.pcie_gen, CpuPlatform::XeonIceLake, spec.gpu_model, nics);
+      b.pcie_tree(spec.pcie_gen, spec.cpu.value_or(CpuPlatform::XeonIceLake), spec.gpu_model, nics);
       break;
     case ServerKind::Explicit:
       break;  // handled above

@@ -16,6 +16,25 @@
 
 namespace collsim {
 
+// The host CPUs the generators know (socket_link, socket_memory_bandwidth, host_cpu below).
+enum class CpuPlatform : std::uint8_t {
+  XeonBroadwell,
+  Epyc7002,
+  XeonIceLake,
+  XeonSapphireRapids,
+  XeonEmeraldRapids,
+  XeonCascadeLake
+};
+template <>
+inline constexpr auto kEnumNames<CpuPlatform> = names_in_order<CpuPlatform>({
+    "Xeon E5 v4 (Broadwell)", "EPYC 7002 (Rome)", "Xeon 3rd gen Scalable (Ice Lake)",
+    "Xeon 4th gen Scalable (Sapphire Rapids)", "Xeon 5th gen Scalable (Emerald Rapids)",
+    "Xeon 2nd gen Scalable (Cascade Lake)"});
+// A server block's "cpu": the platform by a short key (xeon-e5-v4, epyc-7002, ...), and
+// every key in order.
+[[nodiscard]] std::optional<CpuPlatform> cpu_platform_from_key(std::string_view key);
+[[nodiscard]] std::vector<std::string> cpu_platform_keys();
+
 enum class ServerKind : std::uint8_t { Dgx1V100, DgxA100, DgxH100, HgxH200, DgxB200, Pcie8Gpu, CpuHost, Explicit };
 template <>
 inline constexpr auto kEnumNames<ServerKind> = names_in_order<ServerKind>({
@@ -25,6 +44,7 @@ struct ServerSpec {
   ServerKind kind = ServerKind::DgxH100;
   std::optional<int> nics{};          // NIC count; default: the datasheet's compute NICs
   std::string gpu_model = "A100";     // pcie_8gpu; dgx_a100 (A100 or A100-40GB)
+  std::optional<CpuPlatform> cpu{};   // the host CPUs, where not the kind's own (AWS p4d: Cascade Lake)
   int pcie_gen = 4;                   // pcie_8gpu and cpu_host only: 3, 4 or 5
   Time nvlink_latency = Time::from_ns(250);  // per NVLink / NVSwitch hop (round figure, not a datasheet number)
   Time pcie_latency = Time::from_ns(250);    // per PCIe / socket-link hop (round figure, not a datasheet number)
@@ -58,17 +78,13 @@ ServerPorts add_server(Topology& t, const ServerSpec& spec, const std::string& p
 // Payload rate per direction of one NVLink of a version (2, 3, 4: 25 GB/s; 5: 50 GB/s).
 [[nodiscard]] Bandwidth nvlink_lane_rate(int version);
 
-// The host CPUs the generators know, and the links between their two sockets.
-enum class CpuPlatform : std::uint8_t { XeonBroadwell, Epyc7002, XeonIceLake, XeonSapphireRapids, XeonEmeraldRapids };
-template <>
-inline constexpr auto kEnumNames<CpuPlatform> = names_in_order<CpuPlatform>({
-    "Xeon E5 v4 (Broadwell)", "EPYC 7002 (Rome)", "Xeon 3rd gen Scalable (Ice Lake)",
-    "Xeon 4th gen Scalable (Sapphire Rapids)", "Xeon 5th gen Scalable (Emerald Rapids)"});
 struct SocketLink {
   double gbps_per_link;  // GB/s per direction
   int links;
 };
 [[nodiscard]] SocketLink socket_link(CpuPlatform p);
+// The platform's CPU as NCCL classifies it.
+[[nodiscard]] HostCpu host_cpu(CpuPlatform p);
 // One socket's DRAM peak: memory channels x transfer rate x 8 bytes (the CPU's datasheet).
 [[nodiscard]] Bandwidth socket_memory_bandwidth(CpuPlatform p);
 

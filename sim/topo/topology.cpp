@@ -41,4 +41,13 @@ NodeIndex Topology::add_node(std::string id, NodeKind kind, std::string model) {
   return static_cast<NodeIndex>(nodes.size() - 1);
 }
 
+std::optional<HostCpu> host_platform(const Topology& topo, NodeIndex v) {
+  const auto host = topo.nodes[v].host;
+  if (!host) return std::nullopt;
+  for (const Node& n : topo.nodes) {
+    if (n.kind == NodeKind::Cpu && n.host == host) return n.platform;  // the first CPU, named or not
+  }
+  return std::nullopt;
+}
+
 }  // namespace collsim

@@ -11,6 +11,7 @@
 
 #include "sim/core/name_table.hpp"
 #include "sim/core/units.hpp"
+#include "sim/topo/host_cpu.hpp"
 
 namespace collsim {
 
@@ -38,6 +39,9 @@ struct Node {
   // A CPU socket's: its DRAM's peak bandwidth (channels x transfer rate x 8 B, reads and
   // writes together); zero when the topology does not say. Offloaded optimizers run there.
   Bandwidth memory_bandwidth{};
+  // A CPU socket's: the CPU as NCCL classifies it (host_cpu.hpp); unset when the topology
+  // does not say.
+  std::optional<HostCpu> platform{};
 };
 
 // One direction of a physical link.
@@ -73,5 +77,10 @@ struct Topology {
   void add_duplex(NodeIndex a, NodeIndex b, LinkKind kind, Bandwidth lane_rate, int lanes, Time latency, int mtu);
   NodeIndex add_node(std::string id, NodeKind kind, std::string model = {});
 };
+
+// The platform of the first CPU node (lowest index) of node `v`'s host, as NCCL takes its
+// system's first CPU; nullopt when `v` has no host, the host no CPU node, or that CPU
+// names no platform.
+[[nodiscard]] std::optional<HostCpu> host_platform(const Topology& topo, NodeIndex v);
 
 }  // namespace collsim

@@ -13,6 +13,7 @@ std::string node_class(const Node& n) {
   std::string c = n.model.empty() ? std::string(to_string(n.kind)) : fmt::format("{} ({})", to_string(n.kind), n.model);
   if (n.net_latency > Time{}) c += fmt::format(" (net latency {} us)", n.net_latency.us());
   if (n.memory_bandwidth.bytes_per_s > 0) c += fmt::format(" (memory {:.9g} GB/s)", n.memory_bandwidth.gb_per_s());
+  if (n.platform) c += fmt::format(" ({})", to_string(*n.platform));
   return c;
 }
 

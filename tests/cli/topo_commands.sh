@@ -50,6 +50,11 @@ expect_error 2 "/generator/nics" -- collective --topology "$TMP/one.json" --size
 # names and the range it expected.
 echo '{"generator": {"kind": "cluster", "hosts": 2, "server": {"kind": "dgx_a100"}, "fabric": {"kind": "star", "nic_bandwidth": "200Gbps", "net_latency": "efa"}}}' >"$TMP/net.json"
 expect_error 2 "net.json: /generator/fabric/net_latency: got \"efa\", expected a transport (ib-verbs, socket, tcpxo, efa-p4d, efa-p5, efa-p5en, efa-p3dn) or a time up to 10 ms" -- collective --topology "$TMP/net.json" --sizes 1MiB
+# Host CPUs: a server block's cpu and a cpu node's platform outside their lists, exit 2.
+echo '{"generator": {"kind": "cluster", "hosts": 2, "server": {"kind": "dgx_a100", "cpu": "epyc-9004"}, "fabric": {"kind": "star", "nic_bandwidth": "200Gbps"}}}' >"$TMP/cpu.json"
+expect_error 2 "cpu.json: /generator/server/cpu: got \"epyc-9004\", expected a host CPU, one of: xeon-e5-v4, xeon-cascade-lake" -- collective --topology "$TMP/cpu.json" --sizes 1MiB
+sed 's/"kind": "cpu"/"kind": "cpu", "platform": "zen4"/' "$SRC/tests/data/nccl-tests/dev/topologies/rtx2080ti_x2_nvlink_bridge_allgather_oldformat.json" >"$TMP/platform.json"
+expect_error 2 "platform.json: /nodes/1/platform: got \"zen4\", expected a CPU as NCCL classifies it, one of: intel-broadwell" -- topo validate "$TMP/platform.json"
 
 # dot: Graphviz accepts it; the DGX-1 picture has 16 NVLink edges (the hybrid cube-mesh).
 "$COLLSIM" topo dot "$T/dgx1-v100.json" >"$TMP/g.dot" || fail "topo dot exited $?"

@@ -91,6 +91,18 @@ TEST_CASE("topo import-nccl: GPU models, NVLink counts and PCIe generations come
   }
 }
 
+TEST_CASE("topo import-nccl: each socket is the CPU class NCCL reads from <cpu>", "[topo][nccl-import]") {
+  // topo.cc: x86_64 by vendor; Intel family 6 by model (143 = 0x8F Sapphire Rapids, 106
+  // Skylake class); arm64 and ppc64 by architecture.
+  const auto platform = [](const std::string& xml) { return import_text(xml)["nodes"][1]["platform"]; };
+  CHECK(platform(slurp(kXml + "dgx-a100.xml")) == "amd");
+  CHECK(platform(slurp(kXml + "dgx-h100.xml")) == "intel-sapphire-rapids");
+  CHECK(platform(slurp(kXml + "pcie-8gpu.xml")) == "intel-skylake");
+  std::string arm = slurp(kXml + "pcie-8gpu.xml");
+  for (std::size_t at; (at = arm.find("arch=\"x86_64\"")) != std::string::npos;) arm.replace(at, 13, "arch=\"arm64\"");
+  CHECK(platform(arm) == "arm");
+}
+
 TEST_CASE("topo import-nccl: each A100 device id is the part with its memory", "[topo][nccl-import]") {
   // pcie-8gpu.xml carries 0x20b5 (A100 PCIe 80GB); the 40 GB parts, SXM4 (0x20b0) and PCIe
   // (0x20f1), are the catalogue's A100-40GB: a plan must not fit 80 GB of state on them.

@@ -85,6 +85,47 @@ TEST_CASE("a DGX A100 of 40 GB A100s differs from the 80 GB one in its GPUs' mod
   }
 }
 
+TEST_CASE("servers name their host CPUs as NCCL classifies them; a server block may replace them", "[topo][servers]") {
+  // DGX-1: Xeon E5-2698 v4 (Broadwell); DGX A100: EPYC 7742; DGX H100 / HGX H200: Xeon
+  // 8480C (Sapphire Rapids); DGX B200: Xeon 8570 (Emerald Rapids); the PCIe box: Ice Lake,
+  // which NCCL counts as Skylake (CPUID model 106 >= 0x55, < 0x8F).
+  const std::array<std::pair<const char*, HostCpu>, 6> cases{{{"dgx1-v100.json", HostCpu::IntelBroadwell},
+                                                              {"dgx-a100.json", HostCpu::Amd},
+                                                              {"dgx-h100.json", HostCpu::IntelSapphireRapids},
+                                                              {"hgx-h200.json", HostCpu::IntelSapphireRapids},
+                                                              {"dgx-b200.json", HostCpu::IntelEmeraldRapids},
+                                                              {"pcie-8gpu.json", HostCpu::IntelSkylake}}};
+  for (const auto& [file, cpu] : cases) {
+    INFO(file);
+    const Topology t = load_topology_file(test::shipped_topology(file));
+    for (const Node& n : t.nodes) {
+      if (n.kind == NodeKind::Cpu) CHECK(n.platform == cpu);
+    }
+    CHECK(host_platform(t, t.ranks[7]) == cpu);
+  }
+  // AWS p4d: DGX A100's GPUs and NVSwitches under two Xeon 8275CL (Cascade Lake, 3 UPI at
+  // 10.4 GT/s = 3 x 20.8 GB/s; 6 channels of DDR4-2933 = 140.8 GB/s per socket).
+  const Topology p4d = load_topology_json(
+      nlohmann::json{{"generator", {{"kind", "dgx_a100"}, {"gpu_model", "A100-40GB"}, {"cpu", "xeon-cascade-lake"}}}},
+      "p4d.json");
+  const NodeIndex cpu0 = *p4d.find("cpu0"), cpu1 = *p4d.find("cpu1");
+  CHECK(p4d.nodes[cpu0].platform == HostCpu::IntelSkylake);
+  CHECK(p4d.nodes[cpu0].memory_bandwidth.gb_per_s() == Approx(140.784));
+  const auto socket = std::find_if(p4d.links.begin(), p4d.links.end(),
+                                   [&](const DirectedLink& l) { return l.from == cpu0 && l.to == cpu1; });
+  REQUIRE(socket != p4d.links.end());
+  CHECK(socket->bandwidth.gb_per_s() == Approx(3 * 20.8));
+  // NCCL's own figures between two sockets (topo.h).
+  CHECK(nccl_inter_cpu_gbps(HostCpu::IntelSkylake) == 10.0);
+  CHECK(nccl_inter_cpu_gbps(HostCpu::Amd) == 16.0);
+  CHECK(nccl_x86_cpu("GenuineIntel", 6, 143) == HostCpu::IntelSapphireRapids);
+  CHECK(nccl_x86_cpu("GenuineIntel", 6, 85) == HostCpu::IntelSkylake);
+  CHECK(nccl_x86_cpu("GenuineIntel", 6, 79) == HostCpu::IntelBroadwell);
+  CHECK(nccl_x86_cpu("AuthenticAMD", 25, 1) == HostCpu::Amd);
+  CHECK(nccl_x86_cpu("CentaurHauls", 7, 0x5B) == HostCpu::ZhaoxinYongfeng);
+  CHECK_FALSE(nccl_x86_cpu("HygonGenuine", 24, 0).has_value());
+}
+
 TEST_CASE("GPU models and link classes are exposed for later layers", "[topo][servers]") {
   const Topology t = load_topology_file(test::shipped_topology("dgx-h100.json"));
   const Node& gpu = t.nodes[t.ranks[0]];

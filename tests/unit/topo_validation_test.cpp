@@ -107,6 +107,20 @@ TEST_CASE("validation: nodes", "[topo][validation]") {
   d = base();
   d["nodes"][0]["host"] = "h";
   expect_validation_error(d, {"/nodes/0/host", "got \"h\"", "no host on a node that is itself a host"});
+  d = base();
+  d["nodes"][1]["platform"] = "amd";
+  expect_validation_error(d, {"/nodes/1/platform", "got \"amd\"", "no platform except on a cpu node"});
+  d = base();
+  d["nodes"].push_back({{"id", "c"}, {"kind", "cpu"}, {"host", "h"}, {"platform", "epyc"}});
+  expect_validation_error(d, {"/nodes/4/platform", "got \"epyc\"",
+                              "a CPU as NCCL classifies it, one of: intel-broadwell, intel-skylake, intel-sapphire-rapids, "
+                              "intel-emerald-rapids, amd, zhaoxin, zhaoxin-yongfeng, arm, power"});
+  d = base();
+  d["nodes"].push_back({{"id", "c"}, {"kind", "cpu"}, {"host", "h"}, {"platform", "arm"}});
+  CHECK(errors_of(d).empty());
+  const Topology t = load_topology_json(d, "t.json");
+  CHECK(t.nodes[4].platform == HostCpu::Arm);
+  CHECK(host_platform(t, t.ranks[0]) == HostCpu::Arm);
 }
 
 TEST_CASE("validation: a GPU's own NIC", "[topo][validation]") {
@@ -243,6 +257,10 @@ TEST_CASE("validation: generator blocks", "[topo][validation]") {
   expect_validation_error(gen({{"kind", "dgx_a100"}, {"gpu_model", "H100"}}),
              {"/generator/gpu_model", "got \"H100\"", "a GPU model of a DGX A100, one of: A100, A100-40GB"});
   expect_validation_error(gen({{"kind", "pcie_8gpu"}, {"pcie_gen", 6}}), {"/generator/pcie_gen", "got 6", "an integer from 3 to 5"});
+  expect_validation_error(gen({{"kind", "dgx_a100"}, {"cpu", "epyc-9004"}}),
+             {"/generator/cpu", "got \"epyc-9004\"", "a host CPU, one of: xeon-e5-v4, xeon-cascade-lake, xeon-ice-lake, "
+                                                     "xeon-sapphire-rapids, xeon-emerald-rapids, epyc-7002"});
+  expect_validation_error(gen({{"kind", "cpu_host"}, {"cpu", "epyc-7002"}}), {"/generator/cpu", "unknown key"});
   expect_validation_error(gen({{"kind", "tcp_cluster"}, {"hosts", 4}}), {"/generator/nic_bandwidth", "required"});
   expect_validation_error(gen({{"kind", "star"}, {"hosts", 2}, {"bandwidth", "1Gbps"}, {"latency", "1us"}, {"link_kind", "ib"}, {"mtu", 1500}}),
              {"/generator/mtu", "got 1500", "no mtu except with link_kind \"ethernet\""});
