@@ -102,6 +102,10 @@ ChannelPlan search_channels(const TopologyFacts& facts, const ProtocolModel& mod
   return plan;
 }
 
+std::size_t nccl_ll_cpu_row(const CommCpu& cpu) {
+  return cpu.known && (cpu.mixed_vendor || cpu.vendor == CpuVendor::Amd) ? 1 : 0;
+}
+
 int channels_for_size(int channels, Bytes size, Protocol p, NcclRow row, int ranks, const ProtocolModel& model) {
   const int pi = nccl_index(p);
   if (pi < 0) return channels;
@@ -119,9 +123,8 @@ namespace {
 // baseLat: (steps - netSteps) x intraLat + netSteps x interLat, with steps = 2 (n - 1)
 // (n - 1 for the gathers), netSteps = 2 (nodes - 1) (nodes - 1), intraLat of intra_class.
 // Across hosts intraLat is at least the network's per-step post overhead ("inter-node
-// rings still have to launch nsteps x net overhead"): getNetOverhead's 1 us (Intel x86
-// and non-x86 hosts; AMD x86 gets 2 us, which collsim does not model: topologies do not
-// name the CPU vendor), x 3 for Simple.
+// rings still have to launch nsteps x net overhead"): getNetOverhead's 2 us on AMD x86
+// hosts, 1 us on every other (and where the topology names no CPU), x 3 for Simple.
 struct RingLatency {
   double total_us = 0;
   int steps = 0;
@@ -133,7 +136,7 @@ std::optional<RingLatency> nccl_ring_latency(const TopologyFacts& facts, const C
   }
   const int nodes = std::max(1, facts.hosts);
   double intra = step.step_latency[static_cast<std::size_t>(nccl_intra_class(facts, graph))].us();
-  if (nodes > 1) intra = std::max(intra, simple ? 3.0 : 1.0);
+  if (nodes > 1) intra = std::max(intra, (facts.cpu.amd() ? 2.0 : 1.0) * (simple ? 3 : 1));
   const double inter = step.step_latency[static_cast<std::size_t>(LinkClass::Net)].us();
   const int factor = c.op == CollectiveOp::AllReduce ? 2 : 1;
   const int steps = factor * (c.ranks - 1), net_steps = factor * (nodes - 1);
@@ -273,6 +276,12 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
   cost.base_latency = model.base_latency[ri][pi];
   cost.step.protocol_latency = true;
   for (std::size_t k = 0; k < kLinkClasses; ++k) cost.step.step_latency[k] = model.step_latency[k][ri][pi];
+  // tuning.cc: on POWER hosts Tree/Simple's PCI step is priced as Ring/Simple's ("to favor
+  // Tree than Ring").
+  if (facts.cpu.power() && row == NcclRow::Tree && p == Protocol::Simple) {
+    const auto pci = static_cast<std::size_t>(LinkClass::Pci);
+    cost.step.step_latency[pci] = model.step_latency[pci][static_cast<std::size_t>(NcclRow::Ring)][pi];
+  }
   // One rank per node: "latencies fully exposed", NCCL prices network steps with Tree's.
   if (facts.one_rank_per_host && facts.hosts > 1) {
     const auto net = static_cast<std::size_t>(LinkClass::Net);
@@ -310,7 +319,7 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
   double nvls_volume = 1.0;             // bytes on the wire per byte the schedule's legs carry
   const double ll_max = model.ll_max_bandwidth ? model.ll_max_bandwidth->gb_per_s()
                         : facts.hosts <= 1     ? model.ll_max_bw[ai][0]
-                                               : model.ll_max_bw[0][col];  // multi-node: x86 row
+                                               : model.ll_max_bw[nccl_ll_cpu_row(facts.cpu)][col];
   if (row == NcclRow::Tree) {
     eff = model.tree_efficiency;
     if (p == Protocol::LL) eff *= model.tree_ll_factor;

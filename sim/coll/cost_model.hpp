@@ -28,6 +28,10 @@ struct ChannelPlan {
 // channel_bandwidth replace the searched values.
 [[nodiscard]] ChannelPlan search_channels(const TopologyFacts& facts, const ProtocolModel& model);
 
+// The row of NCCL's llMaxBws a multi-node communicator takes (tuning.cc: "for multi-node,
+// we look at CPU type"): 1 where its hosts' CPUs are AMD or of mixed vendors, else 0.
+[[nodiscard]] std::size_t nccl_ll_cpu_row(const CommCpu& cpu);
+
 // NCCL's per-size reduction: fewer channels while bytes < channels x threads x threshold.
 [[nodiscard]] int channels_for_size(int channels, Bytes size, Protocol p, NcclRow row, int ranks,
                                     const ProtocolModel& model);

@@ -9,6 +9,39 @@
 
 namespace collsim {
 
+namespace {
+
+// Each rank's host's first CPU (one pass over the nodes), folded as init.cc folds the ranks'.
+CommCpu comm_cpu(const Topology& topo) {
+  std::map<NodeIndex, std::optional<HostCpu>> first;  // host -> its first CPU's platform
+  for (const Node& n : topo.nodes) {
+    if (n.kind == NodeKind::Cpu && n.host && first.count(*n.host) == 0) first[*n.host] = n.platform;
+  }
+  CommCpu c;
+  c.known = topo.rank_count() > 0;
+  bool seen = false;
+  for (NodeIndex r : topo.ranks) {
+    const auto host = topo.nodes[r].host;
+    const auto it = host ? first.find(*host) : first.end();
+    if (it == first.end() || !it->second) {
+      c.known = false;
+      continue;
+    }
+    const CpuArch arch = cpu_arch(*it->second);
+    const CpuVendor vendor = cpu_vendor(*it->second);
+    if (!seen) {
+      c.arch = arch;
+      c.vendor = vendor;
+      seen = true;
+    }
+    c.mixed_arch = c.mixed_arch || arch != c.arch;
+    c.mixed_vendor = c.mixed_vendor || vendor != c.vendor;
+  }
+  return c;
+}
+
+}  // namespace
+
 TopologyFacts topology_facts(const Topology& topo, std::optional<int> hosts_override) {
   TopologyFacts f;
   const int n = topo.rank_count();
@@ -53,6 +86,7 @@ TopologyFacts topology_facts(const Topology& topo, std::optional<int> hosts_over
   f.injection = Bandwidth{n > 0 ? inj : 0.0};
   f.nvlink = Bandwidth{n > 0 ? nvl : 0.0};
   f.net_latency = topo.max_net_latency();
+  f.cpu = comm_cpu(topo);
   return f;
 }
 

@@ -12,6 +12,18 @@
 
 namespace collsim {
 
+// The host CPU as an NCCL communicator sees it (init.cc: comm->cpuArch and cpuVendor, each
+// rank's first CPU, MIXED where ranks differ).
+struct CommCpu {
+  bool known = false;  // every rank's host has a CPU node that names its platform
+  CpuArch arch = CpuArch::X86;
+  CpuVendor vendor = CpuVendor::Intel;
+  bool mixed_arch = false;
+  bool mixed_vendor = false;
+  [[nodiscard]] bool amd() const { return known && !mixed_arch && !mixed_vendor && arch == CpuArch::X86 && vendor == CpuVendor::Amd; }
+  [[nodiscard]] bool power() const { return known && !mixed_arch && arch == CpuArch::Power; }
+};
+
 struct TopologyFacts {
   std::vector<int> host_of_rank;  // host label per rank (Node::host, else the node itself)
   int hosts = 1;
@@ -24,6 +36,7 @@ struct TopologyFacts {
   Bandwidth injection;           // min over ranks of the sum of the rank node's outgoing links
   Bandwidth nvlink;              // min over ranks of the sum of its outgoing NVLink/NVSwitch links
   Time net_latency;              // the largest NIC plugin latency (Node::net_latency): NCCL's latencyInter
+  CommCpu cpu;                   // the ranks' host CPUs
 };
 
 // `facts.gpu`, or the H100 when no rank names a model (the cost model's Hopper default).

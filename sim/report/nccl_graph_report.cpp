@@ -75,7 +75,7 @@ void write_transports(std::ostream& out, const NcclGraphSummary& s) {
   const NcclHost& h0 = g.host.front();
   fmt::print(out, "\nTransports (P2P up to {}: NCCL_P2P_LEVEL; GPU Direct RDMA up to {}: NCCL_NET_GDR_LEVEL; "
                   "GPUs, drivers and net transports without them use host memory)\n",
-             to_string(g.transports.p2p()), to_string(g.transports.gdr()));
+             to_string(g.p2p_level), to_string(g.transports.gdr()));
   const auto [gpu_cells, shm] = flag_cells(g.shm, "P2P", "SHM", true);
   const std::size_t pairs = h0.gpus.size() * (h0.gpus.size() - 1);
   if (shm == 0) {
@@ -142,8 +142,9 @@ void write_text(std::ostream& out, const NcclGraphSummary& s) {
   const NcclHost& h0 = g.host.front();
   fmt::print(out, "# collsim topo nccl: {} ({})\n", s.topology, s.source);
   out << "# what NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=GRAPH,TUNING would report, as collsim models it\n";
-  fmt::print(out, "ranks {}, hosts {} ({} GPUs each), GPU generation {}, NICs per host {}\n\n", s.ranks, g.hosts,
-             h0.gpus.size(), to_string(g.arch), h0.nics.size());
+  fmt::print(out, "ranks {}, hosts {} ({} GPUs each), GPU generation {}, NICs per host {}, host CPU {}\n\n", s.ranks,
+             g.hosts, h0.gpus.size(), to_string(g.arch), h0.nics.size(),
+             g.host_cpu ? to_string(*g.host_cpu) : std::string_view("not named"));
 
   out << "Paths inside host 0 (NCCL path types: LOC itself, NVL NVLink/NVSwitch, PIX one PCIe switch,\n"
          "PXB several PCIe switches, PHB through a CPU, SYS across CPUs, - no route)\n";
@@ -265,7 +266,8 @@ Json graph_summary_json(const NcclGraphSummary& s) {
   doc["arch"] = to_string(g.arch);
   doc["nics_per_host"] = h0.nics.size();
   doc["paths"] = Json{{"host", 0}, {"gpu_gpu", path_rows(s.gpu_gpu)}, {"gpu_nic", path_rows(s.gpu_nic)}};
-  Json transports{{"p2p_level", to_string(g.transports.p2p())}, {"gdr_level", to_string(g.transports.gdr())}};
+  doc["host_cpu"] = g.host_cpu ? Json(std::string(to_string(*g.host_cpu))) : Json(nullptr);
+  Json transports{{"p2p_level", to_string(g.p2p_level)}, {"gdr_level", to_string(g.transports.gdr())}};
   transports["shm_pairs"] = Json::array();
   for (std::size_t a = 0; a < g.shm.size(); ++a) {
     for (std::size_t b = 0; b < g.shm[a].size(); ++b) {

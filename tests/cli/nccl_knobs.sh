@@ -52,7 +52,9 @@ EOF
 "$COLLSIM" topo nccl "$RAIL" --max-channels 4 | grep -q "^ring      simple          4 " || fail "topo nccl --max-channels 4: the tuning table runs 4 channels"
 
 # Transports: without P2P the PCIe box's switch neighbours talk through the CPU (SHM),
-# which halves the ring; the graph and its JSON say which pairs.
+# which halves the ring of its first socket's 4 GPUs (20 -> 10 GB/s; the whole box's ring
+# is held to NCCL's 10 GB/s between its Xeon sockets either way); the graph and its JSON
+# say which pairs, and NCCL's default level on this Intel host (PXB).
 "$COLLSIM" topo nccl pcie-8gpu --nccl-env NCCL_P2P_DISABLE=1 | grep -q "SHM (through the receiving GPU's CPU) for 56 of 56" \
   || fail "topo nccl with NCCL_P2P_DISABLE=1 does not list 56 SHM pairs"
 "$COLLSIM" topo nccl pcie-8gpu --nccl-env NCCL_P2P_LEVEL=PIX --format json >"$TMP/t.json"
@@ -62,8 +64,13 @@ t = json.load(open(sys.argv[1]))["transports"]
 assert (t["p2p_level"], t["gdr_level"], len(t["shm_pairs"])) == ("PIX", "PXB", 48), t
 assert [0, 1] not in t["shm_pairs"] and [0, 2] in t["shm_pairs"], t["shm_pairs"]
 EOF
-p2p=$(csv pcie-8gpu 1GiB --nccl-algo Ring --nccl-proto Simple)
-shm=$(csv pcie-8gpu 1GiB --nccl-algo Ring --nccl-proto Simple --nccl-env NCCL_P2P_DISABLE=1)
+"$COLLSIM" topo nccl pcie-8gpu --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["host_cpu"] == "intel-skylake" and d["transports"]["p2p_level"] == "PXB", (d["host_cpu"], d["transports"])
+' || fail "topo nccl pcie-8gpu: host CPU and default P2P level"
+p2p=$(csv pcie-8gpu 1GiB --ranks 4 --nccl-algo Ring --nccl-proto Simple)
+shm=$(csv pcie-8gpu 1GiB --ranks 4 --nccl-algo Ring --nccl-proto Simple --nccl-env NCCL_P2P_DISABLE=1)
 awk -v a="$(field 8 "$shm")" -v b="$(field 8 "$p2p")" 'BEGIN { exit !(a > 1.9 * b) }' || fail "SHM ring not slower: $shm vs $p2p"
 
 # The same knobs on ddp, sweep and validate.

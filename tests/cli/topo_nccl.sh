@@ -7,7 +7,7 @@ T=$SRC/topologies
 # so with at least 8 channels every NIC (NET/0 .. NET/7) carries one.
 "$COLLSIM" topo nccl "$T/4x-dgx-h100-rail-8x400g-ib.json" >"$TMP/h100" || fail "topo nccl h100 exited $?"
 grep -q '^Pattern 4 (ring), crossNic 0, nChannels ' "$TMP/h100" || fail "no ring graph line: $(cat "$TMP/h100")"
-grep -q '^ranks 32, hosts 4 (8 GPUs each), GPU generation hopper, NICs per host 8$' "$TMP/h100" ||
+grep -q '^ranks 32, hosts 4 (8 GPUs each), GPU generation hopper, NICs per host 8, host CPU intel-sapphire-rapids$' "$TMP/h100" ||
   fail "header: $(head -4 "$TMP/h100")"
 for k in 0 1 2 3 4 5 6 7; do
   grep -Eq "^  [0-9]+ : NET/$k GPU/.* NET/$k( |$)" "$TMP/h100" || fail "no channel leaves by NET/$k: $(cat "$TMP/h100")"

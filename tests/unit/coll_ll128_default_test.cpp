@@ -53,16 +53,17 @@ TEST_CASE("LL128 is off by default on PCIe paths and on SM 8.9", "[coll][nccl][l
   const auto ada = ll128_rule(box);
   REQUIRE(ada.has_value());
   CHECK_THAT(*ada, Catch::Contains("RTX 4090 is SM 8.9"));
-  // 1 MiB on 8 ranks, 2 channels of 12 GB/s: NCCL's model prices LL128 lowest (latency
-  // 14 + 14 x 2.5 us, 22 GB/s), but by default it chooses between LL and Simple only; the
-  // ring Simple plays at 164.66 us (LL128 would have played at 132.11 us).
+  // 1 MiB on 8 ranks, 4 channels of 4 GB/s (NCCL's 16 GB/s between AMD sockets): NCCL's
+  // model prices LL128 lowest (latency 14 + 14 x 2.5 us, 14.7 GB/s), but by default it
+  // chooses between LL and Simple only; the ring Simple plays at 202.89 us (LL128 would
+  // have played at 173.66 us).
   const CollectivePrediction dflt = all_reduce(box, Bytes{1 << 20}, "auto");
   CHECK(dflt.protocol == Protocol::Simple);
-  CHECK(dflt.time.us() == Approx(164.66).epsilon(1e-4));
+  CHECK(dflt.time.us() == Approx(202.888).epsilon(1e-4));
   // NCCL_PROTO=LL,LL128,Simple forces LL128 on.
   const CollectivePrediction forced = all_reduce(box, Bytes{1 << 20}, "ll,ll128,simple");
   CHECK(forced.protocol == Protocol::LL128);
-  CHECK(forced.time.us() == Approx(132.11).epsilon(1e-4));
+  CHECK(forced.time.us() == Approx(173.663).epsilon(1e-4));
 }
 
 TEST_CASE("LL128 is off by default between GPUs of different compute capabilities", "[coll][nccl][ll128]") {

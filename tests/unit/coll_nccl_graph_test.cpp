@@ -165,13 +165,15 @@ TEST_CASE("PCIe box: rings cross switches and sockets at the GPU link's speed", 
   LinkGraph graph(topo);
   const NcclGraph g = ring_graph(topo, graph);
   // No NVLink: a ring of 8 GPUs on two sockets must cross the socket link, so the path
-  // type relaxes to SYS. Each GPU's PCIe Gen4 x16 link is 24 GB/s to NCCL; the intra
-  // speeds (Ampere) 40, 30 exceed it, 20 gives one channel (20 GB/s), 18 and 15 one
-  // too, 12 gives two (24 GB/s): the best. 12 < 25: no duplication.
+  // type relaxes to SYS. NCCL prices the link between two Ice Lake sockets at its Intel
+  // SKL figure, 10 GB/s each way (ncclTopoGetInterCpuBw), whatever the 3 UPI links carry:
+  // the ring crosses it once each way, so 10 GB/s gives one channel; two need 5 (5 x 2 =
+  // 10, no better). 10 < 25: no duplication.
   CHECK(g.type_intra == PathType::Sys);
-  CHECK(g.searched_speed_gbps == Approx(12.0));
-  CHECK(g.channels == 2);
+  CHECK(g.searched_speed_gbps == Approx(10.0));
+  CHECK(g.channels == 1);
   CHECK_FALSE(g.duplicated);
+  CHECK(g.host_cpu == HostCpu::IntelSkylake);
 }
 
 TEST_CASE("no NCCL graph for CPU ranks", "[coll][nccl][graph]") {

@@ -81,40 +81,56 @@ Topology two_pcie_hosts(const std::string& model, const std::string& net = "ib",
 }
 
 TEST_CASE("NCCL_P2P_DISABLE sends PCIe-switch neighbours through the CPU", "[coll][nccl][transport]") {
-  // pcie-8gpu: two GPUs per PCIe Gen4 switch (NCCL's 24 GB/s per direction), two switches
-  // per socket. The ring 0..7 crosses every switch uplink once per direction (hops 1->2,
-  // 3->4, ...) where P2P lets 0->1 turn inside the switch: 2 channels of 12 GB/s.
-  const Topology box = load_topology_file(test::shipped_topology("pcie-8gpu.json"));
-  const NcclGraph p2p = search(box, "");
+  // pcie-8gpu's first socket (ranks 0-3): two PCIe Gen4 switches of two GPUs (NCCL's
+  // 32 x 0.75 x 130 / 128 = 24.4 GB/s per direction on every PCIe link) under one Xeon
+  // (Ice Lake: NCCL's Intel class SKL). The ring 0..3 crosses between the switches
+  // through the CPU twice (1->2 and 3->0, path PHB), where NCCL charges PCIe 6/5 of the
+  // channel's speed (the Intel root complex); 0->1 and 2->3 turn inside their switch.
+  Topology box = load_topology_file(test::shipped_topology("pcie-8gpu.json"));
+  box.ranks.resize(4);
+  // NCCL_P2P_LEVEL=SYS: P2P everywhere. GPU 1's link up carries 1->2 at 1.2 s: s <= 20.3,
+  // so 20 GB/s, one channel (two of 12 would need 2 x 14.4).
+  const NcclGraph p2p = search(box, "NCCL_P2P_LEVEL=SYS");
   CHECK(count(p2p.shm) == 0);
-  CHECK(p2p.channels == 2);
-  CHECK(p2p.speed_gbps == Approx(12));
+  CHECK(p2p.channels == 1);
+  CHECK(p2p.speed_gbps == Approx(20));
+  // NCCL's default on an Intel host (P2P up to PXB): the 8 ordered pairs across the
+  // switches are SHM, on the route through the CPU they took anyway: the same ring.
+  const NcclGraph def = search(box, "");
+  CHECK(def.p2p_level == PathType::Pxb);
+  CHECK(count(def.shm) == 8);
+  CHECK_FALSE(def.shm[0][1]);
+  CHECK(def.speed_gbps == Approx(20));
   // Without P2P, 0->1 goes up to the CPU and down again: switch 0's uplink carries 0->1
-  // and 1->2 upward, 2 x 12 = its 24 GB/s for one channel.
+  // and 1->2 upward, 2 x 1.2 s <= 24.4: one channel of 10 GB/s, half the bandwidth.
   const NcclGraph shm = search(box, "NCCL_P2P_DISABLE=1");
-  CHECK(count(shm.shm) == 56);
+  CHECK(count(shm.shm) == 12);
   CHECK(shm.channels == 1);
-  CHECK(shm.speed_gbps == Approx(12));
+  CHECK(shm.speed_gbps == Approx(10));
   const Time t_p2p = ring_time(box, kGiB1, "");
   const Time t_shm = ring_time(box, kGiB1, "NCCL_P2P_DISABLE=1");
   CHECK(t_shm.seconds() / t_p2p.seconds() == Approx(2.0).epsilon(0.02));
-  // NCCL_P2P_LEVEL=PIX keeps P2P inside a switch only: the same ring, the same speed; the
-  // 48 ordered pairs through a CPU become SHM, which takes the route they took anyway.
-  const NcclGraph pix = search(box, "NCCL_P2P_LEVEL=PIX");
-  CHECK(count(pix.shm) == 48);
-  CHECK_FALSE(pix.shm[0][1]);
-  CHECK(pix.channels == 2);
   CHECK(ring_time(box, kGiB1, "NCCL_P2P_LEVEL=PIX").ps == t_p2p.ps);
   // topo nccl prints NCCL's path types after the diversion: PHB between switch neighbours.
   const NcclGraphSummary s = summarize_nccl_graph(box, with_env("NCCL_P2P_DISABLE=1"));
   CHECK(s.gpu_gpu[0][1] == PathType::Phb);
-  CHECK(s.gpu_gpu[0][4] == PathType::Sys);
   CHECK(summarize_nccl_graph(box).gpu_gpu[0][1] == PathType::Pix);
+  CHECK(summarize_nccl_graph(box).gpu_gpu[0][2] == PathType::Phb);
+}
+
+TEST_CASE("NCCL's P2P level by host CPU: PXB, SYS for two GPUs on AMD", "[coll][nccl][transport]") {
+  // paths.cc (NCCL 2.23 and later): P2P across CPU host bridges only between the two GPUs
+  // of an AMD host; a host that names no CPU takes the common default.
+  CHECK(nccl_default_p2p_level(HostCpu::Amd, 2) == PathType::Sys);
+  CHECK(nccl_default_p2p_level(HostCpu::Amd, 8) == PathType::Pxb);
+  CHECK(nccl_default_p2p_level(HostCpu::IntelSapphireRapids, 2) == PathType::Pxb);
+  CHECK(nccl_default_p2p_level(HostCpu::Arm, 2) == PathType::Pxb);
+  CHECK(nccl_default_p2p_level(std::nullopt, 2) == PathType::Pxb);
 }
 
 TEST_CASE("GPUs without PCIe peer access use SHM; NVLink keeps P2P", "[coll][nccl][transport]") {
   // The RTX 4090 box: every pair SHM by the driver (catalogue), on routes through the root
-  // complex the P2P ones took as well: the prediction is unchanged (164.66 us at 1 MiB).
+  // complex the P2P ones took as well (202.89 us at 1 MiB either way).
   const Topology ada = dev_topology("rtx4090x8_1node_pcie_nop2p_vs_p2p_allreduce");
   CHECK(count(search(ada, "").shm) == 56);
   // Two RTX 2080 Ti on an NVLink bridge (2 x 25 GB/s, NCCL's 2 x 20): P2P over NVLink.

@@ -35,10 +35,10 @@ bool is_network(LinkKind k) { return k == LinkKind::Ib || k == LinkKind::Roce ||
 class Searcher {
  public:
   // Routes as NCCL's transports take them (transport.hpp): through a CPU between GPUs
-  // without P2P and between a GPU and a NIC without GPUDirect RDMA (`nic_gdr`: each NIC's
-  // transport has it); `shm` and `staged` (sized here) record which.
-  Searcher(LinkGraph& graph, const GpuSpec& gpu, const NcclHost& host, bool multi, const NcclTransportLevels& levels,
-           const std::vector<bool>& nic_gdr, std::vector<std::vector<bool>>& shm,
+  // without P2P at `p2p_level` and between a GPU and a NIC without GPUDirect RDMA
+  // (`nic_gdr`: each NIC's transport has it); `shm` and `staged` (sized here) record which.
+  Searcher(LinkGraph& graph, const GpuSpec& gpu, const NcclHost& host, bool multi, PathType p2p_level,
+           const NcclTransportLevels& levels, const std::vector<bool>& nic_gdr, std::vector<std::vector<bool>>& shm,
            std::vector<std::vector<bool>>& staged)
       : topo_(graph.topology()), gpu_(gpu), host_(host), multi_(multi) {
     const std::size_t g = host.gpus.size();
@@ -50,7 +50,7 @@ class Searcher {
       for (std::size_t b = 0; b < g; ++b) {
         if (a == b) continue;
         bool via_cpu = false;
-        if (auto r = nccl_gpu_route(graph, host.gpus[a], host.gpus[b], levels, &via_cpu)) {
+        if (auto r = nccl_gpu_route(graph, host.gpus[a], host.gpus[b], p2p_level, &via_cpu)) {
           gg_[a][b] = std::move(*r);
           gg_type_[a][b] = classify_route(topo_, gg_[a][b]);
           shm[a][b] = via_cpu;
@@ -92,6 +92,12 @@ class Searcher {
         if (staged[a][k]) gn_type_[a][k] = classify_route(topo_, gn_[a][k]);
       }
     }
+    gg_rc_.assign(g, std::vector<double>(g, 1.0));
+    gn_rc_.assign(g, std::vector<double>(n, 1.0));
+    for (std::size_t a = 0; a < g; ++a) {
+      for (std::size_t b = 0; b < g; ++b) gg_rc_[a][b] = root_complex_charge(gg_[a][b], gg_type_[a][b]);
+      for (std::size_t k = 0; k < n; ++k) gn_rc_[a][k] = root_complex_charge(gn_[a][k], gn_type_[a][k]);
+    }
     for (std::size_t k = 0; k < n; ++k) {
       // The NIC's own GPU: the one whose traffic leaves through it, else the nearest.
       int own = -1;
@@ -122,7 +128,17 @@ class Searcher {
       nic_in_.push_back(in);
     }
     capacity_.resize(topo_.links.size());
-    for (LinkId l = 0; l < topo_.links.size(); ++l) capacity_[l] = nccl_link_gbps(topo_.links[l], gpu_);
+    for (LinkId l = 0; l < topo_.links.size(); ++l) {
+      const DirectedLink& link = topo_.links[l];
+      const Node& from = topo_.nodes[link.from];
+      // NCCL joins a host's sockets by one SYS link of its figure for the CPU
+      // (ncclTopoGetInterCpuBw), whatever the socket links' own rate.
+      if (from.kind == NodeKind::Cpu && topo_.nodes[link.to].kind == NodeKind::Cpu && from.platform) {
+        capacity_[l] = nccl_inter_cpu_gbps(*from.platform);
+      } else {
+        capacity_[l] = nccl_link_gbps(link, gpu_);
+      }
+    }
     // Each GPU's distinct first links out (to GPUs and NICs) and last links in: every
     // channel leaves and enters a GPU once through one of them (channel_bound).
     // NCCL spreads a host's communicators over its NICs by their GPUs (ncclTopoGetLocalNet:
@@ -234,7 +250,7 @@ class Searcher {
         if (!take(ng_[ch.nic][entry].links, inter) || !take_exit(ch.order.back(), ch.exit_nic, inter)) return false;
       }
       for (std::size_t i = 0; i + 1 < ch.order.size(); ++i) {
-        if (!take(gg_[ch.order[i]][ch.order[i + 1]].links, intra)) return false;
+        if (!take_gg(ch.order[i], ch.order[i + 1], intra)) return false;
       }
     }
     return true;
@@ -246,15 +262,36 @@ class Searcher {
     for (LinkId l : links) v = std::min(v, capacity_[l]);
     return v;
   }
-  bool take(std::span<const LinkId> links, double s) {
+  // A channel of speed s consumes s on every link of its route, and `pcie` x s on the
+  // PCIe links of a path through an Intel root complex (root_complex_charge).
+  [[nodiscard]] double need(LinkId l, double s, double pcie) const {
+    return topo_.links[l].kind == LinkKind::Pcie ? s * pcie : s;
+  }
+  bool take(std::span<const LinkId> links, double s, double pcie = 1.0) {
     for (LinkId l : links) {
-      if (residual_[l] + kEps < s) return false;
+      if (residual_[l] + kEps < need(l, s, pcie)) return false;
     }
-    for (LinkId l : links) residual_[l] -= s;
+    for (LinkId l : links) residual_[l] -= need(l, s, pcie);
     return true;
   }
-  void give(std::span<const LinkId> links, double s) {
-    for (LinkId l : links) residual_[l] += s;
+  void give(std::span<const LinkId> links, double s, double pcie = 1.0) {
+    for (LinkId l : links) residual_[l] += need(l, s, pcie);
+  }
+  bool take_gg(int a, int b, double s) { return take(gg_[a][b].links, s, gg_rc_[a][b]); }
+  void give_gg(int a, int b, double s) { give(gg_[a][b].links, s, gg_rc_[a][b]); }
+  bool take_gn(int a, int k, double s) { return take(gn_[a][k].links, s, gn_rc_[a][k]); }
+  void give_gn(int a, int k, double s) { give(gn_[a][k].links, s, gn_rc_[a][k]); }
+
+  // search.cc followPath: "account for P2P inefficiency through Intel CPU RC": a path of
+  // type PHB from a GPU through an Intel CPU charges its PCIe links 6/5 of the channel's
+  // speed (INTEL_P2P_OVERHEAD, topo.h).
+  [[nodiscard]] double root_complex_charge(const Route& r, PathType type) const {
+    if (type != PathType::Phb) return 1.0;
+    for (std::size_t i = 0; i + 1 < r.links.size(); ++i) {
+      const Node& via = topo_.nodes[topo_.links[r.links[i]].to];
+      if (via.kind == NodeKind::Cpu && via.platform && cpu_vendor(*via.platform) == CpuVendor::Intel) return 6.0 / 5.0;
+    }
+    return 1.0;
   }
   bool take_one(std::optional<LinkId> l, double s) {
     if (!l) return false;
@@ -281,11 +318,11 @@ class Searcher {
 
   // The exit GPU's path to NIC k: direct, or over NVLink to the NIC's own GPU then PCIe.
   bool take_exit(int a, int k, double s) {
-    if (exit_type(a, k) != PathType::Pxn) return take(gn_[a][k].links, s);
+    if (exit_type(a, k) != PathType::Pxn) return take_gn(a, k, s);
     const int p = nic_gpu(k);
-    if (!take(gg_[a][p].links, s)) return false;
-    if (!take(gn_[p][k].links, s)) {
-      give(gg_[a][p].links, s);
+    if (!take_gg(a, p, s)) return false;
+    if (!take_gn(p, k, s)) {
+      give_gg(a, p, s);
       return false;
     }
     return true;
@@ -293,12 +330,12 @@ class Searcher {
 
   void give_exit(int a, int k, double s) {
     if (exit_type(a, k) != PathType::Pxn) {
-      give(gn_[a][k].links, s);
+      give_gn(a, k, s);
       return;
     }
     const int p = nic_gpu(k);
-    give(gg_[a][p].links, s);
-    give(gn_[p][k].links, s);
+    give_gg(a, p, s);
+    give_gn(p, k, s);
   }
 
   // How many more channels of `s` could fit: every channel leaves and enters each GPU
@@ -370,13 +407,13 @@ class Searcher {
     for (int step = 1; step < g; ++step) {
       const int next = (cur + step) % g;
       if (used[static_cast<std::size_t>(next)] || gg_type_[cur][next] > ti) continue;
-      if (!take(gg_[cur][next].links, s)) continue;
+      if (!take_gg(cur, next, s)) continue;
       used[static_cast<std::size_t>(next)] = true;
       current_.back().order.push_back(next);
       const bool stop = dfs(used, s, ti, tn);
       current_.back().order.pop_back();
       used[static_cast<std::size_t>(next)] = false;
-      give(gg_[cur][next].links, s);
+      give_gg(cur, next, s);
       if (stop) return true;
     }
     return false;
@@ -407,9 +444,9 @@ class Searcher {
     }
     if (g == 1) return next_channel(s, ti, tn) || greedy_;
     const int first = ch.order.front();
-    if (gg_type_[cur][first] > ti || !take(gg_[cur][first].links, s)) return false;
+    if (gg_type_[cur][first] > ti || !take_gg(cur, first, s)) return false;
     const bool stop = next_channel(s, ti, tn) || greedy_;
-    give(gg_[cur][first].links, s);
+    give_gg(cur, first, s);
     return stop;
   }
 
@@ -420,6 +457,7 @@ class Searcher {
   int first_nic_ = 0;  // the NIC the first channel tries first
   std::vector<std::vector<Route>> gg_, gn_, ng_;
   std::vector<std::vector<PathType>> gg_type_, gn_type_;
+  std::vector<std::vector<double>> gg_rc_, gn_rc_;  // root_complex_charge of each route
   std::vector<int> nic_gpu_;
   std::vector<std::optional<LinkId>> nic_out_, nic_in_;
   std::vector<double> capacity_, residual_;
@@ -522,8 +560,12 @@ std::optional<NcclGraph> search_nccl_ring(LinkGraph& graph, const std::vector<No
   if (multi && nic_counts.front() == 0) return fail(fmt::format("{} hosts and no NICs to join them", g.hosts));
 
   g.transports = options.transports;
+  g.host_cpu = host_platform(topo, g.host.front().gpus.front());
+  g.p2p_level = options.transports.p2p_level.value_or(
+      nccl_default_p2p_level(g.host_cpu, static_cast<int>(g.host.front().gpus.size())));
   for (NodeIndex nic : g.host.front().nics) g.nic_gpu_direct.push_back(nic_gpu_direct(graph, nic));
-  Searcher search(graph, *gpu, g.host.front(), multi, options.transports, g.nic_gpu_direct, g.shm, g.staged);
+  Searcher search(graph, *gpu, g.host.front(), multi, g.p2p_level, options.transports, g.nic_gpu_direct, g.shm,
+                  g.staged);
   const double top = search.max_speed();
   const auto speeds = nccl_speed_list(g.arch, !multi);
   double best_score = 0;

@@ -68,6 +68,8 @@ struct NcclGraph {
   std::vector<std::vector<bool>> shm, staged;
   std::vector<bool> nic_gpu_direct;  // per local NIC: its net transport has GPUDirect RDMA
   NcclTransportLevels transports;  // the levels the search ran under
+  PathType p2p_level = PathType::Pxb;  // the P2P level it applied: NCCL_P2P_LEVEL, else the host's default
+  std::optional<HostCpu> host_cpu;     // the first host's first CPU, where the topology names it
 
   // Channel c's global rank order: every host's ranks in the channel's local order,
   // hosts in order.

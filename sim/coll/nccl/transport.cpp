@@ -40,8 +40,16 @@ std::optional<NodeIndex> local_cpu(LinkGraph& graph, NodeIndex gpu) {
   return best;
 }
 
-bool nccl_p2p(const Topology& topo, NodeIndex a, NodeIndex b, PathType direct, const NcclTransportLevels& levels) {
-  if (direct > levels.p2p()) return false;
+PathType nccl_default_p2p_level(std::optional<HostCpu> platform, int gpus) {
+  // paths.cc ncclTopoCheckP2p: "Allow P2P between pairs of GPU devices on AMD systems".
+  if (platform && cpu_arch(*platform) == CpuArch::X86 && cpu_vendor(*platform) == CpuVendor::Amd && gpus <= 2) {
+    return PathType::Sys;
+  }
+  return PathType::Pxb;
+}
+
+bool nccl_p2p(const Topology& topo, NodeIndex a, NodeIndex b, PathType direct, PathType level) {
+  if (direct > level) return false;
   if (direct == PathType::Nvl) return true;
   for (NodeIndex g : {a, b}) {
     const GpuSpec* spec = spec_of(topo, g);
@@ -75,12 +83,11 @@ std::optional<Route> route_via_cpu(LinkGraph& graph, NodeIndex from, NodeIndex t
   return join_routes({graph.node_route(from, *cpu), graph.node_route(*cpu, to)});
 }
 
-std::optional<Route> nccl_gpu_route(LinkGraph& graph, NodeIndex a, NodeIndex b, const NcclTransportLevels& levels,
-                                    bool* shm) {
+std::optional<Route> nccl_gpu_route(LinkGraph& graph, NodeIndex a, NodeIndex b, PathType p2p_level, bool* shm) {
   auto direct = graph.node_route(a, b);
   if (shm) *shm = false;
   if (!direct) return direct;
-  if (nccl_p2p(graph.topology(), a, b, classify_route(graph.topology(), *direct), levels)) return direct;
+  if (nccl_p2p(graph.topology(), a, b, classify_route(graph.topology(), *direct), p2p_level)) return direct;
   const auto cpu = local_cpu(graph, b);
   if (!cpu) return direct;  // no CPU node to stage through: the only route there is
   if (shm) *shm = true;

@@ -19,14 +19,12 @@ namespace collsim {
 
 struct NcclTransportLevels {
   // NCCL_P2P_LEVEL (NCCL_P2P_DISABLE=1: LOC): the farthest path type P2P is used over.
-  // Unset: SYS, NCCL's "use P2P whenever we can" (its lower default for Intel, Zhaoxin and
-  // ARM host CPUs is not modelled: collsim's topologies do not name the CPU vendor).
+  // Unset: NCCL's default for the host (nccl_default_p2p_level).
   std::optional<PathType> p2p_level;
   // NCCL_NET_GDR_LEVEL: the farthest GPU-to-NIC path type GPUDirect RDMA is used over.
   // Unset: PXB, NCCL's default.
   std::optional<PathType> gdr_level;
 
-  [[nodiscard]] PathType p2p() const { return p2p_level.value_or(PathType::Sys); }
   [[nodiscard]] PathType gdr() const { return gdr_level.value_or(PathType::Pxb); }
   bool operator==(const NcclTransportLevels&) const = default;
 };
@@ -39,12 +37,18 @@ struct NcclTransportLevels {
 // nullopt where the topology gives the host no CPU node.
 [[nodiscard]] std::optional<NodeIndex> local_cpu(LinkGraph& graph, NodeIndex gpu);
 
-// ncclTopoCheckP2p: P2P between GPUs `a` and `b` whose direct route has type `direct`.
-// No P2P beyond the level, and none over PCIe where either GPU's driver offers no PCIe
-// peer access (GpuSpec::pcie_p2p; NVML's P2P status); NVLink pairs keep P2P unless the
-// level is LOC.
-[[nodiscard]] bool nccl_p2p(const Topology& topo, NodeIndex a, NodeIndex b, PathType direct,
-                            const NcclTransportLevels& levels);
+// ncclTopoCheckP2p's level without NCCL_P2P_LEVEL, for a host whose first CPU is
+// `platform` and which runs `gpus` of the communicator's GPUs: PXB, "don't use P2P across
+// CPU host bridges and further apart", except SYS on AMD x86 hosts with at most 2 GPUs
+// (NCCL 2.23 and later; before, SYS except on Intel, Zhaoxin and ARM hosts). A host that
+// names no CPU gets PXB, the default of every CPU but that exception.
+[[nodiscard]] PathType nccl_default_p2p_level(std::optional<HostCpu> platform, int gpus);
+
+// ncclTopoCheckP2p: P2P between GPUs `a` and `b` whose direct route has type `direct`,
+// under P2P level `level`. No P2P beyond the level, and none over PCIe where either GPU's
+// driver offers no PCIe peer access (GpuSpec::pcie_p2p; NVML's P2P status); NVLink pairs
+// keep P2P unless the level is LOC.
+[[nodiscard]] bool nccl_p2p(const Topology& topo, NodeIndex a, NodeIndex b, PathType direct, PathType level);
 
 // Whether the net transport of `nic` reads and writes GPU memory (NCCL_PTR_CUDA in its
 // ptrSupport): what a transport the topology names says (Node::net_gpu_direct), else by its
@@ -64,10 +68,10 @@ struct NcclTransportLevels {
 // memory); the direct route where the host has no CPU node.
 [[nodiscard]] std::optional<Route> route_via_cpu(LinkGraph& graph, NodeIndex from, NodeIndex to, NodeIndex near);
 
-// The route data takes from GPU `a` to GPU `b` of one host: the direct route under P2P,
-// else through the CPU nearest `b` (SHM). `shm`, if given, says which.
-[[nodiscard]] std::optional<Route> nccl_gpu_route(LinkGraph& graph, NodeIndex a, NodeIndex b,
-                                                  const NcclTransportLevels& levels, bool* shm = nullptr);
+// The route data takes from GPU `a` to GPU `b` of one host: the direct route under P2P at
+// `p2p_level`, else through the CPU nearest `b` (SHM). `shm`, if given, says which.
+[[nodiscard]] std::optional<Route> nccl_gpu_route(LinkGraph& graph, NodeIndex a, NodeIndex b, PathType p2p_level,
+                                                  bool* shm = nullptr);
 
 // A level as NCCL_P2P_LEVEL / NCCL_NET_GDR_LEVEL spell it: a path type name (LOC, NVL,
 // PIX, PXB, PHB, SYS; any case) or NCCL's legacy integers (0 LOC, 1 PIX, 2 PXB, 3 PHB, 4
