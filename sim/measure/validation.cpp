@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -379,31 +380,77 @@ std::vector<FitParameter> link_parameters(const Calibration& c, const std::set<L
   return params;
 }
 
+constexpr double kMaxShiftUs = 1000.0;
+
+// The least of NCCL's step latencies over class `k` for protocol `pi` (us); kMaxShiftUs when
+// no algorithm steps over it with that protocol.
+double least_step_us(const ProtocolModel& base, std::size_t k, std::size_t pi) {
+  double least = kMaxShiftUs;
+  for (const auto& row : base.step_latency[k]) {
+    if (row[pi] > Time{}) least = std::min(least, row[pi].us());
+  }
+  return least;
+}
+
+// Shifts every algorithm's step latency over class `k` for protocol `pi` by `us` from NCCL's.
+void shift_steps(Calibration& t, const ProtocolModel& base, std::size_t k, std::size_t pi, double us) {
+  for (std::size_t r = 0; r < kNcclRows; ++r) {
+    const Time b = base.step_latency[k][r][pi];
+    if (b <= Time{}) continue;
+    t.protocol->step_latency[k][r][pi] = Time::from_ns(std::llround((b.us() + us) * 1e3));
+  }
+}
+
+// One shift of each of `classes`' step latency shared by every protocol the predictions
+// ran: a network that costs more per step costs it whatever the protocol. It starts the
+// per-protocol search, so that one protocol's data cannot steer the others' figures away
+// from a shift they all share.
+struct SharedShifts {
+  std::vector<LinkClass> classes;  // the class each parameter shifts
+  std::vector<FitParameter> params;
+};
+SharedShifts shared_shift_parameters(const std::set<Protocol>& protocols, const std::set<LinkClass>& classes) {
+  SharedShifts out;
+  const ProtocolModel base = nccl_default_model();
+  for (LinkClass lc : classes) {
+    const auto k = static_cast<std::size_t>(lc);
+    double least = kMaxShiftUs;
+    std::vector<std::size_t> pis;
+    for (Protocol proto : protocols) {
+      const auto pi = static_cast<std::size_t>(nccl_index(proto));
+      const double l = least_step_us(base, k, pi);
+      if (l == kMaxShiftUs) continue;
+      least = std::min(least, l);
+      pis.push_back(pi);
+    }
+    if (pis.empty()) continue;
+    out.classes.push_back(lc);
+    out.params.push_back({-least, kMaxShiftUs, 0.0, [k, pis, base](Calibration& t, double us) {
+                            for (std::size_t pi : pis) shift_steps(t, base, k, pi, us);
+                          }});
+  }
+  return out;
+}
+
 // Per NCCL protocol the predictions ran: its per-step latency over each of `classes` (NCCL's
 // hwLat: one shift for every algorithm's entry of that class and protocol, so a ring's
-// steps and a tree's keep NCCL's ratio) and, for LL and LL128, its efficiency (Simple's
-// stays 1: the links' efficiencies carry the bandwidth).
-std::vector<FitParameter> protocol_parameters(const std::set<Protocol>& protocols, const std::set<LinkClass>& classes) {
-  constexpr double kMaxShiftUs = 1000.0;
+// steps and a tree's keep NCCL's ratio), from `shared` (each class's shared shift, us), and,
+// for LL and LL128, its efficiency (Simple's stays 1: the links' efficiencies carry the
+// bandwidth).
+std::vector<FitParameter> protocol_parameters(const std::set<Protocol>& protocols, const std::set<LinkClass>& classes,
+                                              const std::map<LinkClass, double>& shared) {
   std::vector<FitParameter> params;
   const ProtocolModel base = nccl_default_model();
   for (Protocol proto : protocols) {
     const auto pi = static_cast<std::size_t>(nccl_index(proto));
     for (LinkClass lc : classes) {
       const auto k = static_cast<std::size_t>(lc);
-      const auto& rows = base.step_latency[k];
-      double least = kMaxShiftUs;
-      for (const auto& row : rows) {
-        if (row[pi] > Time{}) least = std::min(least, row[pi].us());
-      }
+      const double least = least_step_us(base, k, pi);
       if (least == kMaxShiftUs) continue;  // no algorithm steps over this class with it
-      params.push_back({-least, kMaxShiftUs, 0.0, [k, pi, rows](Calibration& t, double us) {
-                          for (std::size_t r = 0; r < kNcclRows; ++r) {
-                            if (rows[r][pi] <= Time{}) continue;
-                            const std::int64_t ns = std::llround((rows[r][pi].us() + us) * 1e3);
-                            t.protocol->step_latency[k][r][pi] = Time::from_ns(ns);
-                          }
-                        }});
+      const auto it = shared.find(lc);
+      const double start = it == shared.end() ? 0.0 : std::max(-least, it->second);
+      params.push_back({-least, kMaxShiftUs, start,
+                        [k, pi, base](Calibration& t, double us) { shift_steps(t, base, k, pi, us); }});
     }
     if (proto == Protocol::Simple) continue;
     params.push_back({0.05, 1.0, base.efficiency[pi],
@@ -431,6 +478,43 @@ std::vector<CollectiveMeasurement> bandwidth_bound(const std::vector<CollectiveM
     if (predicted[i].ps >= kAboveFloor * floor.at(run(cases[i])).ps) out.push_back(cases[i]);
   }
   return out;
+}
+
+// NCCL's constants from `start` (the topology's figures, NCCL's model), two ways, and the
+// one of lower loss on every case kept: (a) the link efficiencies on the cases bandwidth
+// dominates (`bulk`), then each protocol's step-latency shift and LL's and LL128's
+// efficiency; (b) the efficiencies and one step-latency shift per class that every
+// protocol shares, alternately (twice, so that the efficiencies are fitted with the shift
+// in place), then each protocol's own from there. A local search from one start can settle
+// where one protocol's figures stand in for another's (b's shared shift guards against
+// that), or where a shared shift does not hold (a).
+Calibration fit_protocol(const std::vector<CollectiveMeasurement>& cases, const std::vector<CollectiveMeasurement>& bulk,
+                         CasePredictor& p, const Calibration& start, const std::set<Protocol>& protocols,
+                         const std::set<LinkClass>& classes) {
+  const auto fit_links = [&](const Calibration& from) {
+    if (bulk.empty()) return from;
+    const std::vector<FitParameter> links = link_parameters(from, classes);
+    return calibration_at(from, links, descend(bulk, p, from, links, true));
+  };
+  const auto per_protocol = [&](const Calibration& from, const std::map<LinkClass, double>& shift_of) {
+    const std::vector<FitParameter> latencies = protocol_parameters(protocols, classes, shift_of);
+    return calibration_at(from, latencies, descend(cases, p, from, latencies, false));
+  };
+  const Calibration a = per_protocol(fit_links(start), {});
+  Calibration b = start;
+  const SharedShifts shared = shared_shift_parameters(protocols, classes);
+  std::vector<double> shift(shared.params.size(), 0.0);
+  for (int pass = 0; pass < 2; ++pass) {
+    b = fit_links(b);
+    SharedShifts from = shared;
+    for (std::size_t i = 0; i < shift.size(); ++i) from.params[i].start = shift[i];
+    shift = descend(cases, p, b, from.params, false);
+    b = calibration_at(b, shared.params, shift);
+  }
+  std::map<LinkClass, double> shift_of;
+  for (std::size_t i = 0; i < shift.size(); ++i) shift_of[shared.classes[i]] = shift[i];
+  b = per_protocol(b, shift_of);
+  return cost(cases, p, b, Loss::Absolute) < cost(cases, p, a, Loss::Absolute) ? b : a;
 }
 
 }  // namespace
@@ -499,15 +583,10 @@ Calibration fit_calibration(const std::vector<CollectiveMeasurement>& cases, Cas
     // figures stay (NCCL's step latencies, the datasheets' bandwidths). Bandwidth first:
     // the efficiencies of that class's link kinds, best first, on the cases bandwidth
     // dominates (a fit of every case would bend a link class to stand in for a latency);
-    // then on every case, per protocol, that class's step latency, and LL's and LL128's
-    // efficiency.
+    // then on every case that class's step latency (shared, then per protocol) and LL's
+    // and LL128's efficiency (fit_protocol).
     c.protocol = nccl_default_model();
-    if (const auto bulk = bandwidth_bound(cases, predicted); !bulk.empty()) {
-      const std::vector<FitParameter> links = link_parameters(c, classes);
-      c = calibration_at(c, links, descend(bulk, p, c, links, true));
-    }
-    const std::vector<FitParameter> latencies = protocol_parameters(protocols, classes);
-    c = calibration_at(c, latencies, descend(cases, p, c, latencies, false));
+    c = fit_protocol(cases, bandwidth_bound(cases, predicted), p, c, protocols, classes);
   }
   p.set_calibration(c);
   std::tie(c.median_error_after, c.max_error_after) = errors(cases, p);
