@@ -17,6 +17,7 @@
 #include "sim/coll/calibration.hpp"
 #include "sim/measure/ddp_prediction.hpp"
 #include "sim/coll/selection.hpp"
+#include "sim/measure/calibration_fit.hpp"
 #include "sim/measure/validation.hpp"
 #include "sim/report/validation_table.hpp"
 

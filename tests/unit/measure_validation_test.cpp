@@ -8,6 +8,7 @@
 #include "sim/coll/link_class.hpp"
 #include "sim/core/error.hpp"
 #include "sim/measure/measurement.hpp"
+#include "sim/measure/calibration_fit.hpp"
 #include "sim/measure/validation.hpp"
 #include "tests/unit/test_files.hpp"
 
