@@ -11,12 +11,9 @@ namespace collsim {
 
 namespace {
 
-// Each rank's host's first CPU (one pass over the nodes), folded as init.cc folds the ranks'.
+// Each rank's host's first CPU, folded as init.cc folds the ranks'.
 CommCpu comm_cpu(const Topology& topo) {
-  std::map<NodeIndex, std::optional<HostCpu>> first;  // host -> its first CPU's platform
-  for (const Node& n : topo.nodes) {
-    if (n.kind == NodeKind::Cpu && n.host && first.count(*n.host) == 0) first[*n.host] = n.platform;
-  }
+  const auto first = host_platforms(topo);
   CommCpu c;
   c.known = topo.rank_count() > 0;
   bool seen = false;

@@ -20,7 +20,8 @@ struct CommCpu {
   CpuVendor vendor = CpuVendor::Intel;
   bool mixed_arch = false;
   bool mixed_vendor = false;
-  [[nodiscard]] bool amd() const { return known && !mixed_arch && !mixed_vendor && arch == CpuArch::X86 && vendor == CpuVendor::Amd; }
+  // Every rank's host AMD (an x86 vendor, so the architecture is not mixed either).
+  [[nodiscard]] bool amd() const { return known && !mixed_vendor && vendor == CpuVendor::Amd; }
   [[nodiscard]] bool power() const { return known && !mixed_arch && arch == CpuArch::Power; }
 };
 

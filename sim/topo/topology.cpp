@@ -41,13 +41,20 @@ NodeIndex Topology::add_node(std::string id, NodeKind kind, std::string model) {
   return static_cast<NodeIndex>(nodes.size() - 1);
 }
 
+std::map<NodeIndex, std::optional<HostCpu>> host_platforms(const Topology& topo) {
+  std::map<NodeIndex, std::optional<HostCpu>> first;
+  for (const Node& n : topo.nodes) {
+    if (n.kind == NodeKind::Cpu && n.host) first.try_emplace(*n.host, n.platform);  // the first CPU, named or not
+  }
+  return first;
+}
+
 std::optional<HostCpu> host_platform(const Topology& topo, NodeIndex v) {
   const auto host = topo.nodes[v].host;
   if (!host) return std::nullopt;
-  for (const Node& n : topo.nodes) {
-    if (n.kind == NodeKind::Cpu && n.host == host) return n.platform;  // the first CPU, named or not
-  }
-  return std::nullopt;
+  const auto first = host_platforms(topo);
+  const auto it = first.find(*host);
+  return it == first.end() ? std::nullopt : it->second;
 }
 
 }  // namespace collsim

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -78,9 +79,11 @@ struct Topology {
   NodeIndex add_node(std::string id, NodeKind kind, std::string model = {});
 };
 
-// The platform of the first CPU node (lowest index) of node `v`'s host, as NCCL takes its
-// system's first CPU; nullopt when `v` has no host, the host no CPU node, or that CPU
-// names no platform.
+// Per host node that has CPU nodes: the platform of its first CPU node (lowest index), as
+// NCCL takes its system's first CPU; nullopt where that CPU names none.
+[[nodiscard]] std::map<NodeIndex, std::optional<HostCpu>> host_platforms(const Topology& topo);
+// The same for node `v`'s host; nullopt when `v` has no host, the host no CPU node, or that
+// CPU names no platform.
 [[nodiscard]] std::optional<HostCpu> host_platform(const Topology& topo, NodeIndex v);
 
 }  // namespace collsim

@@ -42,7 +42,7 @@ std::optional<NodeIndex> local_cpu(LinkGraph& graph, NodeIndex gpu) {
 
 PathType nccl_default_p2p_level(std::optional<HostCpu> platform, int gpus) {
   // paths.cc ncclTopoCheckP2p: "Allow P2P between pairs of GPU devices on AMD systems".
-  if (platform && cpu_arch(*platform) == CpuArch::X86 && cpu_vendor(*platform) == CpuVendor::Amd && gpus <= 2) {
+  if (platform && cpu_vendor(*platform) == CpuVendor::Amd && gpus <= 2) {  // AMD: x86 by its vendor
     return PathType::Sys;
   }
   return PathType::Pxb;
