@@ -77,6 +77,32 @@ TEST_CASE("tree LL128 chunks shrink until a deep chain's pipeline fills (enqueue
   CHECK(collective_cost(facts, big, "ring", Protocol::LL128, m, eight).options.slice_bytes.count == 576000);
 }
 
+TEST_CASE("NVLSTree chunks: 128 KiB on 2 or 3 nodes, 64 KiB from 4 nodes (enqueue.cc)", "[coll][cost]") {
+  const ProtocolModel m = nccl_default_model();
+  const std::string dir = std::string(COLLSIM_SOURCE_DIR) + "/topologies/";
+  const TopologyFacts four = topology_facts(load_topology_file(dir + "4x-dgx-h100-rail-8x400g-ib.json"));
+  const TopologyFacts two = topology_facts(load_topology_file(
+      std::string(COLLSIM_SOURCE_DIR) +
+      "/tests/data/nccl-tests/dev/topologies/h100x8_2nodes_hgx_xe9680_8x400g_ib_allreduce_nccltests309_a.json"));
+  REQUIRE(four.hosts == 4);
+  REQUIRE(two.hosts == 2);
+  auto slice = [&](const TopologyFacts& f, std::int64_t bytes) {
+    const Collective c{CollectiveOp::AllReduce, 8 * f.hosts, 0, Bytes{bytes}};
+    return collective_cost(f, c, "nvls_tree", Protocol::Simple, m).options.slice_bytes.count;
+  };
+  // 16 NVLS channels x 8 heads = 128 concurrent chunks. Two nodes: 128 KiB from 4 x 128 x
+  // 128 KiB = 64 MiB up, 64 KiB down to 128 x 64 KiB = 8 MiB, 32 KiB below.
+  CHECK(slice(two, std::int64_t{1} << 30) == 131072);
+  CHECK(slice(two, 64 << 20) == 131072);
+  CHECK(slice(two, 32 << 20) == 65536);
+  CHECK(slice(two, 4 << 20) == 32768);
+  // Four nodes: NCCL_NVLSTREE_MAX_CHUNKSIZE's default caps the chunk at 64 KiB whatever
+  // the size; 32 KiB below 8 MiB as before.
+  CHECK(slice(four, std::int64_t{1} << 30) == 65536);
+  CHECK(slice(four, 8 << 20) == 65536);
+  CHECK(slice(four, 4 << 20) == 32768);
+}
+
 std::string write_file(const std::string& name, const std::string& text) {
   return test::write_test_file("collsim_cost_test_" + name + ".json", text);
 }
