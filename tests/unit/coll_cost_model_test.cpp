@@ -79,11 +79,9 @@ TEST_CASE("tree LL128 chunks shrink until a deep chain's pipeline fills (enqueue
 
 TEST_CASE("NVLSTree chunks: 128 KiB on 2 or 3 nodes, 64 KiB from 4 nodes (enqueue.cc)", "[coll][cost]") {
   const ProtocolModel m = nccl_default_model();
-  const std::string dir = std::string(COLLSIM_SOURCE_DIR) + "/topologies/";
-  const TopologyFacts four = topology_facts(load_topology_file(dir + "4x-dgx-h100-rail-8x400g-ib.json"));
-  const TopologyFacts two = topology_facts(load_topology_file(
-      std::string(COLLSIM_SOURCE_DIR) +
-      "/tests/data/nccl-tests/dev/topologies/h100x8_2nodes_hgx_xe9680_8x400g_ib_allreduce_nccltests309_a.json"));
+  const TopologyFacts four = topology_facts(load_topology_file(test::shipped_topology("4x-dgx-h100-rail-8x400g-ib.json")));
+  const TopologyFacts two = topology_facts(
+      load_topology_file(test::dev_nccl_topology("h100x8_2nodes_hgx_xe9680_8x400g_ib_allreduce_nccltests309_a")));
   REQUIRE(four.hosts == 4);
   REQUIRE(two.hosts == 2);
   auto slice = [&](const TopologyFacts& f, std::int64_t bytes) {

@@ -33,8 +33,7 @@ CollectivePrediction all_reduce(const Topology& topo, Bytes size, std::string_vi
 }
 
 Topology rtx4090_box() {
-  return load_topology_file(std::string(COLLSIM_SOURCE_DIR) +
-                            "/tests/data/nccl-tests/dev/topologies/rtx4090x8_1node_pcie_nop2p_vs_p2p_allreduce.json");
+  return load_topology_file(test::dev_nccl_topology("rtx4090x8_1node_pcie_nop2p_vs_p2p_allreduce"));
 }
 
 TEST_CASE("LL128 stays on between NVLink GPUs of SM 7.0 and 8.0", "[coll][nccl][ll128]") {

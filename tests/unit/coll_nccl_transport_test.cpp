@@ -35,10 +35,6 @@ NcclGraph search(const Topology& topo, std::string_view env) {
   return *g;
 }
 
-Topology dev_topology(const std::string& name) {
-  return load_topology_file(std::string(COLLSIM_SOURCE_DIR) + "/tests/data/nccl-tests/dev/topologies/" + name + ".json");
-}
-
 int count(const std::vector<std::vector<bool>>& m) {
   int n = 0;
   for (const auto& row : m) n += static_cast<int>(std::count(row.begin(), row.end(), true));
@@ -131,12 +127,12 @@ TEST_CASE("NCCL's P2P level by host CPU: PXB, SYS for two GPUs on AMD", "[coll][
 TEST_CASE("GPUs without PCIe peer access use SHM; NVLink keeps P2P", "[coll][nccl][transport]") {
   // The RTX 4090 box: every pair SHM by the driver (catalogue), on routes through the root
   // complex the P2P ones took as well (202.89 us at 1 MiB either way).
-  const Topology ada = dev_topology("rtx4090x8_1node_pcie_nop2p_vs_p2p_allreduce");
+  const Topology ada = load_topology_file(test::dev_nccl_topology("rtx4090x8_1node_pcie_nop2p_vs_p2p_allreduce"));
   CHECK(count(search(ada, "").shm) == 56);
   // Two RTX 2080 Ti on an NVLink bridge (2 x 25 GB/s, NCCL's 2 x 20): P2P over NVLink.
   // Disabled, the pair goes over PCIe Gen3 through the CPU: NCCL's 12 GB/s, which the
   // topology's rounded lane rate (16 x 0.984615 GB/s) leaves a hair under, so 10.
-  const Topology turing = dev_topology("rtx2080ti_x2_nvlink_bridge_allgather_oldformat");
+  const Topology turing = load_topology_file(test::dev_nccl_topology("rtx2080ti_x2_nvlink_bridge_allgather_oldformat"));
   const NcclGraph nvl = search(turing, "");
   CHECK(count(nvl.shm) == 0);
   CHECK(nvl.type_intra == PathType::Nvl);

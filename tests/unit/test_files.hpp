@@ -29,6 +29,10 @@ inline std::string read_test_file(const std::string& path) {
 
 // The path of a topology file the repository ships (topologies/NAME).
 inline std::string shipped_topology(const std::string& name) { return std::string(COLLSIM_SOURCE_DIR) + "/topologies/" + name; }
+// The path of a development-set topology (tests/data/nccl-tests/dev/topologies/NAME.json).
+inline std::string dev_nccl_topology(const std::string& name) {
+  return std::string(COLLSIM_SOURCE_DIR) + "/tests/data/nccl-tests/dev/topologies/" + name + ".json";
+}
 // The path of a workload the repository ships (workloads/NAME.json).
 inline std::string shipped_workload(const std::string& name) {
   return std::string(COLLSIM_SOURCE_DIR) + "/workloads/" + name + ".json";
