@@ -262,11 +262,11 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     // NCCL_NVLSTREE_MAX_CHUNKSIZE, whose default (-2) means 64 KiB on 4 nodes or more; then
     // 64 KiB below 4 x and 32 KiB below 1 x (channels x heads) x the chunk, so small buffers
     // still pipeline.
-    const std::int64_t ops = static_cast<std::int64_t>(model.nvls_channels[static_cast<std::size_t>(arch)]) *
-                             std::max(1, facts.max_ranks_per_host);
+    const int ops =
+        std::max(1, model.nvls_channels[static_cast<std::size_t>(arch)]) * std::max(1, facts.max_ranks_per_host);
     std::int64_t chunk = facts.hosts >= 4 ? 65536 : 131072;
-    if (chunk > 65536 && c.size.count < 4 * ops * chunk) chunk = 65536;
-    if (chunk > 32768 && c.size.count < ops * chunk) chunk = 32768;
+    chunk = halve_chunk(chunk, c.size, ops, 4, 65536);
+    chunk = halve_chunk(chunk, c.size, ops, 1, 32768);
     cost.options.slice_bytes = Bytes{chunk};
   }
   if (!nccl_protocol) return cost;  // ideal: route latency, payload bytes, no cap
