@@ -262,12 +262,18 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     // NCCL_NVLSTREE_MAX_CHUNKSIZE, whose default (-2) means 64 KiB on 4 nodes or more; then
     // 64 KiB below 4 x and 32 KiB below 1 x (channels x heads) x the chunk, so small buffers
     // still pipeline.
-    const int ops =
-        std::max(1, model.nvls_channels[static_cast<std::size_t>(arch)]) * std::max(1, facts.max_ranks_per_host);
+    const int nvls_channels = std::max(1, model.nvls_channels[static_cast<std::size_t>(arch)]);
+    const int ops = nvls_channels * std::max(1, facts.max_ranks_per_host);
     std::int64_t chunk = facts.hosts >= 4 ? 65536 : 131072;
     chunk = halve_chunk(chunk, c.size, ops, 4, 65536);
     chunk = halve_chunk(chunk, c.size, ops, 1, 32768);
-    cost.options.slice_bytes = Bytes{chunk};
+    // The schedule's stream for (block, tree) stands for all the channels on that tree
+    // (connect.cc connectNvls: channel c climbs tree c % 2), each moving its own chunk of
+    // the block through scatter, reduce, network and multicast as one step (the kernel's
+    // ProtoSimple<1, 1>, all_reduce.h): side by side, in step. So the stream's slice is
+    // the chunk times the tree's channels, and the pipeline fills and drains at a chunk
+    // per channel's share of the bandwidth, not per the whole stream's.
+    cost.options.slice_bytes = Bytes{chunk * ((nvls_channels + 1) / 2)};
   }
   if (!nccl_protocol) return cost;  // ideal: route latency, payload bytes, no cap
 

@@ -84,21 +84,24 @@ TEST_CASE("NVLSTree chunks: 128 KiB on 2 or 3 nodes, 64 KiB from 4 nodes (enqueu
       load_topology_file(test::dev_nccl_topology("h100x8_2nodes_hgx_xe9680_8x400g_ib_allreduce_nccltests309_a")));
   REQUIRE(four.hosts == 4);
   REQUIRE(two.hosts == 2);
-  auto slice = [&](const TopologyFacts& f, std::int64_t bytes) {
+  REQUIRE(m.nvls_channels[static_cast<std::size_t>(GpuArch::Hopper)] == 16);
+  // The schedule's stream per (block, tree) carries the 8 channels that climb that tree
+  // (channel c takes tree c % 2), each with its own chunk: its slice is 8 chunks.
+  auto chunk = [&](const TopologyFacts& f, std::int64_t bytes) {
     const Collective c{CollectiveOp::AllReduce, 8 * f.hosts, 0, Bytes{bytes}};
-    return collective_cost(f, c, "nvls_tree", Protocol::Simple, m).options.slice_bytes.count;
+    return collective_cost(f, c, "nvls_tree", Protocol::Simple, m).options.slice_bytes.count / 8;
   };
   // 16 NVLS channels x 8 heads = 128 concurrent chunks. Two nodes: 128 KiB from 4 x 128 x
   // 128 KiB = 64 MiB up, 64 KiB down to 128 x 64 KiB = 8 MiB, 32 KiB below.
-  CHECK(slice(two, std::int64_t{1} << 30) == 131072);
-  CHECK(slice(two, 64 << 20) == 131072);
-  CHECK(slice(two, 32 << 20) == 65536);
-  CHECK(slice(two, 4 << 20) == 32768);
+  CHECK(chunk(two, std::int64_t{1} << 30) == 131072);
+  CHECK(chunk(two, 64 << 20) == 131072);
+  CHECK(chunk(two, 32 << 20) == 65536);
+  CHECK(chunk(two, 4 << 20) == 32768);
   // Four nodes: NCCL_NVLSTREE_MAX_CHUNKSIZE's default caps the chunk at 64 KiB whatever
   // the size; 32 KiB below 8 MiB as before.
-  CHECK(slice(four, std::int64_t{1} << 30) == 65536);
-  CHECK(slice(four, 8 << 20) == 65536);
-  CHECK(slice(four, 4 << 20) == 32768);
+  CHECK(chunk(four, std::int64_t{1} << 30) == 65536);
+  CHECK(chunk(four, 8 << 20) == 65536);
+  CHECK(chunk(four, 4 << 20) == 32768);
 }
 
 std::string write_file(const std::string& name, const std::string& text) {
