@@ -165,6 +165,8 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
   }
   const NcclAlgorithm counterpart = nccl_counterpart(algo);
   const bool nvls_tree = counterpart == NcclAlgorithm::NvlsTree;
+  // NCCL's NVLS channels (NCCL_NVLS_NCHANNELS): NVLSTree's chunking and its per-channel caps.
+  const int nvls_channels = model.nvls_channels[static_cast<std::size_t>(arch)];
   if (nvls_tree && (facts.hosts < 2 || !facts.nvswitch || arch < GpuArch::Hopper)) {
     cost.unusable = "nvls_tree needs several hosts of NVSwitch GPUs, Hopper or newer (one host: nvls)";
     return cost;
@@ -262,8 +264,8 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     // NCCL_NVLSTREE_MAX_CHUNKSIZE, whose default (-2) means 64 KiB on 4 nodes or more; then
     // 64 KiB below 4 x and 32 KiB below 1 x (channels x heads) x the chunk, so small buffers
     // still pipeline.
-    const int nvls_channels = std::max(1, model.nvls_channels[static_cast<std::size_t>(arch)]);
-    const int ops = nvls_channels * std::max(1, facts.max_ranks_per_host);
+    const int channels_used = std::max(1, nvls_channels);
+    const int ops = channels_used * std::max(1, facts.max_ranks_per_host);
     std::int64_t chunk = facts.hosts >= 4 ? 65536 : 131072;
     chunk = halve_chunk(chunk, c.size, ops, 4, 65536);
     chunk = halve_chunk(chunk, c.size, ops, 1, 32768);
@@ -273,7 +275,7 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     // ProtoSimple<1, 1>, all_reduce.h): side by side, in step. So the stream's slice is
     // the chunk times the tree's channels, and the pipeline fills and drains at a chunk
     // per channel's share of the bandwidth, not per the whole stream's.
-    cost.options.slice_bytes = Bytes{chunk * ((nvls_channels + 1) / 2)};
+    cost.options.slice_bytes = Bytes{chunk * ((channels_used + 1) / 2)};
   }
   if (!nccl_protocol) return cost;  // ideal: route latency, payload bytes, no cap
 
@@ -335,7 +337,7 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     payload_cap = model.tree_per_channel[ai][col];
     if (p == Protocol::LL128) payload_cap = std::min(*payload_cap, model.tree_ll128_per_channel[ai][col]);
   } else if (row == NcclRow::Nvls && nvls_tree) {
-    const int nch = model.nvls_channels[ai];
+    const int nch = nvls_channels;
     eff = model.nvls_efficiency[ai] * (nch > 1 ? static_cast<double>(nch - 1) / nch : 1.0);
     // NCCL's NVLS graph: nch channels at the largest intra speed that fits nch times in
     // a GPU's NVLink bandwidth as NCCL counts it (H100: 16 x 20 <= 370.8 GB/s). The
