@@ -159,8 +159,9 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     cost.unusable = fmt::format("{} needs the same number of ranks on every host", algo);
     return cost;
   }
-  if (row == NcclRow::Nvls && !model.nvls_enabled) {
-    cost.unusable = "nvls is off (NCCL_NVLS_ENABLE=0)";
+  const bool nvls_row = row == NcclRow::Nvls || row == NcclRow::NvlsTree;
+  if (nvls_row && !model.nvls_enabled) {
+    cost.unusable = fmt::format("{} is off (NCCL_NVLS_ENABLE=0)", algo);
     return cost;
   }
   const NcclAlgorithm counterpart = nccl_counterpart(algo);
@@ -181,11 +182,16 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
                                 pat_transfers(c.ranks));
     return cost;
   }
-  if ((row == NcclRow::Nvls || row == NcclRow::CollNet || pat) && p != Protocol::Simple && p != Protocol::Ideal) {
+  // nvls.cc (ncclNvlsInit): no NVLS with two GPUs or fewer on a node.
+  if (nvls_row && facts.max_ranks_per_host <= 2) {
+    cost.unusable = fmt::format("{} needs more than 2 GPUs per host (NCCL enables NVLS only above 2)", algo);
+    return cost;
+  }
+  if ((nvls_row || row == NcclRow::CollNet || pat) && p != Protocol::Simple && p != Protocol::Ideal) {
     cost.unusable = fmt::format("{} runs only with the simple protocol", algo);
     return cost;
   }
-  if (row == NcclRow::Nvls && !nvls_tree && (facts.hosts > 1 || !facts.nvswitch || arch < GpuArch::Hopper)) {
+  if (row == NcclRow::Nvls && (facts.hosts > 1 || !facts.nvswitch || arch < GpuArch::Hopper)) {
     cost.unusable = "nvls needs every rank on one host's NVSwitch and Hopper or newer GPUs";
     return cost;
   }
@@ -336,21 +342,48 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     if (p == Protocol::LL128) eff *= facts.hosts <= 1 ? model.tree_ll128_one_node : model.tree_ll128_multi_node;
     payload_cap = model.tree_per_channel[ai][col];
     if (p == Protocol::LL128) payload_cap = std::min(*payload_cap, model.tree_ll128_per_channel[ai][col]);
-  } else if (row == NcclRow::Nvls && nvls_tree) {
-    const int nch = nvls_channels;
-    eff = model.nvls_efficiency[ai] * (nch > 1 ? static_cast<double>(nch - 1) / nch : 1.0);
-    // NCCL's NVLS graph: nch channels at the largest intra speed that fits nch times in
-    // a GPU's NVLink bandwidth as NCCL counts it (H100: 16 x 20 <= 370.8 GB/s). The
-    // switch's peers are a host's other GPUs, and each pair carries two streams (a
-    // block's halves, one per tree) on the same nch channels (NCCL's NVLSTree splits its
-    // NVLS channels between the two trees).
+  } else if (row == NcclRow::NvlsTree) {
+    // NCCL's NVLS graph (search.cc, ncclTopoSearchTryNvls): one channel per head, each local
+    // GPU heading one, at one speed s for its NVLink and network legs alike. A channel
+    // loads its head's NVSwitch port twice (the head reduces and multicasts) and every
+    // other GPU's once, so a GPU's port carries (ppn + 1) x s: s is the largest network
+    // speed listed with (ppn + 1) s within the NVLink bandwidth as NCCL counts it (H100:
+    // 9 x 40 <= 370.8 GB/s) and within the head's share of the host's network bandwidth
+    // (the ring graph's searched channels x speed over the heads).
+    const int heads = std::max(1, facts.max_ranks_per_host);
     const double nvl = facts.nvlink.gb_per_s() * nccl_nvlink_scale(model_gpu(facts));
-    for (double s : nccl_speed_list(arch, true)) {
-      if (nch * s <= nvl + 1e-9) {
-        nvls_wire_cap = nch * s / (2.0 * std::max(1, facts.max_ranks_per_host - 1));
+    const double net_share = graph != nullptr && graph->searched_channels > 0
+                                 ? graph->searched_speed_gbps * graph->searched_channels / heads
+                                 : std::numeric_limits<double>::infinity();
+    double speed = 0;
+    for (double v : nccl_speed_list(arch, false)) {
+      if ((heads + 1) * v <= nvl + 1e-9 && v <= net_share + 1e-9) {
+        speed = v;
         break;
       }
     }
+    // tuning.cc: intraBw = s x nvlsEfficiency x (heads - 1) / heads x 2 (reduce and
+    // multicast pipelined), interBw = s (x 2 on two nodes), per channel at most
+    // perChMaxNVLSTreeBw; busBw = heads x the least of the three.
+    eff = model.nvls_efficiency[ai] * (heads > 1 ? static_cast<double>(heads - 1) / heads : 1.0);
+    const double intra_bw = speed * eff * 2;
+    const double inter_bw = speed * (facts.hosts <= 2 ? 2 : 1);
+    const double per_channel = model.nvls_tree_per_channel[ai][col];
+    cost.nccl_busbw_gbps = heads * std::min({intra_bw, inter_bw, per_channel});
+    // The schedule's legs: a GPU's port carries its contributions to the other heads'
+    // blocks, two streams each (a block's halves, one per tree): 2 (heads - 1) legs share
+    // the heads x s of the port that the graph's channels load besides its own head's
+    // second pass.
+    if (speed > 0) nvls_wire_cap = heads * speed / (2.0 * std::max(1, heads - 1));
+    // NCCL's per-channel cap, as the replay applies the ring's and tree's to their flows: a
+    // channel (head) moves its block at most at the rate that makes busbw heads x the cap,
+    // algbw = busbw x n / (2 (n - 1)), each of the block's two streams half of it; a
+    // stream's NVLS legs each carry all its bytes, so each is capped at that. Its network
+    // legs are not: the figure is the steady state of every stage at once, which the NVLS
+    // legs bound, while a chunk's network step alone runs at what its NIC gives (on 2 x
+    // HGX H100, 8 MiB in one chunk per channel took 133 us measured: the NVLS steps at
+    // NVLink speed, the network steps at 400 Gb/s, plus NCCL's latencies).
+    if (per_channel > 0 && c.ranks > 1) payload_cap = per_channel * c.ranks / (4.0 * (c.ranks - 1));
   } else if (row == NcclRow::Nvls) {
     // One host's NVLS, as the data moves: for its block GPU j's multimem.ld_reduce makes the
     // switch read the block from all n GPUs, j included, and returns the sum to j; j's
@@ -395,7 +428,15 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     cost.nccl_busbw_gbps = bus;
   }
   cost.step.wire_inflation = nvls_volume / eff;
-  if (nvls_wire_cap) cost.step.flow_cap = Bandwidth::gb_per_s(*nvls_wire_cap);
+  if (row == NcclRow::NvlsTree) {
+    // The NVLS legs at most at the channel's share, its network legs at what the links give
+    // (nothing else caps them).
+    std::optional<double> leg = nvls_wire_cap;
+    if (payload_cap) leg = std::min(leg.value_or(*payload_cap / eff), *payload_cap / eff);
+    if (leg) cost.step.switch_leg_cap = Bandwidth::gb_per_s(*leg);
+  } else if (nvls_wire_cap) {
+    cost.step.flow_cap = Bandwidth::gb_per_s(*nvls_wire_cap);
+  }
   if (nccl_algo) {
     double wire_cap = plan.per_channel.gb_per_s();
     if (payload_cap) wire_cap = std::min(wire_cap, *payload_cap / eff);
@@ -433,9 +474,20 @@ std::optional<Time> nccl_model_time(const TopologyFacts& facts, const Collective
   const NcclAlgorithm counterpart = nccl_counterpart(algo);
   const bool ring = counterpart == NcclAlgorithm::Ring;
   const bool pat = counterpart == NcclAlgorithm::Pat;
-  if (!ring && !pat && !(counterpart == NcclAlgorithm::Tree && c.op == CollectiveOp::AllReduce)) return std::nullopt;
+  const bool nvls_tree = counterpart == NcclAlgorithm::NvlsTree;
+  if (!ring && !pat && !nvls_tree && !(counterpart == NcclAlgorithm::Tree && c.op == CollectiveOp::AllReduce)) {
+    return std::nullopt;
+  }
   const int n = c.ranks;
   const int nodes = std::max(1, facts.hosts);
+  if (nvls_tree) {
+    // baseLat + intraLat + 2 x log2(nNodes) x interLat; algBw = busBw x n / (2 (n - 1)).
+    const double intra = cost.step.step_latency[static_cast<std::size_t>(LinkClass::NvLink)].us();
+    const double inter = cost.step.step_latency[static_cast<std::size_t>(LinkClass::Net)].us();
+    const double lat = cost.base_latency.us() + intra + 2 * std::floor(std::log2(nodes)) * inter;
+    const double alg = cost.nccl_busbw_gbps * n / (2.0 * std::max(1, n - 1));
+    return Time::from_seconds((lat + static_cast<double>(c.size.count) / (1000 * alg)) * 1e-6);
+  }
   if (pat) {
     // baseLat + 2.8 us x nRanks (in base_latency) + log2(nNodes) x interLat / 3.5 (the step
     // latency, already divided); bytes at busBw as they are (no algBw conversion).

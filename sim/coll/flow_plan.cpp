@@ -29,7 +29,7 @@ FlowPlan plan_flow(const Transfer& t, const Route& r, const Topology& topo, cons
   // A later pipelined slice streams behind the slice that paid the step's latency.
   if (!t.pipelined) plan.latency = plan_latency(plan.links, topo, cost);
   plan.wire = wire_bytes(t.bytes, cost);
-  plan.cap = cost.flow_cap;
+  plan.cap = cost.cap_of(t.leg);
   return plan;
 }
 

@@ -43,9 +43,15 @@ NcclTuningRow tuning_row(const TopologyFacts& facts, const Collective& c, const 
   row.base_latency = cost.base_latency;
   row.step_latency = cost.step.step_latency;
   row.efficiency = 1.0 / cost.step.wire_inflation;
-  if (cost.step.flow_cap) row.channel_cap_gbps = cost.step.flow_cap->gb_per_s();
-  const bool nvls = nccl_counterpart(algo) == NcclAlgorithm::Nvls;
-  row.capped_flows = nvls ? 2.0 * (c.ranks - 1) : cost.channels;
+  const NcclAlgorithm a = nccl_counterpart(algo);
+  // NVLSTree's cap is its NVLS legs': 2 per block (one per tree) on every GPU's port, each
+  // a stream's bytes, so busbw = 4 ppn (n - 1) / n legs' worth.
+  const auto& cap = a == NcclAlgorithm::NvlsTree ? cost.step.cap_of(TransferLeg::ToSwitch) : cost.step.flow_cap;
+  if (cap) row.channel_cap_gbps = cap->gb_per_s();
+  const double ppn = static_cast<double>(c.ranks) / std::max(1, facts.hosts);
+  row.capped_flows = a == NcclAlgorithm::Nvls       ? 2.0 * (c.ranks - 1)
+                     : a == NcclAlgorithm::NvlsTree ? 4.0 * ppn * (c.ranks - 1) / c.ranks
+                                                    : cost.channels;
   return row;
 }
 
@@ -76,7 +82,7 @@ NcclGraphSummary summarize_nccl_graph(const Topology& topo, const ProtocolModel&
 
   s.model = model.source;
   s.tuned = Collective{CollectiveOp::AllReduce, s.ranks, 0, kNcclTuningSize};
-  // NCCL's tuned algorithms, the candidates of auto: ring, tree, nvls.
+  // NCCL's tuned algorithms, the candidates of auto: ring, tree, nvls, nvls_tree.
   for (const std::string& algo : automatic_algorithms(s.tuned.op)) {
     std::vector<NcclTuningRow> rows;
     for (Protocol p : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
@@ -85,7 +91,8 @@ NcclGraphSummary summarize_nccl_graph(const Topology& topo, const ProtocolModel&
     // nvls is listed only where some protocol can run it (Simple: its reason is the
     // one that matters); ring and tree always.
     const bool none_usable = std::all_of(rows.begin(), rows.end(), [](const auto& r) { return r.unusable.has_value(); });
-    if (nccl_row(algo) == NcclRow::Nvls && none_usable) {
+    const NcclRow row = nccl_row(algo);
+    if ((row == NcclRow::Nvls || row == NcclRow::NvlsTree) && none_usable) {
       s.omitted.push_back({algo, *rows.back().unusable});
       continue;
     }

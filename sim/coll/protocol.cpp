@@ -46,8 +46,8 @@ bool nccl_algorithm(std::string_view algorithm) {
 NcclRow nccl_row(std::string_view algorithm) {
   switch (nccl_counterpart(algorithm)) {
     case NcclAlgorithm::Tree: return NcclRow::Tree;
-    case NcclAlgorithm::Nvls:
-    case NcclAlgorithm::NvlsTree: return NcclRow::Nvls;
+    case NcclAlgorithm::Nvls: return NcclRow::Nvls;
+    case NcclAlgorithm::NvlsTree: return NcclRow::NvlsTree;
     case NcclAlgorithm::CollNet: return NcclRow::CollNet;
     case NcclAlgorithm::Pat: return NcclRow::Pat;
     case NcclAlgorithm::None:

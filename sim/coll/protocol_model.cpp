@@ -24,13 +24,15 @@ ProtocolModel nccl_default_model() {
   const auto collnet = static_cast<std::size_t>(NcclRow::CollNet);
   const auto nvls = static_cast<std::size_t>(NcclRow::Nvls);
   const auto pat = static_cast<std::size_t>(NcclRow::Pat);
-  // baseLat (tuning.cc): Tree 6.8/14/8.4, Ring 6.6/14/8.4 us; CollNetDirect and NVLS 0,
-  // PAT 8 (it runs Simple only).
+  const auto nvls_tree = static_cast<std::size_t>(NcclRow::NvlsTree);
+  // baseLat (tuning.cc): Tree 6.8/14/8.4, Ring 6.6/14/8.4 us; CollNetDirect, NVLS and
+  // NVLSTree 0, PAT 8 (it runs Simple only).
   m.base_latency[tree] = lat(6.8, 14.0, 8.4);
   m.base_latency[ring] = lat(6.6, 14.0, 8.4);
   m.base_latency[collnet] = lat(0, 0, 0);
   m.base_latency[nvls] = lat(0, 0, 0);
   m.base_latency[pat] = lat(8.0, 8.0, 8.0);
+  m.base_latency[nvls_tree] = lat(0, 0, 0);
   // hwLat [class][algorithm][protocol] (tuning.cc); CollNet = CollNetDirect's row.
   auto& nv = m.step_latency[static_cast<std::size_t>(LinkClass::NvLink)];
   nv[tree] = lat(0.6, 1.25, 4.0);
@@ -38,18 +40,21 @@ ProtocolModel nccl_default_model() {
   nv[collnet] = lat(0, 0, 3.7);
   nv[nvls] = lat(0, 0, 25);
   nv[pat] = lat(0, 0, 4.0);
+  nv[nvls_tree] = lat(0, 0, 25);
   auto& pci = m.step_latency[static_cast<std::size_t>(LinkClass::Pci)];
   pci[tree] = lat(1.0, 1.9, 4.0);
   pci[ring] = lat(1.0, 2.5, 5.7);
   pci[collnet] = lat(0, 0, 3.7);
   pci[nvls] = lat(0, 0, 0);
   pci[pat] = lat(0, 0, 4.0);
+  pci[nvls_tree] = lat(0, 0, 0);
   auto& net = m.step_latency[static_cast<std::size_t>(LinkClass::Net)];
   net[tree] = lat(5.0, 8.5, 14);
   net[ring] = lat(2.7, 4.0, 14.0);
   net[collnet] = lat(0, 0, 31);
   net[nvls] = lat(0, 0, 18);
   net[pat] = lat(0, 0, 14);
+  net[nvls_tree] = lat(0, 0, 20.9);
   // Ring: LL 0.5 (half of each 16 B line is flags), LL128 0.92 ("120/128"), Simple 1.
   m.efficiency = {0.5, 0.92, 1.0};
   // Tree all-reduce: x 0.92 always; LL x 1/3.8; LL128 x 7/9 (one node) or 120/128.
@@ -69,6 +74,7 @@ ProtocolModel nccl_default_model() {
   m.ring_ll128_per_channel = {{{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {40, 40, 40}}};
   m.tree_ll128_per_channel = {{{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}}};
   m.tree_per_channel = {{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}}};
+  m.nvls_tree_per_channel = {{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 80.0}}};
   m.nvls_efficiency = {0, 0, 0.85, 0.74};
   m.nvls_channels = {0, 0, 16, 24};  // nvls.cc: 16 on SM90, 24 on one SM100 node
   // A CUDA kernel launch costs a few us of CPU time in the driver (NVIDIA, "Getting Started
@@ -82,7 +88,7 @@ ProtocolModel nccl_default_model() {
 namespace {
 
 constexpr std::array<std::string_view, kNcclProtocols> kProtoKeys{"ll", "ll128", "simple"};
-constexpr std::array<std::string_view, kNcclRows> kRowKeys{"tree", "ring", "collnet", "nvls", "pat"};
+constexpr std::array<std::string_view, kNcclRows> kRowKeys{"tree", "ring", "collnet", "nvls", "pat", "nvls_tree"};
 constexpr std::array<std::string_view, kLinkClasses> kClassKeys{"nvlink", "pci", "net"};
 
 template <typename T, typename Read>

@@ -16,7 +16,7 @@
 
 namespace collsim {
 
-inline constexpr int kNcclRows = 5;       // Tree, Ring, CollNet, Nvls, Pat
+inline constexpr int kNcclRows = 6;       // Tree, Ring, CollNet, Nvls, Pat, NvlsTree
 inline constexpr int kNcclProtocols = 3;  // LL, LL128, Simple
 inline constexpr int kArchs = 4;          // Volta, Ampere, Hopper, Blackwell
 inline constexpr int kNodeColumns = 3;    // 1 node, 2 nodes, >= 3 nodes
@@ -41,6 +41,7 @@ struct ProtocolModel {
   PerArchNodes ring_ll128_per_channel{};
   PerArchNodes tree_ll128_per_channel{};
   PerArchNodes tree_per_channel{};
+  PerArchNodes nvls_tree_per_channel{};  // perChMaxNVLSTreeBws: per NVLS-graph channel (head)
   std::array<double, kArchs> nvls_efficiency{};
   std::array<int, kArchs> nvls_channels{};
   int max_channels = 64;  // MAXCHANNELS

@@ -35,6 +35,13 @@ struct StepCost {
   std::optional<Time> uniform_step_latency;
   double wire_inflation = 1.0;        // wire bytes per payload byte (1 / efficiency), >= 1
   std::optional<Bandwidth> flow_cap;  // per-flow wire rate cap (a channel's bandwidth)
+  // A ToSwitch/FromSwitch leg's cap instead of flow_cap, when set: NVLSTree's NVLS legs
+  // are capped by the channel's NVLS share while its network legs run at the links' rates.
+  std::optional<Bandwidth> switch_leg_cap;
+  // The cap of a transfer on `leg`.
+  [[nodiscard]] const std::optional<Bandwidth>& cap_of(TransferLeg leg) const {
+    return leg != TransferLeg::EndToEnd && switch_leg_cap ? switch_leg_cap : flow_cap;
+  }
 };
 
 struct LinkScenario;

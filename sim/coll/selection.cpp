@@ -56,7 +56,7 @@ std::vector<std::string> automatic_algorithms(CollectiveOp op) {
   std::vector<std::string> automatic;
   for (const AlgorithmInfo* a : algorithms()) {
     const bool tuned = a->nccl == NcclAlgorithm::Ring || a->nccl == NcclAlgorithm::Tree || a->nccl == NcclAlgorithm::Nvls ||
-                       a->nccl == NcclAlgorithm::Pat;
+                       a->nccl == NcclAlgorithm::NvlsTree || a->nccl == NcclAlgorithm::Pat;
     if (tuned && a->implements(op)) automatic.emplace_back(a->name);
   }
   if (!automatic.empty()) return automatic;

@@ -1,6 +1,6 @@
 // NCCL_ALGO / NCCL_PROTO-style choice lists: "auto", a comma list ("ring,tree",
 // case-insensitive) or a negated list ("^tree": every automatic candidate but those).
-// "auto" means NCCL's own candidates: ring, tree and nvls for algorithms (direct for
+// "auto" means NCCL's own candidates: ring, tree, nvls, nvls_tree and pat for algorithms (direct for
 // all-to-all, which NCCL runs point to point), and ll, ll128, simple for protocols.
 #pragma once
 
@@ -14,7 +14,7 @@
 namespace collsim {
 
 // What "auto" means for `op`: the algorithms whose NCCL counterpart (AlgorithmInfo::nccl)
-// is NCCL's ring, tree or NVLS and that implement `op`, in the registry's order (sharp,
+// is NCCL's ring, tree, NVLS, NVLSTree or PAT and that implement `op`, in the registry's order (sharp,
 // NCCL's CollNet, needs a network plugin and runs only when asked for); when none does
 // (all-to-all), the ones NCCL runs as point-to-point sends.
 [[nodiscard]] std::vector<std::string> automatic_algorithms(CollectiveOp op);

@@ -40,5 +40,8 @@ struct RouteTable {
 
 // The same for routes in a table.
 [[nodiscard]] std::vector<double> static_max_min(std::span<const double> capacity, const RouteTable& routes, double cap);
+// The same with each flow's own bound: caps[f] (0: none), one per route.
+[[nodiscard]] std::vector<double> static_max_min(std::span<const double> capacity, const RouteTable& routes,
+                                                 std::span<const double> caps);
 
 }  // namespace collsim

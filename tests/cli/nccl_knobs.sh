@@ -11,8 +11,8 @@ field() { cut -d, -f"$1" <<<"$2"; }   # 11 algorithm, 12 protocol, 13 channels
 row=$(csv "$RAIL" 1MiB --nccl-env "NCCL_ALGO=Ring NCCL_PROTO=Simple")
 [[ $(field 11 "$row") == ring && $(field 12 "$row") == simple ]] || fail "NCCL_ALGO=Ring NCCL_PROTO=Simple gave $row"
 [[ $(csv "$RAIL" 1MiB --nccl-algo Ring --nccl-proto Simple) == "$row" ]] || fail "--nccl-algo/--nccl-proto differ from --nccl-env"
-row=$(csv "$RAIL" 1GiB --nccl-env "NCCL_ALGO=^Ring")
-[[ $(field 11 "$row") == tree ]] || fail "NCCL_ALGO=^Ring should leave the tree: $row"
+row=$(csv "$RAIL" 1GiB --nccl-env "NCCL_ALGO=^Ring,NVLSTree")
+[[ $(field 11 "$row") == tree ]] || fail "NCCL_ALGO=^Ring,NVLSTree should leave the tree: $row"
 row=$(csv "$RAIL" 1GiB --nccl-proto LL128)
 [[ $(field 12 "$row") == ll128 ]] || fail "NCCL_PROTO=LL128: $row"
 
@@ -33,12 +33,15 @@ off=$(csv dgx-h100 1GiB --nvls off)
 [[ $(csv dgx-h100 1GiB --nccl-env NCCL_NVLS_ENABLE=0) == "$off" ]] || fail "NCCL_NVLS_ENABLE=0 differs from --nvls off"
 expect_error 2 "nvls is off (NCCL_NVLS_ENABLE=0)" -- collective --topology dgx-h100 --sizes 1GiB --algo nvls --nvls off
 
-# NVLSTree only when asked for: auto's candidates stay NCCL's ring, tree and one-host NVLS.
+# NVLSTree: forced as asked; among auto's candidates, NCCL's model picks it on 4 x DGX H100
+# at 64 MiB (ring at 1 GiB); off with NVLS, or with 2 GPUs a host (NCCL needs more than 2).
 row=$(csv "$RAIL" 1GiB --nccl-algo NVLSTree)
 [[ $(field 11 "$row") == nvls_tree && $(field 12 "$row") == simple ]] || fail "NCCL_ALGO=NVLSTree: $row"
-[[ $(field 11 "$(csv "$RAIL" 1GiB)") != nvls_tree ]] || fail "auto picked nvls_tree"
+[[ $(field 11 "$(csv "$RAIL" 64MiB)") == nvls_tree ]] || fail "auto did not pick nvls_tree at 64 MiB: $(csv "$RAIL" 64MiB)"
+[[ $(field 11 "$(csv "$RAIL" 64MiB --nvls off)") != nvls_tree ]] || fail "--nvls off still ran nvls_tree"
 expect_error 2 "nvls_tree needs several hosts" -- collective --topology dgx-h100 --sizes 1GiB --nccl-algo NVLSTree
-expect_error 2 "nvls is off" -- collective --topology "$RAIL" --sizes 1GiB --nccl-env "NCCL_ALGO=NVLSTree NCCL_NVLS_ENABLE=0"
+expect_error 2 "nvls_tree is off" -- collective --topology "$RAIL" --sizes 1GiB --nccl-env "NCCL_ALGO=NVLSTree NCCL_NVLS_ENABLE=0"
+expect_error 2 "more than 2 GPUs per host" -- collective --topology dgx-h100 --ranks 2 --sizes 1GiB --algo nvls
 
 # Cross-NIC: the graph says which rule it ran under.
 "$COLLSIM" topo nccl "$RAIL" --cross-nic 0 --format json >"$TMP/g0.json"

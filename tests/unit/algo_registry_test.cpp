@@ -69,17 +69,19 @@ std::vector<std::string> string_literals(const std::string& src) {
 const std::set<std::pair<std::string, std::string>> kOtherVocabularies{
     // "ps" is picoseconds in the unit table.
     {"core/unit_parse.cpp", "ps"},
-    // NCCL's tuning-table rows (NcclRow: tree, ring, collnet, nvls, pat), also the keys of a
+    // NCCL's tuning-table rows (NcclRow: tree, ring, collnet, nvls, pat, nvls_tree), also the keys of a
     // calibration file's per-row tables; which row an algorithm is priced by comes from its
     // AlgorithmInfo (nccl_row).
     {"coll/protocol.hpp", "tree"},
     {"coll/protocol.hpp", "ring"},
     {"coll/protocol.hpp", "nvls"},
     {"coll/protocol.hpp", "pat"},
+    {"coll/protocol.hpp", "nvls_tree"},
     {"coll/protocol_model.cpp", "tree"},
     {"coll/protocol_model.cpp", "ring"},
     {"coll/protocol_model.cpp", "nvls"},
     {"coll/protocol_model.cpp", "pat"},
+    {"coll/protocol_model.cpp", "nvls_tree"},
     // NCCL_ALGO's names (lower-cased), mapped to collsim's algorithms through their
     // AlgorithmInfo's NCCL counterpart.
     {"coll/nccl_env.cpp", "tree"},

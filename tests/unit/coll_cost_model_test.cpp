@@ -170,23 +170,51 @@ TEST_CASE("calibration errors name the file and field", "[coll][cost]") {
 }
 
 }  // namespace
-TEST_CASE("NVLSTree's two trees share a GPU's NVLS channels: half nvls's cap per stream", "[coll][cost]") {
+TEST_CASE("NVLSTree's NVLS legs share a GPU's heads x s and NCCL's per-channel cap; its network legs are uncapped",
+          "[coll][cost]") {
   const ProtocolModel m = nccl_default_model();
   const TopologyFacts one = topology_facts(load_topology_file(std::string(COLLSIM_SOURCE_DIR) + "/topologies/dgx-h100.json"));
   const TopologyFacts four = topology_facts(load_topology_file(std::string(COLLSIM_SOURCE_DIR) +
                                                                "/topologies/4x-dgx-h100-rail-8x400g-ib.json"));
   // One host: a GPU's 7 contributions (and 7 multicasts) share its NVLink port as NCCL
-  // counts it (18 x 20.6 = 370.8 GB/s): 370.8 / 7 each. Across hosts each pair carries a
-  // block's two halves, one per tree, on NVLSTree's 16 channels of 20 GB/s (16 x 20 <=
-  // 370.8): 320 / 14 each.
+  // counts it (18 x 20.6 = 370.8 GB/s): 370.8 / 7 each.
   const Collective local{CollectiveOp::AllReduce, 8, 0, Bytes{1 << 30}};
-  const Collective wide{CollectiveOp::AllReduce, 32, 0, Bytes{1 << 30}};
   const auto nvls = collective_cost(one, local, "nvls", Protocol::Simple, m).step.flow_cap;
-  const auto tree = collective_cost(four, wide, "nvls_tree", Protocol::Simple, m).step.flow_cap;
   REQUIRE(nvls);
-  REQUIRE(tree);
   CHECK(nvls->gb_per_s() == Approx(370.8 / 7));
-  CHECK(tree->gb_per_s() == Approx(320.0 / 14));
+  // Across hosts, NCCL's NVLS graph has 8 heads at s = 40 GB/s ((8 + 1) x 40 <= 370.8, the
+  // head's port loaded twice): a GPU's 7 x 2 legs (two trees) share 8 x 40 = 320 GB/s,
+  // 22.86 each. NCCL's cap on 4+ nodes, 45.5 GB/s per head, makes busbw at most 8 x 45.5:
+  // per stream (half a block) 45.5 x n / (4 (n - 1)) = 11.74 GB/s of payload, 15.79 on the
+  // wire at nvlsEfficiency x 7/8 = 0.744. The network legs carry no cap.
+  const Collective wide{CollectiveOp::AllReduce, 32, 0, Bytes{1 << 30}};
+  const CollectiveCost tree = collective_cost(four, wide, "nvls_tree", Protocol::Simple, m);
+  CHECK_FALSE(tree.step.flow_cap);
+  REQUIRE(tree.step.switch_leg_cap);
+  const double eff = 0.85 * 7 / 8;
+  CHECK(tree.step.wire_inflation == Approx(1 / eff));
+  CHECK(tree.step.switch_leg_cap->gb_per_s() == Approx(std::min(320.0 / 14, 45.5 * 32 / (4.0 * 31) / eff)));
+  CHECK(tree.step.cap_of(TransferLeg::FromSwitch) == tree.step.switch_leg_cap);
+  CHECK_FALSE(tree.step.cap_of(TransferLeg::EndToEnd));
+  // tuning.cc's busBw: 8 heads x min(intraBw 40 x 0.744 x 2, interBw 40, cap 45.5) = 320.
+  CHECK(tree.nccl_busbw_gbps == Approx(320.0));
+  // Its latency in NCCL's model: intraLat 25 + 2 x log2(4) x interLat 20.9 us, no baseLat.
+  const auto t = nccl_model_time(four, Collective{CollectiveOp::AllReduce, 32, 0, Bytes{0}}, "nvls_tree", Protocol::Simple,
+                                 collective_cost(four, Collective{CollectiveOp::AllReduce, 32, 0, Bytes{0}}, "nvls_tree",
+                                                 Protocol::Simple, m),
+                                 nullptr);
+  REQUIRE(t);
+  CHECK(t->us() == Approx(25 + 2 * 2 * 20.9));
+}
+
+TEST_CASE("NVLS and NVLSTree need more than 2 GPUs per host, as NCCL's ncclNvlsInit", "[coll][cost]") {
+  const ProtocolModel m = nccl_default_model();
+  Topology two = load_topology_file(std::string(COLLSIM_SOURCE_DIR) + "/topologies/dgx-h100.json");
+  two.ranks.resize(2);
+  const Collective c{CollectiveOp::AllReduce, 2, 0, Bytes{1 << 20}};
+  const CollectiveCost cost = collective_cost(topology_facts(two), c, "nvls", Protocol::Simple, m);
+  REQUIRE(cost.unusable);
+  CHECK(cost.unusable->find("more than 2 GPUs per host") != std::string::npos);
 }
 
 TEST_CASE("One host's NVLS moves S + S/n each way per GPU: busbw falls with fewer GPUs", "[coll][cost]") {
@@ -194,10 +222,10 @@ TEST_CASE("One host's NVLS moves S + S/n each way per GPU: busbw falls with fewe
   // returns the sum to j; its multimem.st sends the sum up, the switch writes it to all n.
   // Per GPU and direction: S + S/n, at 370.8 GB/s (H100's NVLink as NCCL counts it) x 0.85
   // (NCCL's nvlsEfficiency) = 315.2 GB/s, so algbw = 315.2 n/(n+1) and busbw = 2(n-1)/n of
-  // that: 210.1 GB/s on 2 GPUs, 378.2 on 4, 490.3 on 8 (8 GiB: latency within 2 %).
+  // that: 378.2 GB/s on 4, 490.3 on 8 (8 GiB: latency within 2 %); on 2 NCCL runs no NVLS.
   const Topology h100 = load_topology_file(std::string(COLLSIM_SOURCE_DIR) + "/topologies/dgx-h100.json");
   const ProtocolModel m = nccl_default_model();
-  for (const auto& [n, busbw] : {std::pair{2, 210.1}, std::pair{4, 378.2}, std::pair{8, 490.3}}) {
+  for (const auto& [n, busbw] : {std::pair{4, 378.2}, std::pair{8, 490.3}}) {
     Topology t = h100;
     t.ranks.resize(static_cast<std::size_t>(n));
     const Collective c{CollectiveOp::AllReduce, n, 0, Bytes{std::int64_t{8} << 30}};

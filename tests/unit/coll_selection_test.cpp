@@ -19,7 +19,7 @@ TEST_CASE("auto picks tree for small and ring for large all-reduces on 32 hosts"
   CollectiveRequest req;
   req.algorithms = parse_algorithm_list("auto", CollectiveOp::AllReduce);
   req.protocols = parse_protocol_list("auto");
-  REQUIRE(req.algorithms == std::vector<std::string>{"ring", "tree", "nvls"});
+  REQUIRE(req.algorithms == std::vector<std::string>{"ring", "tree", "nvls", "nvls_tree"});
   std::vector<CollectivePrediction> rows;
   for (std::int64_t s : {std::int64_t{1} << 10, std::int64_t{1} << 20, std::int64_t{1} << 30}) {
     rows.push_back(predict_collective(graph, Collective{CollectiveOp::AllReduce, 32, 0, Bytes{s}}, req));
@@ -98,7 +98,7 @@ TEST_CASE("sharded parameter server is as fast as the ring", "[coll][ps]") {
 
 TEST_CASE("NCCL_ALGO / NCCL_PROTO style lists", "[coll][auto]") {
   REQUIRE(parse_algorithm_list("Ring,Tree", CollectiveOp::AllReduce) == std::vector<std::string>{"ring", "tree"});
-  REQUIRE(parse_algorithm_list("^tree", CollectiveOp::AllReduce) == std::vector<std::string>{"ring", "nvls"});
+  REQUIRE(parse_algorithm_list("^tree", CollectiveOp::AllReduce) == std::vector<std::string>{"ring", "nvls", "nvls_tree"});
   REQUIRE(parse_algorithm_list("auto", CollectiveOp::AllGather) == std::vector<std::string>{"ring", "pat"});
   REQUIRE(parse_algorithm_list("auto", CollectiveOp::AllToAll) == std::vector<std::string>{"direct"});
   REQUIRE(parse_protocol_list("LL,Simple") == std::vector<Protocol>{Protocol::LL, Protocol::Simple});
