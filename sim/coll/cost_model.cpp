@@ -428,19 +428,21 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     cost.nccl_busbw_gbps = bus;
   }
   cost.step.wire_inflation = nvls_volume / eff;
+  // A wire cap kept within the payload cap at this efficiency (either may be absent).
+  auto within_payload = [&](std::optional<double> wire) -> std::optional<double> {
+    if (!payload_cap) return wire;
+    const double most = *payload_cap / eff;
+    return wire ? std::min(*wire, most) : most;
+  };
   if (row == NcclRow::NvlsTree) {
     // The NVLS legs at most at the channel's share, its network legs at what the links give
     // (nothing else caps them).
-    std::optional<double> leg = nvls_wire_cap;
-    if (payload_cap) leg = std::min(leg.value_or(*payload_cap / eff), *payload_cap / eff);
-    if (leg) cost.step.switch_leg_cap = Bandwidth::gb_per_s(*leg);
+    if (const auto leg = within_payload(nvls_wire_cap)) cost.step.switch_leg_cap = Bandwidth::gb_per_s(*leg);
   } else if (nvls_wire_cap) {
     cost.step.flow_cap = Bandwidth::gb_per_s(*nvls_wire_cap);
   }
   if (nccl_algo) {
-    double wire_cap = plan.per_channel.gb_per_s();
-    if (payload_cap) wire_cap = std::min(wire_cap, *payload_cap / eff);
-    cost.step.flow_cap = Bandwidth::gb_per_s(wire_cap);
+    cost.step.flow_cap = Bandwidth::gb_per_s(*within_payload(plan.per_channel.gb_per_s()));
   } else if (pat) {
     // PAT's schedule is built once for all channels, which run it in lockstep on their
     // shares: its flows may use every channel's speed.
