@@ -40,13 +40,10 @@ NvlsTreePlan nvls_tree_plan(const Collective& c, const AlgorithmOptions& opt) {
     }
     auto& host_at = plan.host_at[static_cast<std::size_t>(t)];
     auto& parent_at = plan.parent_at[static_cast<std::size_t>(t)];
-    std::vector<int> pos(static_cast<std::size_t>(hosts), -1);
     host_at.push_back(root);
     parent_at.push_back(-1);
-    pos[static_cast<std::size_t>(root)] = 0;
     for (std::size_t k = 0; k < host_at.size(); ++k) {
       for (int c : children[static_cast<std::size_t>(host_at[k])]) {
-        pos[static_cast<std::size_t>(c)] = static_cast<int>(host_at.size());
         host_at.push_back(c);
         parent_at.push_back(static_cast<int>(k));
       }

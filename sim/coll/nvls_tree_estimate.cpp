@@ -239,7 +239,11 @@ constexpr int kRounds = 8;
 
 std::optional<NvlsTreeEstimate> estimate_nvls_tree(const Collective& c, const AlgorithmOptions& opt, LinkGraph& graph,
                                                    const StepCost& cost, bool only_if_exact) {
-  const NvlsTreePlan plan = nvls_tree_plan(c, opt);
+  return estimate_nvls_tree(c, nvls_tree_plan(c, opt), graph, cost, only_if_exact);
+}
+
+std::optional<NvlsTreeEstimate> estimate_nvls_tree(const Collective& c, const NvlsTreePlan& plan, LinkGraph& graph,
+                                                   const StepCost& cost, bool only_if_exact) {
   NvlsTreeEstimate out;
   out.transfers = plan.transfers();
   out.exact = true;
@@ -349,9 +353,8 @@ std::optional<NvlsTreeEstimate> estimate_nvls_tree(const Collective& c, const Al
     }
   }
   LinkActivity activity;
-  int rounds = 0;
-  for (int round = 0; round < kRounds; ++round) {
-    ++rounds;
+  int round = 0;
+  for (; round < kRounds; ++round) {
     if (round > 0) activity.build(wanted, links, offsets, span);
     auto of = [&](std::vector<Span>& v, std::size_t q) {
       return std::span<Span>(v).subspan(q * per_stream, per_stream);
@@ -379,12 +382,15 @@ std::optional<NvlsTreeEstimate> estimate_nvls_tree(const Collective& c, const Al
     // Round 0 (no company, every flow solo) is a bound from below; the later rounds swing
     // by a few per cent about the replay's time rather than settle: the slowest is kept.
     out.duration = std::max(out.duration, d);
-    if (out.exact || next == span) break;  // exact: every flow at its solo rate, company or not
+    if (out.exact || next == span) {
+      ++round;  // the rounds timed
+      break;    // exact: every flow at its solo rate, company or not
+    }
     std::swap(span, next);
   }
   out.streams_timed = static_cast<int>(timed.size());
   spdlog::debug("nvls_tree estimate of {} B on {} ranks: {} flows, {} of {} streams timed, {} rounds, {}", c.size.count,
-                c.ranks, flows, out.streams_timed, streams, rounds, out.exact ? "exact" : "not exact");
+                c.ranks, flows, out.streams_timed, streams, round, out.exact ? "exact" : "not exact");
   return out;
 }
 

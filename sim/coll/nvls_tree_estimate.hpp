@@ -27,6 +27,7 @@
 
 #include "sim/algo/algorithm_options.hpp"
 #include "sim/algo/collective.hpp"
+#include "sim/algo/nvls_tree.hpp"
 #include "sim/coll/schedule_player.hpp"
 #include "sim/topo/link_graph.hpp"
 
@@ -42,6 +43,10 @@ struct NvlsTreeEstimate {
 // Null when `only_if_exact` and the estimate is not the replay's time (known after one rate
 // solve, before any timing).
 [[nodiscard]] std::optional<NvlsTreeEstimate> estimate_nvls_tree(const Collective& c, const AlgorithmOptions& opt,
+                                                                 LinkGraph& graph, const StepCost& cost,
+                                                                 bool only_if_exact);
+// The same on c's plan (nvls_tree_plan), for a caller that sized the replay from it.
+[[nodiscard]] std::optional<NvlsTreeEstimate> estimate_nvls_tree(const Collective& c, const NvlsTreePlan& plan,
                                                                  LinkGraph& graph, const StepCost& cost,
                                                                  bool only_if_exact);
 

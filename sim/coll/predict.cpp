@@ -66,9 +66,10 @@ CommTime play_collective(LinkGraph& graph, const Collective& c, const std::strin
       // 2 x ppn streams contend on every NIC (and on an ECMP fabric's spines), so a
       // completion re-solves all their flows, as concurrent groups' do (a 1 GiB all-reduce
       // on 1,024 GPUs of a RoCE fat tree: 2.3e9 of work, a 50 s replay, 0.1 s estimated).
-      const std::uint64_t work = nvls_tree_plan(c, cost.options).transfers() * static_cast<std::uint64_t>(c.ranks);
+      const NvlsTreePlan plan = nvls_tree_plan(c, cost.options);
+      const std::uint64_t work = plan.transfers() * static_cast<std::uint64_t>(c.ranks);
       const bool affordable = work <= tree_replay_budget() / 64;
-      if (const auto e = estimate_nvls_tree(c, cost.options, graph, cost.step, affordable)) {
+      if (const auto e = estimate_nvls_tree(c, plan, graph, cost.step, affordable)) {
         static std::atomic<bool> said{false};
         if (!e->exact) say_estimated(said, algo, c, work);
         return CommTime{e->duration, e->transfers, true};
