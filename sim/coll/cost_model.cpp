@@ -362,6 +362,15 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
         break;
       }
     }
+    // No listed speed fits: NCCL's NVLS graph search finds no channel, and NCCL runs
+    // neither NVLS nor NVLSTree on this system (its busBw would be 0, unpriced).
+    if (speed <= 0) {
+      cost.unusable = fmt::format(
+          "nvls_tree finds no NVLS channel speed: none of NCCL's listed speeds s has {} x s within a GPU's NVLink "
+          "bandwidth ({:.1f} GB/s as NCCL counts it) and s within a head's network share ({:.2f} GB/s)",
+          heads + 1, nvl, net_share);
+      return cost;
+    }
     // tuning.cc: intraBw = s x nvlsEfficiency x (heads - 1) / heads x 2 (reduce and
     // multicast pipelined), interBw = s (x 2 on two nodes), per channel at most
     // perChMaxNVLSTreeBw; busBw = heads x the least of the three.
@@ -374,7 +383,7 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     // blocks, two streams each (a block's halves, one per tree): 2 (heads - 1) legs share
     // the heads x s of the port that the graph's channels load besides its own head's
     // second pass.
-    if (speed > 0) nvls_wire_cap = heads * speed / (2.0 * std::max(1, heads - 1));
+    nvls_wire_cap = heads * speed / (2.0 * std::max(1, heads - 1));
     // NCCL's per-channel cap, as the replay applies the ring's and tree's to their flows: a
     // channel (head) moves its block at most at the rate that makes busbw heads x the cap,
     // algbw = busbw x n / (2 (n - 1)), each of the block's two streams half of it; a

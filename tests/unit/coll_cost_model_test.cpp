@@ -207,6 +207,29 @@ TEST_CASE("NVLSTree's NVLS legs share a GPU's heads x s and NCCL's per-channel c
   CHECK(t->us() == Approx(25 + 2 * 2 * 20.9));
 }
 
+TEST_CASE("NVLSTree is unusable where no NVLS channel speed fits (NCCL's NVLS graph search fails)", "[coll][cost]") {
+  const ProtocolModel m = nccl_default_model();
+  const TopologyFacts four = topology_facts(load_topology_file(std::string(COLLSIM_SOURCE_DIR) +
+                                                               "/topologies/4x-dgx-h100-rail-8x400g-ib.json"));
+  const Collective c{CollectiveOp::AllReduce, 32, 0, Bytes{1 << 30}};
+  // A ring graph of one channel at 0.5 GB/s leaves each of the 8 heads 0.0625 GB/s of
+  // network: below Hopper's slowest listed speed (0.12), so no NVLS graph, no NVLSTree.
+  NcclGraph slow;
+  slow.hosts = 4;
+  slow.searched_channels = 1;
+  slow.searched_speed_gbps = 0.5;
+  const CollectiveCost none = collective_cost(four, c, "nvls_tree", Protocol::Simple, m, {}, &slow);
+  REQUIRE(none.unusable);
+  CHECK(none.unusable->find("finds no NVLS channel speed") != std::string::npos);
+  CHECK_FALSE(nccl_model_time(four, c, "nvls_tree", Protocol::Simple, none, &slow));
+  // At 1 GB/s (0.125 per head) the slowest speed fits: usable and priced.
+  slow.searched_speed_gbps = 1.0;
+  const CollectiveCost some = collective_cost(four, c, "nvls_tree", Protocol::Simple, m, {}, &slow);
+  REQUIRE_FALSE(some.unusable);
+  CHECK(some.nccl_busbw_gbps > 0);
+  CHECK(nccl_model_time(four, c, "nvls_tree", Protocol::Simple, some, &slow));
+}
+
 TEST_CASE("NVLS and NVLSTree need more than 2 GPUs per host, as NCCL's ncclNvlsInit", "[coll][cost]") {
   const ProtocolModel m = nccl_default_model();
   Topology two = load_topology_file(std::string(COLLSIM_SOURCE_DIR) + "/topologies/dgx-h100.json");
