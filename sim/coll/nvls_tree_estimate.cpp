@@ -99,19 +99,39 @@ class LinkActivity {
       }
     }
   }
+  // Where the last query of one flow on one link ended, in the link's first starts and last
+  // ends: a flow's slices start later and later, so the next query searches on from there.
+  struct Cursor {
+    std::uint32_t first = 0, last = 0;
+  };
   // The duty-weighted count of flows on l whose span holds t.
-  [[nodiscard]] double active(LinkId l, Time t) const { return upto(firsts_, l, t) - upto(lasts_, l, t); }
+  [[nodiscard]] double active(LinkId l, Time t, Cursor& at) const {
+    return upto(firsts_, l, t, at.first) - upto(lasts_, l, t, at.last);
+  }
 
  private:
   struct Mark {
     Time at;
     double weight;  // after construction: the running sum up to and with this mark
   };
-  // The running sum of `v`'s marks on l at or before t.
-  [[nodiscard]] double upto(const std::vector<Mark>& v, LinkId l, Time t) const {
+  // The running sum of `v`'s marks on l at or before t. `from` (relative to the link's
+  // first mark) is where the same flow's previous query ended, at an earlier t: the answer
+  // lies at or after it, found by doubling steps, then halving, the same mark as a search
+  // of the whole link (a later query at an earlier t searches the whole link).
+  [[nodiscard]] double upto(const std::vector<Mark>& v, LinkId l, Time t, std::uint32_t& from) const {
     const auto b = v.begin() + static_cast<std::ptrdiff_t>(begin_[l]);
     const auto e = v.begin() + static_cast<std::ptrdiff_t>(begin_[l + 1]);
-    const auto it = std::upper_bound(b, e, t, [](Time x, const Mark& m) { return x < m.at; });
+    auto lo = b + std::min<std::ptrdiff_t>(from, e - b);
+    if (lo != b && t < std::prev(lo)->at) lo = b;
+    std::ptrdiff_t step = 1;
+    auto hi = lo;
+    while (hi != e && !(t < hi->at)) {
+      lo = hi + 1;
+      hi = e - lo > step ? lo + step : e;
+      step *= 2;
+    }
+    const auto it = std::upper_bound(lo, hi, t, [](Time x, const Mark& m) { return x < m.at; });
+    from = static_cast<std::uint32_t>(it - b);
     return it == b ? 0.0 : std::prev(it)->weight;
   }
   std::vector<std::size_t> begin_;  // per link, where its marks start (and the end)
@@ -129,6 +149,8 @@ struct StreamCompany {
   std::span<const Span> own;               // the stream's flows' previous spans
   std::span<const double> capacity;
   const std::vector<std::uint8_t>* wanted = nullptr;  // per link: full with every flow in flight
+  // Per entry of the stream's routes (offsets[0] onwards), where its last query ended.
+  std::span<LinkActivity::Cursor> cursors;
 
   [[nodiscard]] double rate(std::size_t f, Time t, double both, double alone) const {
     if (activity == nullptr || both >= alone) return alone;
@@ -136,7 +158,7 @@ struct StreamCompany {
     const double self = own[f].during(t) ? own[f].duty() : 0.0;
     for (std::size_t i = offsets[f]; i < offsets[f + 1]; ++i) {
       if ((*wanted)[links[i]] == 0) continue;  // not full with every flow in flight: no flow's bound
-      const double others = std::max(0.0, activity->active(links[i], t) - self);
+      const double others = std::max(0.0, activity->active(links[i], t, cursors[i - offsets[0]]) - self);
       r = std::min(r, capacity[links[i]] / (others + 1));
     }
     return std::max(both, r);
@@ -353,6 +375,7 @@ std::optional<NvlsTreeEstimate> estimate_nvls_tree(const Collective& c, const Nv
     }
   }
   LinkActivity activity;
+  std::vector<LinkActivity::Cursor> cursors;  // the stream being timed's (StreamCompany)
   int round = 0;
   for (; round < kRounds; ++round) {
     if (round > 0) activity.build(wanted, links, offsets, span);
@@ -374,9 +397,10 @@ std::optional<NvlsTreeEstimate> estimate_nvls_tree(const Collective& c, const Nv
         continue;
       }
       timed.push_back(q);
-      const StreamCompany company{round > 0 ? &activity : nullptr, links,
-                                  std::span<const std::size_t>(offsets).subspan(q * per_stream, per_stream + 1), of(span, q),
-                                  capacity, &wanted};
+      const auto stream_offsets = std::span<const std::size_t>(offsets).subspan(q * per_stream, per_stream + 1);
+      cursors.assign(stream_offsets.back() - stream_offsets.front(), LinkActivity::Cursor{});
+      const StreamCompany company{round > 0 ? &activity : nullptr, links, stream_offsets, of(span, q), capacity, &wanted,
+                                  cursors};
       d = std::max(d, time_stream(plan, static_cast<int>(q % 2), plan.parts[q], lay, costs[q], company, of(next, q), cost));
     }
     // Round 0 (no company, every flow solo) is a bound from below; the later rounds swing
