@@ -255,11 +255,11 @@ Time time_stream(const NvlsTreePlan& plan, int t, std::span<const Bytes> slices,
 }
 
 // Timings with company after the one without, until the slowest so far has grown by less
-// than kSettled in each of kSettledRounds rounds in a row, kMaxRounds at most. The rounds
+// than kSettled in each of kSettledRounds rounds in a row, kMaxSettleRounds at most. The rounds
 // climb from the solo bound and then swing by under a per cent: 8 fixed rounds stopped 2-3 %
 // short at 1 GiB on 4,096 and 131,072 GPUs, where they had settled by rounds 10-12
 // (docs/performance.md#nvls-tree-estimate; tests/unit/coll_nvls_tree_estimate_test.cpp).
-constexpr int kMaxRounds = 16;
+constexpr int kMaxSettleRounds = 16;
 constexpr double kSettled = 0.005;
 constexpr int kSettledRounds = 2;
 
@@ -384,7 +384,7 @@ std::optional<NvlsTreeEstimate> estimate_nvls_tree(const Collective& c, const Nv
   std::vector<LinkActivity::Cursor> cursors;  // the stream being timed's (StreamCompany)
   int round = 0;
   int settled = 0;  // rounds in a row in which the slowest so far grew by less than kSettled
-  for (; round < kMaxRounds; ++round) {
+  for (; round < kMaxSettleRounds; ++round) {
     if (round > 0) activity.build(wanted, links, offsets, span);
     auto of = [&](std::vector<Span>& v, std::size_t q) {
       return std::span<Span>(v).subspan(q * per_stream, per_stream);
