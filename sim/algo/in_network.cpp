@@ -72,7 +72,7 @@ const AlgorithmInfo kNvlsAlgorithm{
 
 const AlgorithmInfo kSharpAlgorithm{
     .name = "sharp",
-    .description = "SHARP on InfiniBand switches (NCCL's CollNet); only when asked for",
+    .description = "SHARP as a flat in-network reduction, on a star of hosts (one network switch); only when asked for",
     .ops = kAllReduceOnly,
     .build = sharp_schedule,
     .nccl = NcclAlgorithm::CollNet,

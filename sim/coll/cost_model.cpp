@@ -187,6 +187,17 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     cost.unusable = fmt::format("{} needs more than 2 GPUs per host (NCCL enables NVLS only above 2)", algo);
     return cost;
   }
+  // `sharp` is a flat in-network reduction: each rank's contribution up to the switch, the
+  // sum multicast down. It models SHARP where the ranks are hosts on one switch. NCCL's
+  // CollNet over multi-GPU hosts (Direct: a reduce-scatter to the NIC-owning heads first;
+  // Chain: a chain to one head) and SHARP trees over several switches are not modelled.
+  if (row == NcclRow::CollNet && c.ranks > 1 && !facts.one_switch_star) {
+    cost.unusable =
+        "sharp models SHARP only where every rank is a host on one network switch (a star of hosts); these ranks "
+        "reach the switch through other nodes (GPUs, PCIe, NICs) or through several switches, and NCCL's CollNet "
+        "(Direct or Chain, through multi-GPU hosts' NICs) is not modelled";
+    return cost;
+  }
   if ((nvls_row || row == NcclRow::CollNet || pat) && p != Protocol::Simple && p != Protocol::Ideal) {
     cost.unusable = fmt::format("{} runs only with the simple protocol", algo);
     return cost;

@@ -56,10 +56,21 @@ TopologyFacts topology_facts(const Topology& topo, std::optional<int> hosts_over
   std::vector<double> out_bw(topo.nodes.size(), 0.0);
   std::vector<double> nvlink_bw(topo.nodes.size(), 0.0);
   std::vector<bool> on_nvswitch(topo.nodes.size(), false);
+  // Per node, the one node all its links lead to (kNone: none yet, kMany: several).
+  constexpr NodeIndex kNone = std::numeric_limits<NodeIndex>::max(), kMany = kNone - 1;
+  std::vector<NodeIndex> only_neighbour(topo.nodes.size(), kNone);
   for (const auto& l : topo.links) {
     out_bw[l.from] += l.bandwidth.bytes_per_s;
     if (l.kind == LinkKind::NvSwitch || l.kind == LinkKind::NvLink) nvlink_bw[l.from] += l.bandwidth.bytes_per_s;
     if (l.kind == LinkKind::NvSwitch) on_nvswitch[l.from] = true;
+    NodeIndex& nb = only_neighbour[l.from];
+    nb = nb == kNone || nb == l.to ? l.to : kMany;
+  }
+  f.one_switch_star = n > 1;
+  for (NodeIndex node : topo.ranks) {
+    const NodeIndex nb = only_neighbour[node];
+    f.one_switch_star = f.one_switch_star && nb < kMany && topo.nodes[nb].kind == NodeKind::Switch &&
+                        nb == only_neighbour[topo.ranks.front()];
   }
   double inj = std::numeric_limits<double>::infinity();
   double nvl = std::numeric_limits<double>::infinity();

@@ -34,6 +34,9 @@ struct TopologyFacts {
   const GpuSpec* gpu = nullptr;  // the ranks' catalogue GPU of lowest compute capability (NCCL's minimum)
   bool mixed_compute = false;    // ranks' GPUs of different compute capabilities (NCCL's min != max)
   bool nvswitch = false;         // every rank's node has a link of kind nvswitch
+  // Every rank's node links only to one network switch, the same for all: a star of hosts,
+  // where a rank's contribution reaches the switch in one link (what `sharp` models).
+  bool one_switch_star = false;
   Bandwidth injection;           // min over ranks of the sum of the rank node's outgoing links
   Bandwidth nvlink;              // min over ranks of the sum of its outgoing NVLink/NVSwitch links
   Time net_latency;              // the largest NIC plugin latency (Node::net_latency): NCCL's latencyInter

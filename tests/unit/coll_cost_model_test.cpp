@@ -230,6 +230,27 @@ TEST_CASE("NVLSTree is unusable where no NVLS channel speed fits (NCCL's NVLS gr
   CHECK(nccl_model_time(four, c, "nvls_tree", Protocol::Simple, some, &slow));
 }
 
+TEST_CASE("sharp runs only on a star of hosts: NCCL's CollNet through multi-GPU hosts is not modelled", "[coll][cost]") {
+  const ProtocolModel m = nccl_default_model();
+  // 16 hosts, each one link from one switch: a contribution reaches the switch in one hop.
+  const TopologyFacts star = topology_facts(make_star(StarSpec{16}));
+  CHECK(star.one_switch_star);
+  const Collective c16{CollectiveOp::AllReduce, 16, 0, Bytes{1 << 20}};
+  CHECK_FALSE(collective_cost(star, c16, "sharp", Protocol::Ideal, m).unusable);
+  // GPUs behind PCIe switches, NICs and rail switches: refused for every protocol, with why.
+  const TopologyFacts dgx = topology_facts(load_topology_file(std::string(COLLSIM_SOURCE_DIR) +
+                                                              "/topologies/4x-dgx-h100-rail-8x400g-ib.json"));
+  CHECK_FALSE(dgx.one_switch_star);
+  const Collective c32{CollectiveOp::AllReduce, 32, 0, Bytes{1 << 20}};
+  for (Protocol p : {Protocol::Ideal, Protocol::LL, Protocol::Simple}) {
+    const CollectiveCost cost = collective_cost(dgx, c32, "sharp", p, m);
+    REQUIRE(cost.unusable);
+    CHECK(cost.unusable->find("star of hosts") != std::string::npos);
+  }
+  // One GPU server: its GPUs link to an NVSwitch, not a network switch.
+  CHECK_FALSE(topology_facts(load_topology_file(std::string(COLLSIM_SOURCE_DIR) + "/topologies/dgx-h100.json")).one_switch_star);
+}
+
 TEST_CASE("NVLS and NVLSTree need more than 2 GPUs per host, as NCCL's ncclNvlsInit", "[coll][cost]") {
   const ProtocolModel m = nccl_default_model();
   Topology two = load_topology_file(std::string(COLLSIM_SOURCE_DIR) + "/topologies/dgx-h100.json");
