@@ -256,8 +256,8 @@ Time time_stream(const NvlsTreePlan& plan, int t, std::span<const Bytes> slices,
 
 // Timings with company after the one without, until the slowest so far has grown by less
 // than kSettled in each of kSettledRounds rounds in a row, kMaxSettleRounds at most. The rounds
-// climb from the solo bound and then swing by under a per cent: 8 fixed rounds stopped 2-3 %
-// short at 1 GiB on 4,096 and 131,072 GPUs, where they had settled by rounds 10-12
+// climb from the solo bound and then swing by under a per cent: 8 fixed rounds stopped 2-4.5 %
+// short at 1 GiB on 1,024 to 131,072 GPUs, where they had settled by rounds 10-13
 // (docs/performance.md#nvls-tree-estimate; tests/unit/coll_nvls_tree_estimate_test.cpp).
 constexpr int kMaxSettleRounds = 16;
 constexpr double kSettled = 0.005;
