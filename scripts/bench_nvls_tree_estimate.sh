@@ -19,8 +19,8 @@ while (($#)); do
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pin=()
-command -v taskset >/dev/null && pin=(taskset -c 0)
+# shellcheck source=bench_estimate_lib.sh
+source "$root/scripts/bench_estimate_lib.sh"  # pin, run
 
 # A rail-optimised DGX H100 cluster of $2 hosts, the fabric of topologies/h100-rail-131072.json.
 rail() {
@@ -31,13 +31,6 @@ rail() {
              "oversubscription": 1}}}
 JSON
   echo "$tmp/$1.json"
-}
-
-# Prints "time_ps wall_s" of one run (GNU time), failing loudly.
-run() {
-  /usr/bin/time -f "%e" -o "$tmp/time" "${pin[@]}" "$@" --format json >"$tmp/out" 2>"$tmp/err" ||
-    { echo "failed: $* : $(cat "$tmp/err")" >&2; exit 1; }
-  echo "$(grep -m1 -o '"time_ps": [0-9]*' "$tmp/out" | grep -o '[0-9]*$') $(tail -1 "$tmp/time")"
 }
 
 topologies=("$(rail h100-rail-1024 128)" "$root/topologies/h100-fat-tree-1024.json" "$(rail h100-rail-4096 512)")

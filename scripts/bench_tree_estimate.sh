@@ -18,15 +18,8 @@ while (($#)); do
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pin=()
-command -v taskset >/dev/null && pin=(taskset -c 0)
-
-# Prints "time_ps wall_s" of one run (GNU time), failing loudly.
-run() {
-  /usr/bin/time -f "%e" -o "$tmp/time" "${pin[@]}" "$@" --format json >"$tmp/out" 2>"$tmp/err" ||
-    { echo "failed: $* : $(cat "$tmp/err")" >&2; exit 1; }
-  echo "$(grep -m1 -o '"time_ps": [0-9]*' "$tmp/out" | grep -o '[0-9]*$') $(tail -1 "$tmp/time")"
-}
+# shellcheck source=bench_estimate_lib.sh
+source "$root/scripts/bench_estimate_lib.sh"  # pin, run
 
 {
   echo "# The tree's steady-state estimate against its full replay"
