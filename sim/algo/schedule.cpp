@@ -100,8 +100,13 @@ TransferId Schedule::add(const Transfer& t, std::span<const TransferId> deps) {
   for (TransferId d : deps) {
     if (d >= id) throw InternalError(fmt::format("{}: transfer {} depends on later transfer {}", algorithm_, id, d));
   }
-  transfers_.push_back(Packed{t.src, t.dst, t.chunk, static_cast<std::uint8_t>(t.kind), static_cast<std::uint8_t>(t.leg),
-                              t.pipelined, t.channel});
+  if (t.leg == TransferLeg::Span && t.span_end <= t.span_begin) {
+    throw InternalError(fmt::format("{}: transfer {} loads the empty span [{}, {}) of its route", algorithm_, id,
+                                    t.span_begin, t.span_end));
+  }
+  const auto flags = static_cast<std::uint8_t>(static_cast<unsigned>(t.kind) | static_cast<unsigned>(t.leg) << 2 |
+                                               (t.pipelined ? 1u : 0u) << 4);
+  transfers_.push_back(Packed{t.src, t.dst, t.chunk, flags, t.channel, t.span_begin, t.span_end});
   dep_list_.insert(dep_list_.end(), deps.begin(), deps.end());
   dep_begin_.push_back(dep_list_.size());
   return id;
@@ -113,9 +118,10 @@ TransferId Schedule::add_join(std::span<const TransferId> deps) {
 
 Transfer Schedule::transfer(TransferId id) const {
   const Packed& p = transfers_[id];
-  const auto kind = static_cast<TransferKind>(p.kind);
+  const auto kind = static_cast<TransferKind>(p.flags & 3u);
   const Bytes bytes = kind == TransferKind::Join ? Bytes{0} : chunks_[static_cast<std::size_t>(p.chunk)].bytes;
-  return Transfer{p.src, p.dst, bytes, p.chunk, kind, static_cast<TransferLeg>(p.leg), p.pipelined, p.channel};
+  return Transfer{p.src,     p.dst,     bytes, p.chunk, kind, static_cast<TransferLeg>(p.flags >> 2 & 3u), (p.flags & 16u) != 0,
+                  p.channel, p.span_begin, p.span_end};
 }
 
 std::vector<Transfer> Schedule::transfers() const {

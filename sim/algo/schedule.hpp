@@ -50,8 +50,10 @@ enum class TransferKind : std::uint8_t {
 
 // Which part of the src->dst route a transfer loads. In-network reduction (NVLS, SHARP)
 // sends a contribution only up to the switch (ToSwitch: every link but the last), and the
-// switch multicasts the result down (FromSwitch: the last link only).
-enum class TransferLeg : std::uint8_t { EndToEnd, ToSwitch, FromSwitch };
+// switch multicasts the result down (FromSwitch: the last link only). Span: the route's
+// links [span_begin, span_end) only (CollNet's aggregation trees over a fabric, where a
+// stream's links end where it merges into another's: sim/algo/collnet.hpp).
+enum class TransferLeg : std::uint8_t { EndToEnd, ToSwitch, FromSwitch, Span };
 
 struct Transfer {
   std::int32_t src = 0;
@@ -66,6 +68,9 @@ struct Transfer {
   // Which channel (parallel ring/tree, one NCCL thread block) carries it: traces draw one
   // track per rank and channel. Algorithms without channels leave 0.
   std::uint8_t channel = 0;
+  // TransferLeg::Span: the links of the route it loads, [span_begin, span_end).
+  std::uint8_t span_begin = 0;
+  std::uint8_t span_end = 0;
 };
 
 // What a chunk means, for verification: `origin` is the rank that holds it at the start
@@ -127,12 +132,13 @@ class Schedule {
     std::int32_t src;
     std::int32_t dst;
     std::int32_t chunk;
-    std::uint8_t kind;
-    std::uint8_t leg;
-    bool pipelined;
-    std::uint8_t channel;  // fills the padding: still 16 bytes
+    std::uint8_t flags;    // kind (bits 0-1), leg (bits 2-3), pipelined (bit 4)
+    std::uint8_t channel;
+    std::uint8_t span_begin;  // with the two above, fills the padding: still 16 bytes
+    std::uint8_t span_end;
   };
   static_assert(sizeof(Packed) == 16);
+  static_assert(static_cast<unsigned>(TransferKind::Join) < 4 && static_cast<unsigned>(TransferLeg::Span) < 4);
   std::vector<Packed> transfers_;
   std::vector<std::uint64_t> dep_begin_;  // CSR offsets, size() + 1 entries
   std::vector<TransferId> dep_list_;

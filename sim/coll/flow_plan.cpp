@@ -1,5 +1,9 @@
 #include "sim/coll/flow_plan.hpp"
 
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+
 namespace collsim {
 
 Time plan_latency(std::span<const LinkId> links, const Topology& topo, const StepCost& cost,
@@ -26,6 +30,13 @@ FlowPlan plan_flow(const Transfer& t, const Route& r, const Topology& topo, cons
   // last), the switch multicasts the result down (the last link only).
   if (t.leg == TransferLeg::ToSwitch && !plan.links.empty()) plan.links = plan.links.first(plan.links.size() - 1);
   if (t.leg == TransferLeg::FromSwitch && !plan.links.empty()) plan.links = plan.links.last(1);
+  if (t.leg == TransferLeg::Span) {
+    if (t.span_end > plan.links.size()) {
+      throw InternalError(fmt::format("transfer {} -> {} loads links [{}, {}) of a route of {}", t.src, t.dst, t.span_begin,
+                                      t.span_end, plan.links.size()));
+    }
+    plan.links = plan.links.subspan(t.span_begin, static_cast<std::size_t>(t.span_end - t.span_begin));
+  }
   // A later pipelined slice streams behind the slice that paid the step's latency.
   if (!t.pipelined) plan.latency = plan_latency(plan.links, topo, cost);
   plan.wire = wire_bytes(t.bytes, cost);

@@ -46,7 +46,9 @@ void write_collective_trace(std::ostream& out, const CollectivePrediction& p, co
                                    {"bytes", t.bytes.count},
                                    {"chunk", t.chunk},
                                    {"kind", t.kind == TransferKind::Reduce ? "reduce" : "copy"}};
-    if (t.leg != TransferLeg::EndToEnd) args["leg"] = t.leg == TransferLeg::ToSwitch ? "to switch" : "from switch";
+    if (t.leg == TransferLeg::ToSwitch) args["leg"] = "to switch";
+    if (t.leg == TransferLeg::FromSwitch) args["leg"] = "from switch";
+    if (t.leg == TransferLeg::Span) args["leg"] = fmt::format("route links {} to {}", t.span_begin, t.span_end - 1);
     trace.add_slice(track[{t.src, t.channel}].first, fmt::format("send to {}", t.dst), "send", base + tm.start,
                     base + tm.end, args);
     trace.add_slice(track[{t.dst, t.channel}].second, fmt::format("recv from {}", t.src), "recv", base + tm.start,

@@ -16,7 +16,7 @@ namespace {
 constexpr auto kKindNames =
     name_table<TransferKind>({{TransferKind::Reduce, "reduce"}, {TransferKind::Copy, "copy"}, {TransferKind::Join, "join"}});
 constexpr auto kLegNames = name_table<TransferLeg>(
-    {{TransferLeg::EndToEnd, "end-to-end"}, {TransferLeg::ToSwitch, "to-switch"}, {TransferLeg::FromSwitch, "from-switch"}});
+    {{TransferLeg::EndToEnd, "end-to-end"}, {TransferLeg::ToSwitch, "to-switch"}, {TransferLeg::FromSwitch, "from-switch"}, {TransferLeg::Span, "span"}});
 
 std::vector<std::size_t> indices(std::size_t n) {
   std::vector<std::size_t> v(n);
