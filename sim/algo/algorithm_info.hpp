@@ -28,7 +28,8 @@ enum class NcclAlgorithm : std::uint8_t {
   Tree,          // NCCL's double binary tree
   Nvls,          // NVLink SHARP on an NVSwitch
   NvlsTree,      // NVLS inside hosts, trees across them (NVLSTree)
-  CollNet,       // CollNet: SHARP on InfiniBand switches
+  CollNet,       // CollNet (Direct): SHARP on InfiniBand switches
+  CollNetChain,  // CollNet Chain
   PointToPoint,  // NCCL's point-to-point sends (how it runs all-to-all)
   Pat,           // PAT: all-gather / reduce-scatter in log2 n dimensions, one GPU per node
 };

@@ -2,11 +2,14 @@
 // which host each rank sits on (for hierarchical algorithms).
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "sim/core/units.hpp"
 
 namespace collsim {
+
+struct CollNetLayout;  // sim/algo/collnet.hpp
 
 struct AlgorithmOptions {
   std::vector<int> ring_order;    // ranks around the ring; empty: 0..N-1
@@ -18,6 +21,9 @@ struct AlgorithmOptions {
   Bytes slice_bytes{0};           // pipeline slice per channel and step; 0: no slicing
   int max_slices = 64;            // bound on slices per channel (keeps schedules small)
   std::vector<int> host_of_rank;  // host index per rank; empty: every rank its own host
+  // CollNet's heads, chains and fabric spans (sim/coll/collnet_layout.hpp computes them
+  // from the topology); null: the topology-free default of collnet_default_layout.
+  std::shared_ptr<const CollNetLayout> collnet;
 };
 
 // How many pipeline slices `bytes` (one channel's share of one piece) is cut into.

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "sim/algo/bintree.hpp"
+#include "sim/algo/collnet.hpp"
 #include "sim/algo/direct.hpp"
 #include "sim/algo/halving_doubling.hpp"
 #include "sim/algo/hier_ring.hpp"
@@ -37,6 +38,8 @@ constexpr std::array kAlgorithms{
     &kNvlsTreeAlgorithm,
     &kPatAlgorithm,
     &kSharpAlgorithm,
+    &kCollNetDirectAlgorithm,
+    &kCollNetChainAlgorithm,
 };
 
 }  // namespace

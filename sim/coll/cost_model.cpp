@@ -8,7 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "sim/algo/collnet.hpp"
 #include "sim/algo/host_groups.hpp"
+#include "sim/algo/in_network.hpp"
 #include "sim/algo/pat.hpp"
 #include "sim/algo/registry.hpp"
 #include "sim/coll/nccl/path_type.hpp"
@@ -31,6 +33,8 @@ std::size_t node_column(int hosts) { return hosts <= 1 ? 0 : hosts == 2 ? 1 : 2;
 constexpr double kPatEfficiency = 0.75;
 constexpr double kPatStepDivisor = 3.5;
 constexpr double kPatPerRankUs = 2.8;
+// CollNetDirect's per-peer arity serialisation, us (tuning.cc).
+constexpr double kCollNetArityUs = 0.4;
 
 // NCCL's chunk tuning (enqueue.cc): halve `chunk` while each of `channels` channels holds
 // fewer than `want` whole chunks of `size` and the chunk is above `floor`.
@@ -188,17 +192,48 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     return cost;
   }
   // `sharp` is a flat in-network reduction: each rank's contribution up to the switch, the
-  // sum multicast down. It models SHARP where the ranks are hosts on one switch. NCCL's
-  // CollNet over multi-GPU hosts (Direct: a reduce-scatter to the NIC-owning heads first;
-  // Chain: a chain to one head) and SHARP trees over several switches are not modelled.
-  if (row == NcclRow::CollNet && c.ranks > 1 && !facts.one_switch_star) {
-    cost.unusable =
+  // sum multicast down. It models SHARP where the ranks are hosts on one switch; NCCL's
+  // CollNet over GPU hosts and fabrics of several switches is collnet_direct / collnet_chain.
+  const bool collnet = row == NcclRow::CollNet || row == NcclRow::CollNetChain;
+  const bool flat_sharp = algo == kSharpAlgorithm.name;
+  if (flat_sharp && c.ranks > 1 && !facts.one_switch_star) {
+    cost.unusable = fmt::format(
         "sharp models SHARP only where every rank is a host on one network switch (a star of hosts); these ranks "
-        "reach the switch through other nodes (GPUs, PCIe, NICs) or through several switches, and NCCL's CollNet "
-        "(Direct or Chain, through multi-GPU hosts' NICs) is not modelled";
+        "reach the switch through other nodes (GPUs, PCIe, NICs) or through several switches: NCCL's CollNet "
+        "through GPU hosts' NICs is {} / {}",
+        kCollNetDirectAlgorithm.name, kCollNetChainAlgorithm.name);
     return cost;
   }
-  if ((nvls_row || row == NcclRow::CollNet || pat) && p != Protocol::Simple && p != Protocol::Ideal) {
+  if (collnet && !flat_sharp) {
+    // NCCL runs CollNet across nodes only (with a CollNet plugin), Direct and Chain on at
+    // most 8 local GPUs (NCCL_MAX_DIRECT_ARITY + 1, enqueue.cc), Direct only where the
+    // hosts have an NVSwitch (tuning.cc: "Disable CollNet+Direct if not on an NVSwitch
+    // system"); both need NCCL's graph of the hosts' GPUs and NICs.
+    if (facts.hosts < 2) {
+      cost.unusable = fmt::format("{} needs ranks on several hosts (NCCL's CollNet runs across nodes; one host: nvls)", algo);
+      return cost;
+    }
+    if (facts.max_ranks_per_host > kCollNetMaxLocalRanks) {
+      cost.unusable = fmt::format("{} runs on at most {} GPUs per host (NCCL_MAX_DIRECT_ARITY + 1); these hosts have {}",
+                                  algo, kCollNetMaxLocalRanks, facts.max_ranks_per_host);
+      return cost;
+    }
+    if (row == NcclRow::CollNet && !facts.nvswitch) {
+      cost.unusable = fmt::format("{} needs hosts with an NVSwitch (NCCL disables CollNet Direct elsewhere)", algo);
+      return cost;
+    }
+    if (p != Protocol::Simple) {
+      // NCCL's CollNet runs Simple only; its layout over the fabric comes from NCCL's graph,
+      // so there is no alpha-beta form either.
+      cost.unusable = fmt::format("{} runs only with the simple protocol", algo);
+      return cost;
+    }
+    if (graph == nullptr) {
+      cost.unusable = fmt::format("{} needs NCCL's graph of the hosts' GPUs and NICs, which these ranks do not have", algo);
+      return cost;
+    }
+  }
+  if ((nvls_row || collnet || pat) && p != Protocol::Simple && p != Protocol::Ideal) {
     cost.unusable = fmt::format("{} runs only with the simple protocol", algo);
     return cost;
   }
@@ -294,6 +329,38 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     // per channel's share of the bandwidth, not per the whole stream's.
     cost.options.slice_bytes = Bytes{chunk * ((channels_used + 1) / 2)};
   }
+  if (collnet && !flat_sharp && graph != nullptr) {
+    // connect.cc: with CollNet on, NCCL runs half as many channels again where the chain
+    // graph's intra bandwidth exceeds its network one (NVLink hosts of several GPUs).
+    int ch = model.channels.value_or(graph->channels);
+    if (facts.max_ranks_per_host > 1 && graph->type_intra == PathType::Nvl) ch = std::min(64, ch + ch / 2);
+    ch = user.channels > 0 ? user.channels : nccl_run_channels(ch, model);
+    cost.channels = ch;
+    cost.options.channels = ch;
+    if (user.slice.count == 0) {
+      // enqueue.cc: one Simple step per chunk, halved while the channels hold few: Direct
+      // (depth 2, its heads sharing each channel's chunk) below 64 x depth chunks to 128
+      // KiB, 8 x depth to 64 KiB and 32 KiB; Chain from 256 KiB (depth ppn) below 64 x, 8 x
+      // and 1 x depth. A Direct stream (one head) stands for every channel's share of its
+      // block, moved in step: its slice is the chunk times the channels.
+      const std::int64_t step = model.slice[static_cast<std::size_t>(nccl_index(Protocol::Simple))].count;
+      const int ppn = std::max(1, facts.max_ranks_per_host);
+      if (row == NcclRow::CollNet) {
+        const int heads = collnet_heads(graph->host.front().nics.size(), ppn);
+        const int ops = ch * heads;
+        std::int64_t chunk = halve_chunk(step, c.size, ops, 2 * 64, 131072);
+        chunk = halve_chunk(chunk, c.size, ops, 2 * 8, 65536);
+        chunk = halve_chunk(chunk, c.size, ops, 2 * 8, 32768);
+        cost.options.slice_bytes = Bytes{chunk * ch};
+      } else {
+        std::int64_t chunk = std::min<std::int64_t>(256 * 1024, step);
+        chunk = halve_chunk(chunk, c.size, ch, ppn * 64.0, 131072);
+        chunk = halve_chunk(chunk, c.size, ch, ppn * 8.0, 65536);
+        chunk = halve_chunk(chunk, c.size, ch, ppn, 32768);
+        cost.options.slice_bytes = Bytes{chunk};
+      }
+    }
+  }
   if (!nccl_protocol) return cost;  // ideal: route latency, payload bytes, no cap
 
   const auto pi = static_cast<std::size_t>(nccl_index(p));
@@ -331,6 +398,10 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     if (const auto ring = nccl_ring_latency(facts, c, cost.step, p == Protocol::Simple, graph)) {
       cost.step.uniform_step_latency = Time::from_seconds(ring->total_us / ring->steps * 1e-6);
     }
+  }
+  if (row == NcclRow::CollNet && !flat_sharp) {
+    // tuning.cc: CollNetDirect adds 0.4 us of arity serialisation per local peer, each way.
+    cost.base_latency += Time::from_seconds(2 * kCollNetArityUs * 1e-6 * std::max(0, facts.max_ranks_per_host - 1));
   }
   if (pat) {
     // tuning.cc: PAT's latency is baseLat + log2(nNodes) x interLat / 3.5 + 2.8 us x nRanks

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/algo/collnet.hpp"
+#include "sim/algo/in_network.hpp"
 #include "sim/algo/registry.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/text.hpp"
@@ -102,7 +104,13 @@ std::string nccl_algo_list(std::string_view value, std::string_view option) {
                           if (k == "ring") a = NcclAlgorithm::Ring;
                           if (k == "tree") a = NcclAlgorithm::Tree;
                           if (k == "nvls") a = NcclAlgorithm::Nvls;
-                          if (k == "collnet" || k == "collnetdirect" || k == "collnetchain") a = NcclAlgorithm::CollNet;
+                          // CollNet: NCCL's two (and, on a star of hosts, collsim's flat SHARP).
+                          if (k == "collnetdirect") return std::string(kCollNetDirectAlgorithm.name);
+                          if (k == "collnetchain") return std::string(kCollNetChainAlgorithm.name);
+                          if (k == "collnet") {
+                            return fmt::format("{},{},{}", kCollNetDirectAlgorithm.name, kCollNetChainAlgorithm.name,
+                                               kSharpAlgorithm.name);
+                          }
                           if (k == "nvlstree") a = NcclAlgorithm::NvlsTree;
                           if (k == "pat") a = NcclAlgorithm::Pat;
                           if (!a) return "?";

@@ -9,10 +9,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "sim/algo/in_network.hpp"
 #include "sim/algo/nvls_tree.hpp"
 #include "sim/algo/phased_schedule.hpp"
 #include "sim/algo/tree.hpp"
 #include "sim/algo/tree_passes.hpp"
+#include "sim/coll/collnet_layout.hpp"
 #include "sim/coll/nvls_tree_estimate.hpp"
 #include "sim/coll/phased_player.hpp"
 #include "sim/coll/schedule_player.hpp"
@@ -172,6 +174,28 @@ void pin_nccl_routes(LinkGraph& graph, const NcclGraph& g, std::string_view algo
   pin_shm_routes(graph, g, job_rank);
 }
 
+// CollNet's layout on this topology into cost.options (or, where it cannot run, the reason
+// into cost.unusable); the head-to-head routes its spans index, to pin while it plays.
+std::vector<CollNetPin> attach_collnet(LinkGraph& graph, const NcclGraph* g, const std::string& algo, CollectiveCost& cost) {
+  const NcclAlgorithm a = nccl_counterpart(algo);
+  if ((a != NcclAlgorithm::CollNet && a != NcclAlgorithm::CollNetChain) || algo == kSharpAlgorithm.name || cost.unusable ||
+      g == nullptr) {
+    return {};
+  }
+  std::string why;
+  auto plan = collnet_plan(graph, *g, a == NcclAlgorithm::CollNetChain, cost.channels, &why);
+  if (!plan) {
+    cost.unusable = fmt::format("{} cannot run on these hosts: {}", algo, why);
+    return {};
+  }
+  cost.options.collnet = plan->layout;
+  return std::move(plan->pins);
+}
+
+void pin_collnet(LinkGraph& graph, const std::vector<CollNetPin>& pins) {
+  for (const CollNetPin& p : pins) graph.pin_route(p.src, p.dst, p.route);
+}
+
 CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, const CollectiveRequest& request) {
   const TopologyFacts facts = topology_facts(graph.topology(), request.hosts);
   // NCCL's channel graph, searched once and only when an NCCL protocol runs ring or tree
@@ -184,10 +208,12 @@ CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, c
   };
   std::optional<CollectivePrediction> best;
   std::string why;
+  bool why_simple = false;
   struct Candidate {
     const std::string* algo;
     Protocol p;
     CollectiveCost cost;
+    std::vector<CollNetPin> pins;
   };
   std::vector<Candidate> candidates;
   const std::vector<Protocol> ideal_only{Protocol::Ideal};
@@ -198,11 +224,17 @@ CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, c
       const NcclGraph* channel_graph = p != Protocol::Ideal ? nccl_graph() : nullptr;
       CollectiveCost cost =
           candidate_cost(facts, c, algo, p, request.model, request.overrides, channel_graph, request.protocols_auto);
+      std::vector<CollNetPin> pins = attach_collnet(graph, channel_graph, algo, cost);
       if (cost.unusable) {
-        if (why.empty()) why = *cost.unusable;
+        // The first reason, but a Simple candidate's over another protocol's: Simple runs
+        // wherever an algorithm runs at all, so its reason is the one that says why not.
+        if (why.empty() || (p == Protocol::Simple && !why_simple)) {
+          why = *cost.unusable;
+          why_simple = p == Protocol::Simple;
+        }
         continue;
       }
-      candidates.push_back(Candidate{&algo, p, std::move(cost)});
+      candidates.push_back(Candidate{&algo, p, std::move(cost), std::move(pins)});
     }
   }
   // Under NCCL's protocols NCCL itself chooses between ring and tree, by its tuning model:
@@ -237,6 +269,7 @@ CollectivePrediction predict_collective(LinkGraph& graph, const Collective& c, c
     // The data takes the routes of NCCL's channels and transports (channel_orders are set
     // only with an NCCL protocol's graph).
     if (p != Protocol::Ideal && nccl_graph() != nullptr) pin_nccl_routes(graph, *nccl_graph(), algo, cost.options);
+    pin_collnet(graph, candidates[i].pins);
     const CommTime comm = play_collective(graph, c, algo, cost, request);
     graph.clear_pinned_routes();
     // A single rank communicates nothing: no launch either (NCCL: time 0).
@@ -262,10 +295,12 @@ CollectiveReplay replay_collective(LinkGraph& graph, const CollectivePrediction&
   const TopologyFacts facts = topology_facts(graph.topology(), request.hosts);
   std::optional<NcclGraph> channel_graph;
   if (prediction.protocol != Protocol::Ideal) channel_graph = search_nccl_ring(graph, facts.host_of_rank, nccl_search_options(request.model));
-  const CollectiveCost cost = collective_cost(facts, c, algo, prediction.protocol, request.model, request.overrides,
-                                              channel_graph ? &*channel_graph : nullptr);
+  CollectiveCost cost = collective_cost(facts, c, algo, prediction.protocol, request.model, request.overrides,
+                                        channel_graph ? &*channel_graph : nullptr);
+  const std::vector<CollNetPin> pins = attach_collnet(graph, channel_graph ? &*channel_graph : nullptr, algo, cost);
   if (cost.unusable) throw std::invalid_argument(*cost.unusable);
   if (channel_graph) pin_nccl_routes(graph, *channel_graph, algo, cost.options);
+  pin_collnet(graph, pins);
   Schedule s = build_schedule(algo, c, cost.options);
   PlayOptions play;
   play.cost = cost.step;

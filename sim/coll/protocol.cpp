@@ -49,6 +49,7 @@ NcclRow nccl_row(std::string_view algorithm) {
     case NcclAlgorithm::Nvls: return NcclRow::Nvls;
     case NcclAlgorithm::NvlsTree: return NcclRow::NvlsTree;
     case NcclAlgorithm::CollNet: return NcclRow::CollNet;
+    case NcclAlgorithm::CollNetChain: return NcclRow::CollNetChain;
     case NcclAlgorithm::Pat: return NcclRow::Pat;
     case NcclAlgorithm::None:
     case NcclAlgorithm::Ring:

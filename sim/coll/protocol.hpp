@@ -35,9 +35,9 @@ inline constexpr auto kEnumNames<GpuArch> = names_in_order<GpuArch>({"volta", "a
 // NCCL counterpart (sim/algo/algorithm_info.hpp) maps to its row; the others (NCCL's
 // point-to-point sends, collsim's what-ifs such as ps, rhd, rd, bintree, hier_ring) are
 // point-to-point step algorithms and are priced like Ring.
-enum class NcclRow : std::uint8_t { Tree = 0, Ring = 1, CollNet = 2, Nvls = 3, Pat = 4, NvlsTree = 5 };
+enum class NcclRow : std::uint8_t { Tree = 0, Ring = 1, CollNet = 2, Nvls = 3, Pat = 4, NvlsTree = 5, CollNetChain = 6 };
 template <>
-inline constexpr auto kEnumNames<NcclRow> = names_in_order<NcclRow>({"tree", "ring", "collnet", "nvls", "pat", "nvls_tree"});
+inline constexpr auto kEnumNames<NcclRow> = names_in_order<NcclRow>({"tree", "ring", "collnet", "nvls", "pat", "nvls_tree", "collnet_chain"});
 // Whether NCCL runs this algorithm (its AlgorithmInfo names an NCCL counterpart: ring,
 // tree, nvls, sharp = CollNet, direct = its point-to-point all-to-all): NCCL's protocols
 // apply to it. collsim's other algorithms (ps, bintree, hier_ring, ...) are what-ifs.

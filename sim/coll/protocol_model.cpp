@@ -25,15 +25,18 @@ ProtocolModel nccl_default_model() {
   const auto nvls = static_cast<std::size_t>(NcclRow::Nvls);
   const auto pat = static_cast<std::size_t>(NcclRow::Pat);
   const auto nvls_tree = static_cast<std::size_t>(NcclRow::NvlsTree);
-  // baseLat (tuning.cc): Tree 6.8/14/8.4, Ring 6.6/14/8.4 us; CollNetDirect, NVLS and
-  // NVLSTree 0, PAT 8 (it runs Simple only).
+  const auto chain = static_cast<std::size_t>(NcclRow::CollNetChain);
+  // baseLat (tuning.cc): Tree 6.8/14/8.4, Ring 6.6/14/8.4 us; CollNetDirect, CollNetChain,
+  // NVLS and NVLSTree 0, PAT 8 (it runs Simple only).
   m.base_latency[tree] = lat(6.8, 14.0, 8.4);
   m.base_latency[ring] = lat(6.6, 14.0, 8.4);
   m.base_latency[collnet] = lat(0, 0, 0);
   m.base_latency[nvls] = lat(0, 0, 0);
   m.base_latency[pat] = lat(8.0, 8.0, 8.0);
   m.base_latency[nvls_tree] = lat(0, 0, 0);
+  m.base_latency[chain] = lat(0, 0, 0);
   // hwLat [class][algorithm][protocol] (tuning.cc); CollNet = CollNetDirect's row.
+  // CollNetChain: 2.8 us over NVLink and PCIe, 30 us over the network.
   auto& nv = m.step_latency[static_cast<std::size_t>(LinkClass::NvLink)];
   nv[tree] = lat(0.6, 1.25, 4.0);
   nv[ring] = lat(0.6, 1.9, 3.4);
@@ -41,6 +44,7 @@ ProtocolModel nccl_default_model() {
   nv[nvls] = lat(0, 0, 25);
   nv[pat] = lat(0, 0, 4.0);
   nv[nvls_tree] = lat(0, 0, 25);
+  nv[chain] = lat(0, 0, 2.8);
   auto& pci = m.step_latency[static_cast<std::size_t>(LinkClass::Pci)];
   pci[tree] = lat(1.0, 1.9, 4.0);
   pci[ring] = lat(1.0, 2.5, 5.7);
@@ -48,6 +52,7 @@ ProtocolModel nccl_default_model() {
   pci[nvls] = lat(0, 0, 0);
   pci[pat] = lat(0, 0, 4.0);
   pci[nvls_tree] = lat(0, 0, 0);
+  pci[chain] = lat(0, 0, 2.8);
   auto& net = m.step_latency[static_cast<std::size_t>(LinkClass::Net)];
   net[tree] = lat(5.0, 8.5, 14);
   net[ring] = lat(2.7, 4.0, 14.0);
@@ -55,6 +60,7 @@ ProtocolModel nccl_default_model() {
   net[nvls] = lat(0, 0, 18);
   net[pat] = lat(0, 0, 14);
   net[nvls_tree] = lat(0, 0, 20.9);
+  net[chain] = lat(0, 0, 30);
   // Ring: LL 0.5 (half of each 16 B line is flags), LL128 0.92 ("120/128"), Simple 1.
   m.efficiency = {0.5, 0.92, 1.0};
   // Tree all-reduce: x 0.92 always; LL x 1/3.8; LL128 x 7/9 (one node) or 120/128.
@@ -88,7 +94,7 @@ ProtocolModel nccl_default_model() {
 namespace {
 
 constexpr std::array<std::string_view, kNcclProtocols> kProtoKeys{"ll", "ll128", "simple"};
-constexpr std::array<std::string_view, kNcclRows> kRowKeys{"tree", "ring", "collnet", "nvls", "pat", "nvls_tree"};
+constexpr std::array<std::string_view, kNcclRows> kRowKeys{"tree", "ring", "collnet", "nvls", "pat", "nvls_tree", "collnet_chain"};
 constexpr std::array<std::string_view, kLinkClasses> kClassKeys{"nvlink", "pci", "net"};
 
 template <typename T, typename Read>

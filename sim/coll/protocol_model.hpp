@@ -16,7 +16,7 @@
 
 namespace collsim {
 
-inline constexpr int kNcclRows = 6;       // Tree, Ring, CollNet, Nvls, Pat, NvlsTree
+inline constexpr int kNcclRows = 7;       // Tree, Ring, CollNet (Direct), Nvls, Pat, NvlsTree, CollNetChain
 inline constexpr int kNcclProtocols = 3;  // LL, LL128, Simple
 inline constexpr int kArchs = 4;          // Volta, Ampere, Hopper, Blackwell
 inline constexpr int kNodeColumns = 3;    // 1 node, 2 nodes, >= 3 nodes

@@ -2,7 +2,7 @@
 # exits 2 with a message naming the flag.
 source "$(dirname "$0")/lib.bash"
 
-for algo in ring tree bintree ps ps_sharded rhd rd direct nvls sharp; do
+for algo in ring tree bintree ps ps_sharded rhd rd direct nvls sharp collnet_direct collnet_chain; do
   out=$("$COLLSIM" schedule --op allreduce --algo "$algo" --ranks 13 --verify) || fail "$algo schedule failed: $out"
   grep -q "# verification: ok" <<<"$out" || fail "$algo did not verify: $out"
 done

@@ -152,7 +152,7 @@ run_exec() { rc=0; "$EXEC" "$@" >"$TMP/eout" 2>"$TMP/eerr" || rc=$?; }
 (unset COLLSIM_EXEC_TOKEN; run_exec --rank 0 --world 2 --master 127.0.0.1:1; [[ $rc == 2 ]] && grep -q -- "--token" "$TMP/eerr") ||
   fail "no token: $(cat "$TMP/eerr")"
 run_exec --rank 0 --world 2 --token short; [[ $rc == 2 ]] && grep -q -- "16..128 characters" "$TMP/eerr" || fail "short token: $(cat "$TMP/eerr")"
-for algo in nvls sharp; do
+for algo in nvls sharp collnet_direct; do
   run_exec --local 2 --algo $algo
   [[ $rc == 2 ]] && grep -q "in-network reduction" "$TMP/eerr" || fail "$algo: exit $rc: $(cat "$TMP/eerr")"
 done

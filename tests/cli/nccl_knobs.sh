@@ -122,6 +122,21 @@ expect_error 2 "$TMP/p1.json" "/candidates/0/nccl_env" "NCCL_FOO" -- plan "$TMP/
 plan "$TMP/p2.json" ', "nccl_env": "NCCL_ALGO=Ring", "algorithm": "tree"'
 expect_error 2 "/candidates/0/algorithm" "beside NCCL_ALGO" -- plan "$TMP/p2.json"
 
+# CollNet (NCCL_COLLNET_ENABLE=1 with a SHARP plugin): Direct on the rail cluster's InfiniBand,
+# past the ring at 1 GiB (NVLink, not the NICs, bounds it); Chain when named; refused on RoCE.
+row=$(csv "$RAIL" 1GiB --nccl-algo CollNet)
+[[ $(field 11 "$row") == collnet_direct && $(field 12 "$row") == simple ]] || fail "NCCL_ALGO=CollNet: $row"
+ring=$(csv "$RAIL" 1GiB --nccl-algo Ring --nccl-proto Simple)
+awk -v a="$(field 10 "$row")" -v b="$(field 10 "$ring")" 'BEGIN { exit !(a > 1.2 * b) }' || fail "CollNet busbw not past the ring's: $row vs $ring"
+[[ $(field 11 "$(csv "$RAIL" 64MiB --nccl-algo CollNetChain)") == collnet_chain ]] || fail "NCCL_ALGO=CollNetChain"
+cat >"$TMP/roce.json" <<'JSON'
+{"generator": {"kind": "cluster", "hosts": 2, "server": {"kind": "dgx_h100"},
+ "fabric": {"kind": "star", "link_kind": "roce", "nic_bandwidth": "400Gbps"}}}
+JSON
+expect_error 2 "--algo" "collnet_direct cannot run on these hosts" "SHARP runs on InfiniBand" -- \
+  collective --topology "$TMP/roce.json" --nccl-algo CollNet --sizes 1MiB
+expect_error 2 "--algo" "collnet_direct needs ranks on several hosts" -- collective --topology dgx-h100 --nccl-algo CollNet --sizes 1MiB
+
 # Bad input: exit 2, naming option, variable, value and what was expected.
 C=(collective --topology "$RAIL" --sizes 1MiB)
 expect_error 2 "--nccl-env" "NCCL_FOO" "one of NCCL_ALGO" -- "${C[@]}" --nccl-env "NCCL_FOO=1"

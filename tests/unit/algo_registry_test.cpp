@@ -69,7 +69,7 @@ std::vector<std::string> string_literals(const std::string& src) {
 const std::set<std::pair<std::string, std::string>> kOtherVocabularies{
     // "ps" is picoseconds in the unit table.
     {"core/unit_parse.cpp", "ps"},
-    // NCCL's tuning-table rows (NcclRow: tree, ring, collnet, nvls, pat, nvls_tree), also the keys of a
+    // NCCL's tuning-table rows (NcclRow: tree, ring, collnet, nvls, pat, nvls_tree, collnet_chain), also the keys of a
     // calibration file's per-row tables; which row an algorithm is priced by comes from its
     // AlgorithmInfo (nccl_row).
     {"coll/protocol.hpp", "tree"},
@@ -77,11 +77,13 @@ const std::set<std::pair<std::string, std::string>> kOtherVocabularies{
     {"coll/protocol.hpp", "nvls"},
     {"coll/protocol.hpp", "pat"},
     {"coll/protocol.hpp", "nvls_tree"},
+    {"coll/protocol.hpp", "collnet_chain"},
     {"coll/protocol_model.cpp", "tree"},
     {"coll/protocol_model.cpp", "ring"},
     {"coll/protocol_model.cpp", "nvls"},
     {"coll/protocol_model.cpp", "pat"},
     {"coll/protocol_model.cpp", "nvls_tree"},
+    {"coll/protocol_model.cpp", "collnet_chain"},
     // NCCL_ALGO's names (lower-cased), mapped to collsim's algorithms through their
     // AlgorithmInfo's NCCL counterpart.
     {"coll/nccl_env.cpp", "tree"},
@@ -134,13 +136,16 @@ TEST_CASE("the registry's per-algorithm facts", "[registry][algo]") {
   CHECK(nccl_counterpart("nvls") == NcclAlgorithm::Nvls);
   CHECK(nccl_counterpart("sharp") == NcclAlgorithm::CollNet);
   CHECK(nccl_counterpart("nvls_tree") == NcclAlgorithm::NvlsTree);
+  CHECK(nccl_counterpart("collnet_direct") == NcclAlgorithm::CollNet);
+  CHECK(nccl_counterpart("collnet_chain") == NcclAlgorithm::CollNetChain);
   CHECK(nccl_counterpart("direct") == NcclAlgorithm::PointToPoint);
   for (const char* what_if : {"bintree", "ps", "ps_sharded", "hier_ring", "rhd", "rd", "no-such"}) {
     CHECK(nccl_counterpart(what_if) == NcclAlgorithm::None);
   }
   for (const AlgorithmInfo* a : algorithms()) {
     INFO(a->name);
-    CHECK(needs_even_hosts(a->name) == (a->name == "hier_ring" || a->name == "nvls_tree"));
+    CHECK(needs_even_hosts(a->name) ==
+          (a->name == "hier_ring" || a->name == "nvls_tree" || a->name == "collnet_direct" || a->name == "collnet_chain"));
     CHECK((a->phased != nullptr) == (a->name == "ring" || a->name == "hier_ring"));
   }
   // The phased form carries the registered name too.

@@ -41,7 +41,8 @@ TEST_CASE("NCCL environment: names, lists and ranges", "[coll][nccl][env]") {
   CHECK(env.nvls == false);
   CHECK(env.cross_nic == 1);
   CHECK(parse_nccl_env("", "--nccl-env").empty());
-  CHECK(nccl_algo_list("CollNetDirect", "x") == "sharp");
+  CHECK(nccl_algo_list("CollNetDirect", "x") == "collnet_direct");
+  CHECK(nccl_algo_list("CollNet", "x") == "collnet_direct,collnet_chain,sharp");
   CHECK(nccl_algo_list("nvls", "x") == "nvls");
   CHECK(nccl_proto_list("LL128,Simple", "x") == "ll128,simple");
   CHECK(parse_nccl_env("NCCL_NVLS_ENABLE=2", "o").nvls == true);

@@ -25,15 +25,18 @@ std::optional<Route> nic_leg(LinkGraph& graph, const NcclGraph& g, NodeIndex fro
 
 }  // namespace
 
+std::optional<Route> gpu_nic_hop_route(LinkGraph& graph, const NcclGraph& g, int local, int nic, int from, int to) {
+  const NodeIndex a = g.host.at(static_cast<std::size_t>(from)).gpus.at(static_cast<std::size_t>(local));
+  const NodeIndex b = g.host.at(static_cast<std::size_t>(to)).gpus.at(static_cast<std::size_t>(local));
+  const NodeIndex out_nic = g.host[static_cast<std::size_t>(from)].nics.at(static_cast<std::size_t>(nic));
+  const NodeIndex in_nic = g.host[static_cast<std::size_t>(to)].nics.at(static_cast<std::size_t>(nic));
+  return join_routes({nic_leg(graph, g, a, out_nic, a, local, nic), graph.node_route(out_nic, in_nic),
+                      nic_leg(graph, g, in_nic, b, b, local, nic)});
+}
+
 std::optional<Route> tree_hop_route(LinkGraph& graph, const NcclGraph& g, int channel, int from, int to) {
   const NcclChannel& ch = g.per_channel.at(static_cast<std::size_t>(channel));
-  const int head = ch.order.front();
-  const NodeIndex a = g.host.at(static_cast<std::size_t>(from)).gpus[static_cast<std::size_t>(head)];
-  const NodeIndex b = g.host.at(static_cast<std::size_t>(to)).gpus[static_cast<std::size_t>(head)];
-  const NodeIndex out_nic = g.host[static_cast<std::size_t>(from)].nics.at(static_cast<std::size_t>(ch.nic));
-  const NodeIndex in_nic = g.host[static_cast<std::size_t>(to)].nics.at(static_cast<std::size_t>(ch.nic));
-  return join_routes({nic_leg(graph, g, a, out_nic, a, head, ch.nic), graph.node_route(out_nic, in_nic),
-                      nic_leg(graph, g, in_nic, b, b, head, ch.nic)});
+  return gpu_nic_hop_route(graph, g, ch.order.front(), ch.nic, from, to);
 }
 
 std::optional<Route> channel_hop_route(LinkGraph& graph, const NcclGraph& g, int channel, int from, int to) {

@@ -108,5 +108,9 @@ struct NcclGraph {
 // the channel enters each host by), through the channel's NIC on both; nullopt if a leg has
 // no path.
 [[nodiscard]] std::optional<Route> tree_hop_route(LinkGraph& graph, const NcclGraph& g, int channel, int from, int to);
+// The same between local GPU `local` of hosts `from` and `to` through their NIC `nic`
+// (staged through host memory where the graph says so).
+[[nodiscard]] std::optional<Route> gpu_nic_hop_route(LinkGraph& graph, const NcclGraph& g, int local, int nic, int from,
+                                                     int to);
 
 }  // namespace collsim
