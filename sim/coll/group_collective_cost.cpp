@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include "sim/algo/in_network.hpp"
 #include "sim/algo/registry.hpp"
 #include "sim/algo/tree.hpp"
 #include "sim/coll/cost_model.hpp"
@@ -310,6 +311,17 @@ Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::v
     };
     const CollectiveCost cost = collective_cost(facts, c, algorithm, protocol, request.model, request.overrides, graph_of(groups.front()));
     if (cost.unusable) throw std::invalid_argument(*cost.unusable);
+    // CollNet's SHARP trees are laid on one group's own fabric routes (collnet_layout.hpp);
+    // groups sharing a fabric would share switches' aggregation too, which is not modelled:
+    // refused rather than played over whole GPU routes.
+    const NcclAlgorithm counterpart = nccl_counterpart(algorithm);
+    if ((counterpart == NcclAlgorithm::CollNet || counterpart == NcclAlgorithm::CollNetChain) &&
+        algorithm != kSharpAlgorithm.name) {
+      throw std::invalid_argument(fmt::format(
+          "{} is priced for one process group on its own: {} concurrent groups sharing the fabric's SHARP switches are "
+          "not modelled",
+          algorithm, groups.size()));
+    }
     const Schedule one = build_schedule(algorithm, c, cost.options);
     if (one.size() == 0) return Time{};
     // Each group's options: group 0's unless NCCL's search orders this group's channels

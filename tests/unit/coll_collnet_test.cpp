@@ -15,6 +15,7 @@
 #include "sim/coll/collnet_layout.hpp"
 #include "sim/coll/cost_model.hpp"
 #include "sim/coll/flow_plan.hpp"
+#include "sim/coll/group_collective_cost.hpp"
 #include "sim/coll/nccl_env.hpp"
 #include "sim/coll/predict.hpp"
 #include "sim/coll/topology_facts.hpp"
@@ -156,6 +157,24 @@ TEST_CASE("collnet is refused where NCCL cannot run it, saying why", "[collnet]"
   CHECK(nccl_algo_list("CollNet", "--nccl-algo") == "collnet_direct,collnet_chain,sharp");
   CHECK(nccl_algo_list("CollNetDirect", "--nccl-algo") == "collnet_direct");
   CHECK(nccl_algo_list("collnetchain", "--nccl-algo") == "collnet_chain");
+}
+
+TEST_CASE("collnet prices one process group; concurrent groups sharing the fabric are refused", "[collnet]") {
+  const Topology topo = dgx_h100_cluster(4, kFatTree);
+  LinkGraph graph(topo);
+  GroupCollectiveCost cost(graph, std::string(kCollNetDirectAlgorithm.name), 8, Protocol::Simple);
+  std::vector<int> a, b;
+  for (int r = 0; r < 16; ++r) {
+    a.push_back(r);
+    b.push_back(16 + r);
+  }
+  CHECK(cost.time_groups(CollectiveOp::AllReduce, Bytes{1 << 20}, {a}) > Time{});
+  try {
+    (void)cost.time_groups(CollectiveOp::AllReduce, Bytes{1 << 20}, {a, b});
+    FAIL("two concurrent CollNet groups were played");
+  } catch (const std::exception& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("2 concurrent groups sharing the fabric's SHARP switches"));
+  }
 }
 
 }  // namespace
