@@ -60,9 +60,11 @@ Schedule collnet_schedule(const Collective& c, const AlgorithmOptions& opt, bool
   check_layout(*layout, hosts, ppn, chain, name);
   Schedule s(c, name);
   const int streams = static_cast<int>(layout->streams.size());
+  // Every stream in the same number of slices (its blocks differ by a byte at most).
+  const std::vector<Bytes> blocks = split_evenly(c.size, streams);
+  const int slices = slice_count(blocks.front(), opt);
   std::vector<std::vector<Bytes>> parts;
-  for (Bytes b : split_evenly(c.size, streams)) parts.push_back(split_evenly(b, slice_count(b, opt)));
-  const int slices = static_cast<int>(parts.front().size());
+  for (Bytes b : blocks) parts.push_back(split_evenly(b, slices));
   // chunk (slice l, stream q) = l * streams + q
   for (int l = 0; l < slices; ++l) {
     for (int q = 0; q < streams; ++q) s.add_chunk(ChunkSpec{parts[static_cast<std::size_t>(q)][static_cast<std::size_t>(l)]});

@@ -159,7 +159,7 @@ TEST_CASE("collnet is refused where NCCL cannot run it, saying why", "[collnet]"
   CHECK(nccl_algo_list("collnetchain", "--nccl-algo") == "collnet_chain");
 }
 
-TEST_CASE("collnet prices one process group; concurrent groups sharing the fabric are refused", "[collnet]") {
+TEST_CASE("collnet prices one process group, and refuses concurrent groups sharing the fabric", "[collnet]") {
   const Topology topo = dgx_h100_cluster(4, kFatTree);
   LinkGraph graph(topo);
   GroupCollectiveCost cost(graph, std::string(kCollNetDirectAlgorithm.name), 8, Protocol::Simple);
