@@ -12,6 +12,10 @@
 
 namespace collsim {
 
+bool lays_sharp_trees(std::string_view algo) {
+  return algo == kCollNetDirectAlgorithm.name || algo == kCollNetChainAlgorithm.name;
+}
+
 CollNetLayout collnet_default_layout(int hosts, int ppn, int streams, bool chain) {
   CollNetLayout layout;
   for (int q = 0; q < streams; ++q) {
@@ -88,7 +92,6 @@ Schedule collnet_schedule(const Collective& c, const AlgorithmOptions& opt, bool
       const CollNetStream& st = layout->streams[static_cast<std::size_t>(q)];
       const int chunk = l * streams + q;
       // 1. Inside each host, the host's partial sum onto the head.
-      std::vector<std::optional<TransferId>> partial(static_cast<std::size_t>(hosts));
       // The transfers that leave the host's partial sum on its head (the executor checks a
       // reader's dependence on its chunk's writers at most one join away).
       std::vector<std::vector<TransferId>> partial_in(static_cast<std::size_t>(hosts));
@@ -103,7 +106,6 @@ Schedule collnet_schedule(const Collective& c, const AlgorithmOptions& opt, bool
                                Bytes{0}, chunk, TransferKind::Reduce, TransferLeg::EndToEnd, later},
                       q, 0, after);
           }
-          partial[static_cast<std::size_t>(k)] = in;
           if (in) partial_in[static_cast<std::size_t>(k)].push_back(*in);
         } else {
           std::vector<TransferId> in;
@@ -111,7 +113,6 @@ Schedule collnet_schedule(const Collective& c, const AlgorithmOptions& opt, bool
             if (r == head) continue;
             in.push_back(send(Transfer{r, head, Bytes{0}, chunk, TransferKind::Reduce, TransferLeg::EndToEnd, later}, q, 0, {}));
           }
-          if (!in.empty()) partial[static_cast<std::size_t>(k)] = in.size() == 1 ? in.front() : s.add_join(in);
           partial_in[static_cast<std::size_t>(k)] = std::move(in);
         }
       }
@@ -128,8 +129,7 @@ Schedule collnet_schedule(const Collective& c, const AlgorithmOptions& opt, bool
         }
       }
       std::vector<std::optional<TransferId>> ready(static_cast<std::size_t>(hosts));
-      // Hosts merge only into streams of hosts before them in the layout's walk, so
-      // feeders of k are later hosts or earlier ones; resolve recursively.
+      // What k's stream waits for: its own partial sum and, recursively, its feeders'.
       std::vector<bool> done(static_cast<std::size_t>(hosts), false);
       auto ready_of = [&](auto&& self, int k) -> std::optional<TransferId> {
         if (done[static_cast<std::size_t>(k)]) return ready[static_cast<std::size_t>(k)];
@@ -141,8 +141,7 @@ Schedule collnet_schedule(const Collective& c, const AlgorithmOptions& opt, bool
         if (!in.empty()) ready[static_cast<std::size_t>(k)] = in.size() == 1 ? in.front() : s.add_join(in);
         return ready[static_cast<std::size_t>(k)];
       };
-      std::vector<TransferId> at_root;
-      if (const auto& p = partial[static_cast<std::size_t>(root)]) at_root.push_back(*p);
+      std::vector<TransferId> at_root = partial_in[static_cast<std::size_t>(root)];
       for (int k = 0; k < hosts; ++k) {
         if (k == root) continue;
         Transfer t{rank(k, st.head), root_head, Bytes{0}, chunk, TransferKind::Reduce, TransferLeg::ToSwitch, later};

@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -48,6 +49,10 @@ inline constexpr int kCollNetMaxLocalRanks = 8;
   const int n = static_cast<int>(std::min<std::size_t>(nics, 64));
   return std::max(1, std::min({n, ppn, kCollNetMaxLocalRanks}));
 }
+
+// Whether `algo` is collnet_direct or collnet_chain: laid on the fabric's SHARP trees,
+// which needs a CollNetLayout from the topology (the flat `sharp` does not).
+[[nodiscard]] bool lays_sharp_trees(std::string_view algo);
 
 // A stream's links of a route: [first, second).
 using RouteSpan = std::pair<std::uint8_t, std::uint8_t>;

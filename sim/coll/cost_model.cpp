@@ -10,9 +10,9 @@
 
 #include "sim/algo/collnet.hpp"
 #include "sim/algo/host_groups.hpp"
-#include "sim/algo/in_network.hpp"
 #include "sim/algo/pat.hpp"
 #include "sim/algo/registry.hpp"
+#include "sim/coll/collnet_cost.hpp"
 #include "sim/coll/nccl/path_type.hpp"
 #include "sim/coll/nccl/speed_lists.hpp"
 #include "sim/coll/nccl_env.hpp"
@@ -33,19 +33,15 @@ std::size_t node_column(int hosts) { return hosts <= 1 ? 0 : hosts == 2 ? 1 : 2;
 constexpr double kPatEfficiency = 0.75;
 constexpr double kPatStepDivisor = 3.5;
 constexpr double kPatPerRankUs = 2.8;
-// CollNetDirect's per-peer arity serialisation, us (tuning.cc).
-constexpr double kCollNetArityUs = 0.4;
 
-// NCCL's chunk tuning (enqueue.cc): halve `chunk` while each of `channels` channels holds
-// fewer than `want` whole chunks of `size` and the chunk is above `floor`.
-std::int64_t halve_chunk(std::int64_t chunk, Bytes size, int channels, double want, std::int64_t floor) {
+}  // namespace
+
+std::int64_t nccl_halve_chunk(std::int64_t chunk, Bytes size, int channels, double want, std::int64_t floor) {
   while (static_cast<double>(size.count / (static_cast<std::int64_t>(channels) * chunk)) < want && chunk > floor) {
     chunk /= 2;
   }
   return chunk;
 }
-
-}  // namespace
 
 GpuArch model_arch(const TopologyFacts& facts) { return facts.arch.value_or(GpuArch::Hopper); }
 
@@ -195,8 +191,8 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
   // sum multicast down. It models SHARP where the ranks are hosts on one switch; NCCL's
   // CollNet over GPU hosts and fabrics of several switches is collnet_direct / collnet_chain.
   const bool collnet = row == NcclRow::CollNet || row == NcclRow::CollNetChain;
-  const bool flat_sharp = algo == kSharpAlgorithm.name;
-  if (flat_sharp && c.ranks > 1 && !facts.one_switch_star) {
+  const bool sharp_trees = lays_sharp_trees(algo);
+  if (collnet && !sharp_trees && c.ranks > 1 && !facts.one_switch_star) {
     cost.unusable = fmt::format(
         "sharp models SHARP only where every rank is a host on one network switch (a star of hosts); these ranks "
         "reach the switch through other nodes (GPUs, PCIe, NICs) or through several switches: NCCL's CollNet "
@@ -204,32 +200,9 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
         kCollNetDirectAlgorithm.name, kCollNetChainAlgorithm.name);
     return cost;
   }
-  if (collnet && !flat_sharp) {
-    // NCCL runs CollNet across nodes only (with a CollNet plugin), Direct and Chain on at
-    // most 8 local GPUs (NCCL_MAX_DIRECT_ARITY + 1, enqueue.cc), Direct only where the
-    // hosts have an NVSwitch (tuning.cc: "Disable CollNet+Direct if not on an NVSwitch
-    // system"); both need NCCL's graph of the hosts' GPUs and NICs.
-    if (facts.hosts < 2) {
-      cost.unusable = fmt::format("{} needs ranks on several hosts (NCCL's CollNet runs across nodes; one host: nvls)", algo);
-      return cost;
-    }
-    if (facts.max_ranks_per_host > kCollNetMaxLocalRanks) {
-      cost.unusable = fmt::format("{} runs on at most {} GPUs per host (NCCL_MAX_DIRECT_ARITY + 1); these hosts have {}",
-                                  algo, kCollNetMaxLocalRanks, facts.max_ranks_per_host);
-      return cost;
-    }
-    if (row == NcclRow::CollNet && !facts.nvswitch) {
-      cost.unusable = fmt::format("{} needs hosts with an NVSwitch (NCCL disables CollNet Direct elsewhere)", algo);
-      return cost;
-    }
-    if (p != Protocol::Simple) {
-      // NCCL's CollNet runs Simple only; its layout over the fabric comes from NCCL's graph,
-      // so there is no alpha-beta form either.
-      cost.unusable = fmt::format("{} runs only with the simple protocol", algo);
-      return cost;
-    }
-    if (graph == nullptr) {
-      cost.unusable = fmt::format("{} needs NCCL's graph of the hosts' GPUs and NICs, which these ranks do not have", algo);
+  if (sharp_trees) {
+    if (auto why = collnet_unusable(facts, algo, row == NcclRow::CollNet, p, graph)) {
+      cost.unusable = std::move(why);
       return cost;
     }
   }
@@ -295,9 +268,9 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     const int depth = facts.max_ranks_per_host - 1 +
                       (facts.hosts > 1 ? static_cast<int>(std::floor(std::log2(facts.hosts))) + 1 : 0);
     std::int64_t chunk = cost.options.slice_bytes.count;
-    chunk = halve_chunk(chunk, c.size, channels, depth * 8, 131072);
-    chunk = halve_chunk(chunk, c.size, channels, depth * 4, 65536);
-    chunk = halve_chunk(chunk, c.size, channels, depth, 32768);
+    chunk = nccl_halve_chunk(chunk, c.size, channels, depth * 8, 131072);
+    chunk = nccl_halve_chunk(chunk, c.size, channels, depth * 4, 65536);
+    chunk = nccl_halve_chunk(chunk, c.size, channels, depth, 32768);
     cost.options.slice_bytes = Bytes{chunk};
   }
   if (row == NcclRow::Tree && p == Protocol::LL128 && user.slice.count == 0) {
@@ -307,8 +280,8 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     const double ppn = static_cast<double>(c.ranks) / std::max(1, facts.hosts);
     const double nsteps = 1 + std::floor(std::log2(std::max(1, facts.hosts))) + 0.1 * ppn;
     std::int64_t chunk = cost.options.slice_bytes.count;
-    chunk = halve_chunk(chunk, c.size, channels, nsteps * 64 / ppn, 131072);
-    chunk = halve_chunk(chunk, c.size, channels, nsteps * 16 / ppn, 32768);
+    chunk = nccl_halve_chunk(chunk, c.size, channels, nsteps * 64 / ppn, 131072);
+    chunk = nccl_halve_chunk(chunk, c.size, channels, nsteps * 16 / ppn, 32768);
     cost.options.slice_bytes = Bytes{chunk};
   }
   if (nvls_tree && user.slice.count == 0) {
@@ -319,8 +292,8 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     const int channels_used = std::max(1, nvls_channels);
     const int ops = channels_used * std::max(1, facts.max_ranks_per_host);
     std::int64_t chunk = facts.hosts >= 4 ? 65536 : 131072;
-    chunk = halve_chunk(chunk, c.size, ops, 4, 65536);
-    chunk = halve_chunk(chunk, c.size, ops, 1, 32768);
+    chunk = nccl_halve_chunk(chunk, c.size, ops, 4, 65536);
+    chunk = nccl_halve_chunk(chunk, c.size, ops, 1, 32768);
     // The schedule's stream for (block, tree) stands for all the channels on that tree
     // (connect.cc connectNvls: channel c climbs tree c % 2), each moving its own chunk of
     // the block through scatter, reduce, network and multicast as one step (the kernel's
@@ -329,38 +302,7 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
     // per channel's share of the bandwidth, not per the whole stream's.
     cost.options.slice_bytes = Bytes{chunk * ((channels_used + 1) / 2)};
   }
-  if (collnet && !flat_sharp && graph != nullptr) {
-    // connect.cc: with CollNet on, NCCL runs half as many channels again where the chain
-    // graph's intra bandwidth exceeds its network one (NVLink hosts of several GPUs).
-    int ch = model.channels.value_or(graph->channels);
-    if (facts.max_ranks_per_host > 1 && graph->type_intra == PathType::Nvl) ch = std::min(64, ch + ch / 2);
-    ch = user.channels > 0 ? user.channels : nccl_run_channels(ch, model);
-    cost.channels = ch;
-    cost.options.channels = ch;
-    if (user.slice.count == 0) {
-      // enqueue.cc: one Simple step per chunk, halved while the channels hold few: Direct
-      // (depth 2, its heads sharing each channel's chunk) below 64 x depth chunks to 128
-      // KiB, 8 x depth to 64 KiB and 32 KiB; Chain from 256 KiB (depth ppn) below 64 x, 8 x
-      // and 1 x depth. A Direct stream (one head) stands for every channel's share of its
-      // block, moved in step: its slice is the chunk times the channels.
-      const std::int64_t step = model.slice[static_cast<std::size_t>(nccl_index(Protocol::Simple))].count;
-      const int ppn = std::max(1, facts.max_ranks_per_host);
-      if (row == NcclRow::CollNet) {
-        const int heads = collnet_heads(graph->host.front().nics.size(), ppn);
-        const int ops = ch * heads;
-        std::int64_t chunk = halve_chunk(step, c.size, ops, 2 * 64, 131072);
-        chunk = halve_chunk(chunk, c.size, ops, 2 * 8, 65536);
-        chunk = halve_chunk(chunk, c.size, ops, 2 * 8, 32768);
-        cost.options.slice_bytes = Bytes{chunk * ch};
-      } else {
-        std::int64_t chunk = std::min<std::int64_t>(256 * 1024, step);
-        chunk = halve_chunk(chunk, c.size, ch, ppn * 64.0, 131072);
-        chunk = halve_chunk(chunk, c.size, ch, ppn * 8.0, 65536);
-        chunk = halve_chunk(chunk, c.size, ch, ppn, 32768);
-        cost.options.slice_bytes = Bytes{chunk};
-      }
-    }
-  }
+  if (sharp_trees) set_collnet_channels(facts, c, row == NcclRow::CollNet, model, user, *graph, cost);
   if (!nccl_protocol) return cost;  // ideal: route latency, payload bytes, no cap
 
   const auto pi = static_cast<std::size_t>(nccl_index(p));
@@ -399,10 +341,7 @@ CollectiveCost collective_cost(const TopologyFacts& facts, const Collective& c, 
       cost.step.uniform_step_latency = Time::from_seconds(ring->total_us / ring->steps * 1e-6);
     }
   }
-  if (row == NcclRow::CollNet && !flat_sharp) {
-    // tuning.cc: CollNetDirect adds 0.4 us of arity serialisation per local peer, each way.
-    cost.base_latency += Time::from_seconds(2 * kCollNetArityUs * 1e-6 * std::max(0, facts.max_ranks_per_host - 1));
-  }
+  if (row == NcclRow::CollNet && sharp_trees) cost.base_latency += collnet_direct_arity_latency(facts);
   if (pat) {
     // tuning.cc: PAT's latency is baseLat + log2(nNodes) x interLat / 3.5 + 2.8 us x nRanks
     // ("still a linear part"): the per-rank term once, each dimension's step at 1/3.5.

@@ -32,6 +32,10 @@ struct ChannelPlan {
 // we look at CPU type"): 1 where its hosts' CPUs are AMD or of mixed vendors, else 0.
 [[nodiscard]] std::size_t nccl_ll_cpu_row(const CommCpu& cpu);
 
+// NCCL's chunk tuning (enqueue.cc): halve `chunk` while each of `channels` channels holds
+// fewer than `want` whole chunks of `size` and the chunk is above `floor`.
+[[nodiscard]] std::int64_t nccl_halve_chunk(std::int64_t chunk, Bytes size, int channels, double want, std::int64_t floor);
+
 // NCCL's per-size reduction: fewer channels while bytes < channels x threads x threshold.
 [[nodiscard]] int channels_for_size(int channels, Bytes size, Protocol p, NcclRow row, int ranks,
                                     const ProtocolModel& model);

@@ -10,7 +10,7 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include "sim/algo/in_network.hpp"
+#include "sim/algo/collnet.hpp"
 #include "sim/algo/registry.hpp"
 #include "sim/algo/tree.hpp"
 #include "sim/coll/cost_model.hpp"
@@ -314,9 +314,7 @@ Time GroupCollectiveCost::play_groups(CollectiveOp op, Bytes bytes, const std::v
     // CollNet's SHARP trees are laid on one group's own fabric routes (collnet_layout.hpp);
     // groups sharing a fabric would share switches' aggregation too, which is not modelled:
     // refused rather than played over whole GPU routes.
-    const NcclAlgorithm counterpart = nccl_counterpart(algorithm);
-    if ((counterpart == NcclAlgorithm::CollNet || counterpart == NcclAlgorithm::CollNetChain) &&
-        algorithm != kSharpAlgorithm.name) {
+    if (lays_sharp_trees(algorithm)) {
       throw std::invalid_argument(fmt::format(
           "{} is priced for one process group on its own: {} concurrent groups sharing the fabric's SHARP switches are "
           "not modelled",

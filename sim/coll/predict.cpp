@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "sim/algo/in_network.hpp"
 #include "sim/algo/nvls_tree.hpp"
 #include "sim/algo/phased_schedule.hpp"
 #include "sim/algo/tree.hpp"
@@ -177,13 +176,9 @@ void pin_nccl_routes(LinkGraph& graph, const NcclGraph& g, std::string_view algo
 // CollNet's layout on this topology into cost.options (or, where it cannot run, the reason
 // into cost.unusable); the head-to-head routes its spans index, to pin while it plays.
 std::vector<CollNetPin> attach_collnet(LinkGraph& graph, const NcclGraph* g, const std::string& algo, CollectiveCost& cost) {
-  const NcclAlgorithm a = nccl_counterpart(algo);
-  if ((a != NcclAlgorithm::CollNet && a != NcclAlgorithm::CollNetChain) || algo == kSharpAlgorithm.name || cost.unusable ||
-      g == nullptr) {
-    return {};
-  }
+  if (!lays_sharp_trees(algo) || cost.unusable || g == nullptr) return {};
   std::string why;
-  auto plan = collnet_plan(graph, *g, a == NcclAlgorithm::CollNetChain, cost.channels, &why);
+  auto plan = collnet_plan(graph, *g, nccl_counterpart(algo) == NcclAlgorithm::CollNetChain, cost.channels, &why);
   if (!plan) {
     cost.unusable = fmt::format("{} cannot run on these hosts: {}", algo, why);
     return {};
