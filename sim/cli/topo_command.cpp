@@ -116,11 +116,13 @@ void add_topo_command(CLI::App& app, ReportOutput& output) {
     const OutputFormat f = parse_nccl_format(*format);
     // The graph and tuning table under the knobs that shape them (channels, NVLS,
     // cross-NIC); NCCL_ALGO / NCCL_PROTO choose among the rows, which the table lists all,
-    // except that NCCL_PROTO turns on LL128 where NCCL leaves it off by default.
+    // except that NCCL_PROTO turns on LL128 where NCCL leaves it off by default, and
+    // NCCL_ALGO=CollNet adds CollNet's rows, which auto never picks.
     std::string algo = "auto", protocol = "auto";
     ProtocolModel model = nccl_default_model();
     apply_nccl_env(resolve_nccl_knobs(*knobs, algo, protocol), model);
-    output.put(f, nccl_graph_report_views(summarize_nccl_graph(load_or_report(*file), model, is_auto(protocol))));
+    const std::vector<std::string> asked = parse_algorithm_list(algo, CollectiveOp::AllReduce);
+    output.put(f, nccl_graph_report_views(summarize_nccl_graph(load_or_report(*file), model, is_auto(protocol), asked)));
   });
 
   CLI::App* compare = topo->add_subcommand(

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/algo/collnet.hpp"
 #include "sim/algo/registry.hpp"
 #include "sim/coll/cost_model.hpp"
 #include "sim/coll/selection.hpp"
@@ -62,7 +63,8 @@ std::optional<double> NcclTuningRow::busbw_cap_gbps() const {
   return capped_flows * *channel_cap_gbps * efficiency;
 }
 
-NcclGraphSummary summarize_nccl_graph(const Topology& topo, const ProtocolModel& model, bool protocols_auto) {
+NcclGraphSummary summarize_nccl_graph(const Topology& topo, const ProtocolModel& model, bool protocols_auto,
+                                      const std::vector<std::string>& asked) {
   NcclGraphSummary s;
   s.topology = topo.name;
   s.source = topo.source;
@@ -82,17 +84,24 @@ NcclGraphSummary summarize_nccl_graph(const Topology& topo, const ProtocolModel&
 
   s.model = model.source;
   s.tuned = Collective{CollectiveOp::AllReduce, s.ranks, 0, kNcclTuningSize};
-  // NCCL's tuned algorithms, the candidates of auto: ring, tree, nvls, nvls_tree.
-  for (const std::string& algo : automatic_algorithms(s.tuned.op)) {
+  // NCCL's tuned algorithms, the candidates of auto: ring, tree, nvls, nvls_tree; then
+  // CollNet's where NCCL_ALGO asked for them.
+  std::vector<std::string> algorithms = automatic_algorithms(s.tuned.op);
+  for (const std::string& algo : asked) {
+    if (lays_sharp_trees(algo) && std::find(algorithms.begin(), algorithms.end(), algo) == algorithms.end()) {
+      algorithms.push_back(algo);
+    }
+  }
+  for (const std::string& algo : algorithms) {
     std::vector<NcclTuningRow> rows;
     for (Protocol p : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
       rows.push_back(tuning_row(facts, s.tuned, algo, p, model, *s.graph, protocols_auto));
     }
-    // nvls is listed only where some protocol can run it (Simple: its reason is the
-    // one that matters); ring and tree always.
+    // Ring and tree are listed always; the others (nvls, nvls_tree, CollNet's) only where
+    // some protocol can run them (Simple: its reason is the one that matters).
     const bool none_usable = std::all_of(rows.begin(), rows.end(), [](const auto& r) { return r.unusable.has_value(); });
     const NcclRow row = nccl_row(algo);
-    if ((row == NcclRow::Nvls || row == NcclRow::NvlsTree) && none_usable) {
+    if (row != NcclRow::Ring && row != NcclRow::Tree && none_usable) {
       s.omitted.push_back({algo, *rows.back().unusable});
       continue;
     }

@@ -114,18 +114,21 @@ void write_tuning(std::ostream& out, const NcclGraphSummary& s) {
          "# eff: payload bytes per wire byte; chan cap: per-channel flow cap (wire GB/s)\n"
          "# busbw cap: channels (nvls: 2 x (ranks - 1) GPU-pair legs) x chan cap x eff (payload GB/s); none: no channel "
          "cap, links alone limit\n";
-  fmt::print(out, "{:<9} {:<8} {:>8} {:>8} {:>7} {:>7} {:>7} {:>6} {:>9} {:>10}\n", "algorithm", "protocol",
+  // The algorithm column as wide as its longest name (collnet_direct), 9 at least.
+  std::size_t w = 9;
+  for (const NcclTuningRow& r : s.tuning) w = std::max(w, r.algorithm.size());
+  fmt::print(out, "{:<{}} {:<8} {:>8} {:>8} {:>7} {:>7} {:>7} {:>6} {:>9} {:>10}\n", "algorithm", w, "protocol",
              "channels", "base", "nvlink", "pci", "net", "eff", "chan cap", "busbw cap");
   std::vector<std::string> notes;
   for (const NcclTuningRow& r : s.tuning) {
     if (r.unusable) {
       auto it = std::find(notes.begin(), notes.end(), *r.unusable);
       if (it == notes.end()) it = notes.insert(notes.end(), *r.unusable);
-      fmt::print(out, "{:<9} {:<8} {:>8} {:>8} {:>7} {:>7} {:>7} {:>6} {:>9} {:>10}  [{}]\n", r.algorithm,
+      fmt::print(out, "{:<{}} {:<8} {:>8} {:>8} {:>7} {:>7} {:>7} {:>6} {:>9} {:>10}  [{}]\n", r.algorithm, w,
                  to_string(r.protocol), "-", "-", "-", "-", "-", "-", "-", "-", it - notes.begin() + 1);
       continue;
     }
-    fmt::print(out, "{:<9} {:<8} {:>8} {:>8.2f} {:>7.2f} {:>7.2f} {:>7.2f} {:>6.3f} {:>9} {:>10}\n", r.algorithm,
+    fmt::print(out, "{:<{}} {:<8} {:>8} {:>8.2f} {:>7.2f} {:>7.2f} {:>7.2f} {:>6.3f} {:>9} {:>10}\n", r.algorithm, w,
                to_string(r.protocol), r.channels, r.base_latency.us(), r.step_latency[0].us(), r.step_latency[1].us(),
                r.step_latency[2].us(), r.efficiency, cap_text(r.channel_cap_gbps), cap_text(r.busbw_cap_gbps()));
   }

@@ -53,6 +53,19 @@ assert all(c["exit_nic"] == c["nic"] for c in g["per_channel"])
 EOF
 "$COLLSIM" topo nccl "$RAIL" --cross-nic 1 >/dev/null || fail "topo nccl --cross-nic 1 failed"
 "$COLLSIM" topo nccl "$RAIL" --max-channels 4 | grep -q "^ring      simple          4 " || fail "topo nccl --max-channels 4: the tuning table runs 4 channels"
+# NCCL_ALGO=CollNet adds CollNet's rows, which auto never picks; on one host it says why not.
+out=$("$COLLSIM" topo nccl "$RAIL" --nccl-algo CollNet)
+for a in ring tree collnet_direct collnet_chain; do
+  grep -q "^$a  *simple  *[0-9]" <<<"$out" || fail "topo nccl --nccl-algo CollNet: no usable $a/simple row"
+done
+"$COLLSIM" topo nccl "$RAIL" | grep -q "^collnet" && fail "topo nccl without NCCL_ALGO lists CollNet rows"
+"$COLLSIM" topo nccl "$RAIL" --nccl-algo CollNetChain --format json | python3 -c '
+import json, sys
+algos = {r["algorithm"] for r in json.load(sys.stdin)["tuning"]["rows"]}
+assert "collnet_chain" in algos and "collnet_direct" not in algos, algos
+' || fail "topo nccl --nccl-algo CollNetChain --format json"
+"$COLLSIM" topo nccl dgx-h100 --nccl-algo CollNet | grep -q "^# collnet_direct not listed: .*several hosts" \
+  || fail "topo nccl dgx-h100 --nccl-algo CollNet does not say why CollNet is not listed"
 
 # Transports: without P2P the PCIe box's switch neighbours talk through the CPU (SHM),
 # which halves the ring of its first socket's 4 GPUs (20 -> 10 GB/s; the whole box's ring
