@@ -84,11 +84,11 @@ NcclGraphSummary summarize_nccl_graph(const Topology& topo, const ProtocolModel&
 
   s.model = model.source;
   s.tuned = Collective{CollectiveOp::AllReduce, s.ranks, 0, kNcclTuningSize};
-  // NCCL's tuned algorithms, the candidates of auto: ring, tree, nvls, nvls_tree; then
-  // CollNet's where NCCL_ALGO asked for them.
+  // NCCL's tuned algorithms, the candidates of auto: ring, tree, nvls, nvls_tree; then the
+  // others NCCL_ALGO asked for (CollNet's).
   std::vector<std::string> algorithms = automatic_algorithms(s.tuned.op);
   for (const std::string& algo : asked) {
-    if (lays_sharp_trees(algo) && std::find(algorithms.begin(), algorithms.end(), algo) == algorithms.end()) {
+    if (std::find(algorithms.begin(), algorithms.end(), algo) == algorithms.end()) {
       algorithms.push_back(algo);
     }
   }
@@ -97,7 +97,7 @@ NcclGraphSummary summarize_nccl_graph(const Topology& topo, const ProtocolModel&
     for (Protocol p : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
       rows.push_back(tuning_row(facts, s.tuned, algo, p, model, *s.graph, protocols_auto));
     }
-    // Ring and tree are listed always; the others (nvls, nvls_tree, CollNet's) only where
+    // Ring and tree are listed always; the others (nvls, nvls_tree, CollNet's, ...) only where
     // some protocol can run them (Simple: its reason is the one that matters).
     const bool none_usable = std::all_of(rows.begin(), rows.end(), [](const auto& r) { return r.unusable.has_value(); });
     const NcclRow row = nccl_row(algo);

@@ -68,8 +68,8 @@ inline constexpr Bytes kNcclTuningSize{std::int64_t{1} << 30};
 
 // `protocols_auto`: NCCL_PROTO unset, so LL128 rows follow NCCL's default
 // (ll128_off_by_default); false: NCCL_PROTO was given and LL128 runs where it can.
-// `asked`: the algorithms NCCL_ALGO resolved to (collsim names); those laid on SHARP trees
-// (CollNet), which auto never picks, are listed after auto's candidates.
+// `asked`: the algorithms NCCL_ALGO resolved to (collsim names); those auto does not try
+// (CollNet's, and PAT outside all-gather and reduce-scatter) follow auto's candidates.
 [[nodiscard]] NcclGraphSummary summarize_nccl_graph(const Topology& topo,
                                                    const ProtocolModel& model = nccl_default_model(),
                                                    bool protocols_auto = true,

@@ -66,6 +66,8 @@ assert "collnet_chain" in algos and "collnet_direct" not in algos, algos
 ' || fail "topo nccl --nccl-algo CollNetChain --format json"
 "$COLLSIM" topo nccl dgx-h100 --nccl-algo CollNet | grep -q "^# collnet_direct not listed: .*several hosts" \
   || fail "topo nccl dgx-h100 --nccl-algo CollNet does not say why CollNet is not listed"
+"$COLLSIM" topo nccl "$RAIL" --nccl-algo PAT | grep -q "^# pat not listed: pat does not implement allreduce" \
+  || fail "topo nccl --nccl-algo PAT does not say why PAT is not listed"
 
 # Transports: without P2P the PCIe box's switch neighbours talk through the CPU (SHM),
 # which halves the ring of its first socket's 4 GPUs (20 -> 10 GB/s; the whole box's ring
