@@ -43,7 +43,13 @@ AffineCollectiveCost::AffineCollectiveCost(LinkGraph& graph, const CommSpec& spe
   }
   std::array<double, 3> t{};
   for (std::size_t i = 0; i < sizes.size(); ++i) {
-    const Time played = plays[i].get();
+    Time played;
+    try {
+      played = plays[i].get();
+    } catch (const std::invalid_argument& e) {
+      // (The other plays' futures wait for them as they go out of scope.)
+      throw_unusable_spec(spec, topo, e);
+    }
     exact_.remember(CollectiveOp::AllReduce, Bytes{sizes[i]}, played);
     t[i] = static_cast<double>(played.ps);
   }

@@ -6,7 +6,10 @@
 #include <mutex>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "sim/coll/topology_facts.hpp"
+#include "sim/core/error.hpp"
 #include "sim/core/work_pool.hpp"
 
 namespace collsim {
@@ -21,6 +24,11 @@ CommSpec ideal(std::string algorithm) {
 }
 
 }  // namespace
+
+void throw_unusable_spec(const CommSpec& spec, const Topology& topo, const std::invalid_argument& why) {
+  throw ConfigError("", "algorithms", fmt::format("\"{}\" with protocol \"{}\"", spec.algorithms, spec.protocols),
+                    fmt::format("a combination that can run on {} ({} ranks: {})", topo.name, topo.rank_count(), why.what()));
+}
 
 CollectiveCostCache::CollectiveCostCache(LinkGraph& graph, CommSpec spec) : graph_(graph), spec_(std::move(spec)) {}
 
@@ -47,21 +55,29 @@ CollectiveRequest CollectiveCostCache::request_for(CollectiveOp& op) {
 Time CollectiveCostCache::time_during(CollectiveOp op, Bytes bytes, const std::shared_ptr<const LinkScenario>& events) {
   const int ranks = graph_.topology().rank_count();
   if (ranks <= 1 || bytes.count == 0) return Time{};
-  CollectiveRequest request = request_for(op);
-  request.scenario = events;
-  return predict_collective(graph_, Collective{op, ranks, 0, bytes}, request).time;
+  try {
+    CollectiveRequest request = request_for(op);
+    request.scenario = events;
+    return predict_collective(graph_, Collective{op, ranks, 0, bytes}, request).time;
+  } catch (const std::invalid_argument& e) {
+    throw_unusable_spec(spec_, graph_.topology(), e);
+  }
 }
 
 Time CollectiveCostCache::time(CollectiveOp op, Bytes bytes) {
   const int ranks = graph_.topology().rank_count();
   if (ranks <= 1 || bytes.count == 0) return Time{};
-  CollectiveRequest request = request_for(op);
-  const auto key = std::make_pair(op, bytes.count);
-  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-  const CollectivePrediction p = predict_collective(graph_, Collective{op, ranks, 0, bytes}, request);
-  cache_.emplace(key, p.time);
-  chosen_.emplace(key, p);
-  return p.time;
+  try {
+    CollectiveRequest request = request_for(op);  // may turn a broadcast into an all-reduce
+    const auto key = std::make_pair(op, bytes.count);
+    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    const CollectivePrediction p = predict_collective(graph_, Collective{op, ranks, 0, bytes}, request);
+    cache_.emplace(key, p.time);
+    chosen_.emplace(key, p);
+    return p.time;
+  } catch (const std::invalid_argument& e) {
+    throw_unusable_spec(spec_, graph_.topology(), e);
+  }
 }
 
 void CollectiveCostCache::prefetch(const std::vector<std::pair<CollectiveOp, Bytes>>& collectives, unsigned threads) {
@@ -77,9 +93,15 @@ void CollectiveCostCache::prefetch(const std::vector<std::pair<CollectiveOp, Byt
   std::set<std::pair<CollectiveOp, std::int64_t>> listed;
   for (auto [op, bytes] : collectives) {
     if (bytes.count == 0) continue;
-    CollectiveRequest request = request_for(op);  // may turn a broadcast into an all-reduce
-    const auto key = std::make_pair(op, bytes.count);
-    if (!cache_.contains(key) && listed.insert(key).second) jobs.push_back(Job{op, bytes, std::move(request), std::nullopt});
+    CollectiveOp played = op;
+    CollectiveRequest request;
+    try {
+      request = request_for(played);  // may turn a broadcast into an all-reduce
+    } catch (const std::invalid_argument& e) {
+      throw_unusable_spec(spec_, graph_.topology(), e);
+    }
+    const auto key = std::make_pair(played, bytes.count);
+    if (!cache_.contains(key) && listed.insert(key).second) jobs.push_back(Job{played, bytes, std::move(request), std::nullopt});
   }
   // Biggest first, so that the threads finish together. Each thread plays on its own
   // LinkGraph (route caches and pinned routes are per graph).
@@ -97,7 +119,11 @@ void CollectiveCostCache::prefetch(const std::vector<std::pair<CollectiveOp, Byt
       }
     }
     if (!own) own = std::make_unique<LinkGraph>(topo);
-    jobs[i].result = predict_collective(*own, Collective{jobs[i].op, ranks, 0, jobs[i].bytes}, jobs[i].request);
+    try {
+      jobs[i].result = predict_collective(*own, Collective{jobs[i].op, ranks, 0, jobs[i].bytes}, jobs[i].request);
+    } catch (const std::invalid_argument& e) {
+      throw_unusable_spec(spec_, topo, e);
+    }
     const std::lock_guard<std::mutex> lock(spare_mutex);
     spare.push_back(std::move(own));
   });

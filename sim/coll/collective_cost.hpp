@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,11 @@
 #include "sim/topo/link_graph.hpp"
 
 namespace collsim {
+
+// The ConfigError (field "algorithms", which each command names as its own flag or key)
+// for a spec that cannot run a collective on `topo`: `why` is the selector's or the cost
+// model's reason (a std::invalid_argument from spec.request or predict_collective).
+[[noreturn]] void throw_unusable_spec(const CommSpec& spec, const Topology& topo, const std::invalid_argument& why);
 
 class CollectiveCostCache {
  public:
@@ -26,7 +32,8 @@ class CollectiveCostCache {
 
   // Predicted time; a single rank costs nothing. A broadcast, when no listed algorithm has
   // one, is costed as an all-reduce of the same bytes (an upper bound: a pipelined
-  // broadcast moves each byte once per rank, a ring all-reduce twice).
+  // broadcast moves each byte once per rank, a ring all-reduce twice). A spec that cannot
+  // run the collective on these ranks throws throw_unusable_spec's ConfigError (all three).
   [[nodiscard]] Time time(CollectiveOp op, Bytes bytes);
   // The same collective with link events during it (times from its start; not cached).
   [[nodiscard]] Time time_during(CollectiveOp op, Bytes bytes, const std::shared_ptr<const LinkScenario>& events);

@@ -1,5 +1,6 @@
 #include "sim/coll/comm_spec.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -13,7 +14,18 @@ namespace collsim {
 CollectiveRequest CommSpec::request(CollectiveOp op) const {
   CollectiveRequest r;
   r.algorithms.clear();
-  for (std::string& a : parse_algorithm_list(algorithms, op)) {
+  // A ^list takes its entries from auto's candidates for this op; where it leaves none (a
+  // broadcast under ^ring) the request has no algorithm, as a list naming none of op's.
+  const bool negated = !algorithms.empty() && algorithms.front() == '^';
+  std::vector<std::string> listed = parse_algorithm_list(negated ? algorithms.substr(1) : algorithms, op);
+  if (negated) {
+    std::vector<std::string> kept;
+    for (std::string& a : automatic_algorithms(op)) {
+      if (std::find(listed.begin(), listed.end(), a) == listed.end()) kept.push_back(std::move(a));
+    }
+    listed = std::move(kept);
+  }
+  for (std::string& a : listed) {
     if (supports(a, op)) r.algorithms.push_back(std::move(a));
   }
   r.protocols = parse_protocol_list(protocols);

@@ -85,6 +85,9 @@ expect_error 2 "day_layer.json" "/layers/0/forward_time" '"9000000s"' "from 0 to
 layers 1500 3600s >"$TMP/long_step.json"
 expect_error 2 "simulated time past 2^63 ps" -- ddp --workload "$TMP/long_step.json" --device H100 --topology star-16x100g
 expect_error 2 "--graph-walk" "from 0 to 3600s" -- ddp --workload resnet50 --device H100 --graph-walk 2h
+# An algorithm the ranks cannot run names --algo (was an internal error, exit 1).
+expect_error 2 "--algo" '"nvls_tree"' "can run on dgx-h100" "several hosts" -- ddp --workload bert-base --topology dgx-h100 --algo nvls_tree
+expect_error 2 "--algo" '"collnet_direct"' "can run on dgx-h100" -- sweep --workload bert-base --topology dgx-h100 --algo collnet_direct
 expect_error 2 "--graph-walk" "from 0 to 3600s" -- ddp --workload resnet50 --device H100 --graph-walk 7200s
 # The simulator names the DdpOptions field ("hook"); the command line says the flag typed.
 layers 2 1ms >"$TMP/no_shapes.json"

@@ -27,6 +27,23 @@ write_plan "$TMP/bp.json" '{"name": "f", "kind": "fsdp", "backward_prefetch": "e
 expect_error 2 "/strategies/0/backward_prefetch" '"early"' "pre, post, none" -- plan "$TMP/bp.json"
 write_plan "$TMP/fabric.json" '{"name": "d", "kind": "ddp"}' '[8]' ', "algorithm": "bogus"'
 expect_error 2 "/candidates/0/algorithm" '"bogus"' -- plan "$TMP/fabric.json"
+# An algorithm that cannot run on a candidate's ranks (NVLSTree on one host; ^Ring leaves
+# PAT, which needs one GPU per host, for ZeRO's reduce-scatter) names the candidate's key,
+# not an internal error.
+nvls_plan() {  # nvls_plan FILE CANDIDATE_KEYS STRATEGY
+  cat >"$1" <<EOF
+{"name": "one-host", "currency": "USD",
+ "candidates": [{"name": "h100", "topology": {"generator": {"kind": "cluster", "server": {"kind": "dgx_h100"},
+   "fabric": {"kind": "rail_optimized", "link_kind": "ib", "nic_bandwidth": "400Gbps", "nics_per_leaf": 32,
+   "spines": 4, "oversubscription": 1}}}, "world_sizes": [8], "price": {"per_gpu_hour": 2.5}, $2}],
+ "workloads": [{"name": "bert-base", "file": "bert-base", "global_batch": 256, "strategies": ["s"]}],
+ "strategies": [$3]}
+EOF
+}
+nvls_plan "$TMP/nvls.json" '"algorithm": "nvls_tree"' '{"name": "s", "kind": "ddp"}'
+expect_error 2 "$TMP/nvls.json" "/candidates/0/algorithm" '"nvls_tree"' "can run on" "several hosts" -- plan "$TMP/nvls.json"
+nvls_plan "$TMP/notring.json" '"nccl_env": "NCCL_ALGO=^Ring"' '{"name": "s", "kind": "zero", "stages": [1]}'
+expect_error 2 "$TMP/notring.json" "/candidates/0/algorithm" "reducescatter" -- plan "$TMP/notring.json"
 echo '{"name": "t", ' >"$TMP/broken.json"
 expect_error 2 "$TMP/broken.json" -- plan "$TMP/broken.json"
 expect_error 2 "missing.json" -- plan "$TMP/missing.json"
