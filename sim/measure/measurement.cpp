@@ -22,6 +22,21 @@ std::string resolve_path(const std::string& dir, const std::string& path) {
 
 Time micros(double us) { return Time::from_seconds(us * 1e-6); }
 
+// "iteration_us": the run's per-iteration times, kept with the record (not predicted):
+// an array of times from 0 to 1e12 us.
+void check_iteration_times(JsonFields& f) {
+  const auto* it = f.optional("iteration_us");
+  if (it == nullptr) return;
+  if (!it->is_array()) f.fail("iteration_us", brief(*it), "an array of times in us");
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    const auto& v = (*it)[i];
+    if (!v.is_number() || !(v.get<double>() >= 0) || v.get<double>() > 1e12) {
+      throw ConfigError(f.source(), f.pointer("iteration_us") + "/" + std::to_string(i), brief(v),
+                        "a time in us from 0 to 1e12");
+    }
+  }
+}
+
 void read_collective(JsonFields& f, const std::string& dir, MeasurementSet& out) {
   CollectiveMeasurement m;
   m.source = f.source();
@@ -39,7 +54,7 @@ void read_collective(JsonFields& f, const std::string& dir, MeasurementSet& out)
   for (const char* k : {"source", "congestion", "collsim_version"}) (void)f.optional_string(k);
   for (const char* k : {"warmup", "iterations"}) (void)f.optional_integer(k, 0, INT32_MAX);
   for (const char* k : {"mean_us", "min_us", "max_us", "stddev_us", "algbw_gbps", "busbw_gbps"}) (void)f.optional_number(k, 0, 1e15);
-  if (const auto* it = f.optional("iteration_us"); it && !it->is_array()) f.fail("iteration_us", brief(*it), "an array of times in us");
+  check_iteration_times(f);
   if (const auto* tr = f.optional("transfers"); tr && !tr->is_array()) f.fail("transfers", brief(*tr), "an array of transfer timings");
   f.finish();
   out.collectives.push_back(std::move(m));
@@ -63,7 +78,8 @@ void read_ddp(JsonFields& f, const nlohmann::json& record, const std::string& di
   for (const char* k : {"source", "torch", "model_spec", "device", "collsim_version"}) (void)f.optional_string(k);
   for (const char* k : {"warmup", "iterations", "parameters", "batch_size", "threads"}) (void)f.optional_integer(k, 0, INT64_MAX);
   for (const char* k : {"median_us", "min_us", "max_us", "mean_us", "optimizer_us"}) (void)f.optional_number(k, 0, 1e15);
-  for (const char* k : {"iteration_us", "buckets", "rebuilt_buckets", "bucket_allreduce", "layers"}) {
+  check_iteration_times(f);
+  for (const char* k : {"buckets", "rebuilt_buckets", "bucket_allreduce", "layers"}) {
     if (const auto* v = f.optional(k); v && !v->is_array()) f.fail(k, brief(*v), "an array");
   }
   f.finish();

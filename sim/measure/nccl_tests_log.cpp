@@ -180,7 +180,10 @@ class LogParser {
       add_variable(rows_.empty() ? next_.nccl_env : hints_.nccl_env, std::move(*v), no);
       return;
     }
-    if (comment || !log_integer(tokens[0])) {
+    // A data row starts with its size: digits (one too large for 2^63 is still a row, and
+    // row() refuses it by name).
+    if (comment || tokens[0].find_first_not_of("-0123456789") != std::string::npos ||
+        tokens[0].find_first_of("0123456789") == std::string::npos) {
       hint(body, tokens, no);
       return;
     }
@@ -282,10 +285,21 @@ class LogParser {
       if (!algbw) fail(no, t[b + 1], "an algbw in GB/s");
       if (!busbw) fail(no, t[b + 2], "a busbw in GB/s");
       // Time stays in the printed unit until the run's unit is known (close()).
-      // "#wrong" (nccl-tests -c 1): a count above 0 means the results were wrong, so the
-      // time is not a measurement of a working collective.
-      if (const auto wrong = log_integer(t[b + 3]); wrong && *wrong > 0) {
-        fail(no, fmt::format("#wrong {}", t[b + 3]), "0 wrong elements (nccl-tests found wrong results; this row is not a valid measurement)");
+      // The check column: "#wrong" (nccl-tests -c 1) counts wrong elements, N/A without the
+      // check; the older formats print the largest error, a real number. A count above 0
+      // means the results were wrong, so the time is not a measurement of a working collective.
+      const std::string& check = t[b + 3];
+      const auto wrong = log_integer(check);
+      const auto magnitude = number(check);
+      const bool error_column = next_.format != NcclTestsFormat::Current && magnitude && *magnitude >= 0;
+      if (check != "N/A" && !(wrong && *wrong >= 0) && !error_column) {
+        fail(no, fmt::format("#wrong {}", check),
+             next_.format == NcclTestsFormat::Current
+                 ? "a count of wrong elements (0 or more) or N/A"
+                 : "a count of wrong elements (0 or more), the largest error (a non-negative number) or N/A");
+      }
+      if (wrong && *wrong > 0) {
+        fail(no, fmt::format("#wrong {}", check), "0 wrong elements (nccl-tests found wrong results; this row is not a valid measurement)");
       }
       NcclTestsResult res{Time{}, *algbw, *busbw, t[b + 3]};
       times[g] = *time;

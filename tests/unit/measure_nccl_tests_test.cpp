@@ -1,6 +1,7 @@
 // The nccl-tests importer on the real logs of the development set (tests/data/nccl-tests/dev)
 // and on two constructed inputs for the formats those logs lack (2017 ms times, broadcast).
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "sim/core/error.hpp"
 #include "sim/measure/measurement.hpp"
@@ -205,6 +206,43 @@ TEST_CASE("importer refuses uneven result columns and rows with wrong results", 
   } catch (const ConfigError& e) {
     CHECK(e.value() == "#wrong 3");
     CHECK_THAT(e.what(), Catch::Contains("0 wrong elements"));
+  }
+}
+
+TEST_CASE("importer refuses a check column that is no count, and sizes past 2^63, by line", "[measure][nccl-tests]") {
+  // The #wrong column is a count or N/A; anything else was taken as "no wrong elements".
+  for (const char* check : {"abc", "-3", "1.5", "18446744073709551616"}) {
+    const std::string row = fmt::format(
+        "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+        "1024 256 float sum -1 10.0 0.10 0.15 {} 11.0 0.09 0.14 0\n",
+        check);
+    try {
+      (void)parse_nccl_tests_log(row, "x_allreduce.txt", NcclTestsImportOptions{std::nullopt, 4});
+      FAIL("no error for #wrong " << check);
+    } catch (const ConfigError& e) {
+      CHECK(e.field() == "line 2");
+      CHECK(e.value() == fmt::format("#wrong {}", check));
+      CHECK_THAT(e.what(), Catch::Contains("a count of wrong elements (0 or more) or N/A"));
+    }
+  }
+  CHECK(parse_nccl_tests_log("1024 256 float sum -1 10.0 0.10 0.15 N/A 11.0 0.09 0.14 N/A\n", "x_allreduce.txt",
+                             NcclTestsImportOptions{std::nullopt, 4})
+            .front()
+            .rows.size() == 1);
+  // The 2019 format's "error" column is the largest error, a real number.
+  const std::string old_format =
+      "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+      "        1024           256   float     sum    10.00    0.10    0.18  2e-07    11.00    0.09    0.16  2e-07\n";
+  CHECK(parse_nccl_tests_log(old_format, "x_allreduce.txt", NcclTestsImportOptions{std::nullopt, 4}).front().rows.size() == 1);
+  // A size too large for 64 bits was read as a line of text and the row dropped.
+  try {
+    (void)parse_nccl_tests_log("1024 256 float sum -1 10.0 0.10 0.15 0 11.0 0.09 0.14 0\n"
+                               "18446744073709551616 256 float sum -1 10.0 0.10 0.15 0 11.0 0.09 0.14 0\n",
+                               "x_allreduce.txt", NcclTestsImportOptions{std::nullopt, 4});
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK(e.field() == "line 2");
+    CHECK_THAT(e.what(), Catch::Contains("a size in bytes from 0 to 2^50"));
   }
 }
 

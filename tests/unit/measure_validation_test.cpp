@@ -52,6 +52,15 @@ TEST_CASE("harness records: bad input is a ConfigError naming line and field", "
   std::string wrong = kRecord;
   wrong.replace(wrong.find("\"wrong\":0"), 9, "\"wrong\":5");
   CHECK_THROWS_AS(parse_harness_records(wrong, "m.jsonl", ""), ConfigError);
+  std::string times = kRecord;
+  times.insert(1, "\"iteration_us\":[1,-2],");
+  try {
+    (void)parse_harness_records(times, "m.jsonl", "");
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK(e.field() == "/iteration_us/1");
+    CHECK_THAT(e.what(), Catch::Contains("a time in us from 0 to 1e12"));
+  }
   std::string unknown = kRecord;
   unknown.insert(1, "\"colour\":\"red\",");
   CHECK_THROWS_AS(parse_harness_records(unknown, "m.jsonl", ""), ConfigError);
