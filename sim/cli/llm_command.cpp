@@ -52,8 +52,10 @@ struct LlmArgs {
 };
 
 // The topology with at least `world` ranks: a cluster generator gets enough hosts, any
-// other topology must have them; then cut to the first `world`.
-Topology topology_for(const std::string& option, int world) {
+// other topology must have them; then cut to the first `world`, whole hosts only (the
+// layouts' groups need the same ranks on every host). `world_flag` / `world_text`: the
+// option that set `world`, for the error.
+Topology topology_for(const std::string& option, int world, const char* world_flag, const std::string& world_text) {
   if (option.empty()) throw ConfigError("--topology", "", "(missing)", "a topology file or a shipped topology's name");
   const std::string path = resolve_shipped_file(option, "topologies");
   nlohmann::json doc = read_json_file(path);
@@ -70,6 +72,12 @@ Topology topology_for(const std::string& option, int world) {
     throw ConfigError("--topology", "", path,
                       fmt::format("a topology with at least tp x pp x dp = {} ranks (it has {}), or a cluster generator", world,
                                   t.rank_count()));
+  }
+  const int per_host = ranks_per_node(t);
+  if (world > per_host && world % per_host != 0) {
+    throw ConfigError(world_flag, "", world_text,
+                      fmt::format("a GPU count that fills whole hosts: up to {} or a multiple of it ({} has {} GPUs per host)",
+                                  per_host, t.name, per_host));
   }
   t.ranks.resize(static_cast<std::size_t>(world));
   return t;
@@ -96,12 +104,12 @@ struct LlmJob {
   int per_host = 1;
 };
 
-std::unique_ptr<LlmJob> llm_job(const LlmArgs& a, int world) {
+std::unique_ptr<LlmJob> llm_job(const LlmArgs& a, int world, const char* world_flag, const std::string& world_text) {
   auto job = std::make_unique<LlmJob>();
   std::string algorithms = a.algorithms, protocols = a.protocols;
   const NcclEnv env = resolve_nccl_knobs(a.nccl, algorithms, protocols);
   CommSpec spec{algorithms, protocols};
-  job->topo = topology_for(a.topology, world);
+  job->topo = topology_for(a.topology, world, world_flag, world_text);
   // A calibration (validate --calibrate): its link classes on the topology, its NCCL
   // constants under the knobs.
   std::optional<Calibration> cal;
@@ -139,7 +147,7 @@ void run_search(const LlmArgs& a, LlmModel model, OutputFormat format, ReportOut
   if (a.price && !(*a.price > 0 && *a.price < 1e6)) {
     throw ConfigError("--price-per-gpu-hour", "", std::to_string(*a.price), "a price above 0 and below 10^6");
   }
-  const auto job = llm_job(a, *a.gpus);
+  const auto job = llm_job(a, *a.gpus, "--gpus", std::to_string(*a.gpus));
   model = with_device_efficiency(std::move(model), job->device);
   LlmSearchSpace space;
   space.gpus = *a.gpus;
@@ -187,6 +195,21 @@ void run_search(const LlmArgs& a, LlmModel model, OutputFormat format, ReportOut
   rep.price_per_gpu_hour = a.price;
   rep.top = a.top;
   rep.result = search_llm_layouts(model, space, job->device, job->fn, host_link);
+  if (rep.result.evaluated == 0 && rep.result.pruned > 0) {
+    // Layouts the batch takes exist, but none holds its model state.
+    throw ConfigError("--gpus", "", std::to_string(*a.gpus),
+                      fmt::format("enough GPUs for {}'s model state: each of the {} layouts the batch takes holds more "
+                                  "weights, gradients and optimizer state than a {}'s {} of HBM{} (more GPUs, or "
+                                  "--offload optimizer)",
+                                  model.name, rep.result.pruned, job->device.name, to_string(job->device.hbm_capacity),
+                                  space.distributed_optimizer == std::vector<bool>{false} ? " (--no-distributed-optimizer rules out ZeRO-1)" : ""));
+  }
+  if (rep.result.evaluated == 0 && rep.result.unpriced > 0) {
+    throw ConfigError("--gpus", "", std::to_string(*a.gpus),
+                      fmt::format("a GPU count whose layouts' collectives collsim can play: each of the {} layouts the "
+                                  "batch takes has a collective past the schedule size limit",
+                                  rep.result.unpriced));
+  }
   if (rep.result.evaluated == 0) {
     throw ConfigError("--global-batch", "", std::to_string(a.global_batch),
                       fmt::format("a batch that some layout of {} GPUs can take (dp x micro-batch dividing it)", *a.gpus));
@@ -224,7 +247,7 @@ void run_llm(const LlmArgs& a, ReportOutput& output) {
   tr.layout.dp = *a.dp;
   const std::int64_t world = std::int64_t{a.tp} * a.pp * *a.dp;
   if (world > 1 << 20) throw ConfigError("--dp", "", std::to_string(world), "tp x pp x dp at most 1048576 GPUs");
-  const auto job = llm_job(a, static_cast<int>(world));
+  const auto job = llm_job(a, static_cast<int>(world), "--dp", fmt::format("{} (tp x pp x dp = {})", *a.dp, world));
   model = with_device_efficiency(std::move(model), job->device);
   LlmReport rep;
   rep.model = model.name;

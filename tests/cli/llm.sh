@@ -95,6 +95,11 @@ assert all(r["dp"] % r["ep"] == 0 and (r["tp"] == 1 or r["sequence_parallel"]) f
 PY
 expect_error 2 "ep" "divisor of dp" -- llm --model mixtral-8x7b --topology dgx-h100 --dp 8 --ep 3 --global-batch 8
 expect_error 2 "ep" "dense model" -- llm --model llama2-7b --topology dgx-h100 --dp 8 --ep 2 --global-batch 8
+# Errors name what is wrong: a model whose state no layout of 8 H100s holds (not the batch),
+# and a GPU count that leaves a host partly filled (not the topology file's /ranks).
+expect_error 2 "--gpus" "got 8" "model state" "--offload optimizer" -- llm --model llama2-70b --topology dgx-h100 --search --gpus 8 --global-batch 16
+expect_error 2 "--dp" "tp x pp x dp = 12" "fills whole hosts" -- llm --model llama2-7b --topology 4x-dgx-h100-rail-8x400g-ib --tp 4 --dp 3 --global-batch 48
+expect_error 2 "--gpus" "got 12" "fills whole hosts" -- llm --model llama2-7b --topology 4x-dgx-h100-rail-8x400g-ib --search --gpus 12 --global-batch 48
 expect_error 2 "sequence_parallel" "MoE" -- llm --model mixtral-8x7b --topology dgx-h100 --tp 2 --dp 4 --ep 2 --global-batch 8
 # --offload optimizer with --search tries every layout with and without ZeRO-Offload.
 "$COLLSIM" "${search[@]}" --offload optimizer >"$TMP/so.json" || fail "llm --search --offload failed"
