@@ -160,9 +160,13 @@ CollectivePrediction CasePredictor::predict_case(const CollectiveMeasurement& m)
   }
   request.model = model_for(m, log);
   auto bad_algorithm = [&] {
+    std::vector<std::string> implementing;  // the op's algorithms only: the rejected name is not among them
+    for (const std::string& name : algorithm_names()) {
+      if (supports(name, m.op)) implementing.push_back(name);
+    }
     return ConfigError(m.source, "algorithm", in_quotes(algo),
                        fmt::format("an algorithm this build implements for {}, a list or auto: {}{}", to_string(m.op),
-                                   fmt::join(algorithm_names(), ", "),
+                                   fmt::join(implementing, ", "),
                                    algo_from_log ? " (the log's NCCL_ALGO set it; --algo or --nccl-algo replace it)" : ""));
   };
   if (!m.algorithm.empty()) {

@@ -54,6 +54,9 @@ echo '{"kind":"collective","op":"allreduce","algorithm":"ring","ranks":5,"size":
 expect_error 2 "five.jsonl:1" "mismatched rank count" -- validate --measured "$TMP/five.jsonl" --topology "$TMP/tb2.json"
 echo '{"kind":"collective","op":"allreduce","algorithm":"ring","ranks":2,"size":"big","time_us":10}' >"$TMP/bad.jsonl"
 expect_error 2 "bad.jsonl:1" "/size" -- validate --measured "$TMP/bad.jsonl" --topology "$TMP/tb2.json"
+# The expected list names the op's algorithms only, not the rejected one.
+echo '{"kind":"collective","op":"alltoall","algorithm":"ring","ranks":2,"size":1024,"time_us":10}' >"$TMP/a2a.jsonl"
+expect_error 2 "a2a.jsonl:1" '"ring"' "for alltoall, a list or auto: direct" -- validate --measured "$TMP/a2a.jsonl" --topology "$TMP/tb2.json"
 expect_error 2 "--tolerance" -- validate --measured "$TMP/m.jsonl" --tolerance lots
 echo '{"links": {"warp": {"efficiency": 1, "latency": "1us"}}}' >"$TMP/badcal.json"
 expect_error 2 "badcal.json" "/links/warp" -- validate --measured "$TMP/m.jsonl" --calibration "$TMP/badcal.json"
