@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "sim/algo/collnet.hpp"
 #include "sim/algo/registry.hpp"
 #include "sim/coll/cost_model.hpp"
 #include "sim/coll/selection.hpp"
